@@ -1,0 +1,3 @@
+from deeplink_gen.cli import main
+
+main()

@@ -1,0 +1,186 @@
+"""The deeplink-gen command line. Bad input exits 1 with file:line:col
+messages, usage errors exit 2, and no command ever prints a traceback for
+either."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from deeplink_gen.errors import UserError
+
+
+class Context:
+    def __init__(self, root: Path):
+        self.root = root
+
+
+def _fail(exc: UserError) -> None:
+    for d in exc.diagnostics:
+        click.echo(f"{d.loc}: error: {d.path}: {d.message}", err=True)
+    n = len(exc.diagnostics)
+    click.echo(f"{n} error{'s' if n != 1 else ''}", err=True)
+    sys.exit(1)
+
+
+def _torch_version(text: str | None):
+    from deeplink_gen.aten import installed_torch_version
+    from deeplink_gen.model import TorchVersion
+
+    if text is None:
+        return installed_torch_version()
+    try:
+        return TorchVersion.parse(text)
+    except ValueError:
+        raise click.BadParameter(f"'{text}' is not a version such as 2.13", param_hint="--torch-version")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="Run as if started in DIR: the workspace holding vendors/ and catalog/.")
+@click.version_option(package_name="deeplink-gen")
+@click.pass_context
+def main(ctx: click.Context, directory: Path) -> None:
+    """Render DIPU/DIOPI vendor code from validated YAML.
+
+    A workspace is a directory with vendors/<name>.yaml (one file per vendor)
+    and catalog/*.yaml (the op catalog shared by all vendors). Output goes to
+    generated/<vendor>/, laid out like the upstream DIPU/DIOPI trees.
+    """
+    ctx.obj = Context(directory)
+
+
+def _load(ctx: Context, vendors: tuple[str, ...] | None):
+    from deeplink_gen import workspace
+
+    try:
+        return workspace.load(ctx.root, list(vendors) if vendors else None)
+    except UserError as exc:
+        _fail(exc)
+
+
+@main.command()
+@click.option("--vendor", "vendors", multiple=True, metavar="NAME",
+              help="Validate only this vendor file (repeatable). Default: every vendor.")
+@click.pass_obj
+def validate(ctx: Context, vendors: tuple[str, ...]) -> None:
+    """Check vendor files and the op catalog.
+
+    Runs the JSON Schemas, then checks that op names exist in the installed
+    torch, calls name real arguments, and overrides refer to catalog ops.
+    Every problem is printed as file:line:col: key.path: message; exit code 1
+    if there is any.
+    """
+    ws = _load(ctx, vendors)
+    click.echo(f"ok: {len(ws.catalog.entries)} catalog ops, "
+               f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
+               f"({', '.join(v.name for v in ws.vendors)})")
+
+
+@main.command()
+@click.option("--vendor", "vendors", multiple=True, metavar="NAME", help="Render this vendor (repeatable).")
+@click.option("--all", "all_vendors", is_flag=True, help="Render every vendor in vendors/.")
+@click.option("--autocompare/--no-autocompare", default=None,
+              help="Emit the CPU-comparison twin for every op whose catalog entry allows it "
+                   "(default: the vendor file decides).")
+@click.option("--torch-version", metavar="X.Y", help="Torch version for the catalog's torch gates "
+              "(default: the installed torch). Signatures always come from the installed torch.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Output root (default: <workspace>/generated).")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files.")
+@click.option("--diff", "show_diff", is_flag=True, help="With --check: also print a unified diff.")
+@click.pass_obj
+def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, check, show_diff) -> None:
+    """Render generated/<vendor>/ for the chosen vendors.
+
+    Files are written only when their content changed, through a staging
+    directory that is swapped into place, so an interrupted render leaves the
+    previous tree intact. Output is byte-identical from run to run.
+    """
+    from deeplink_gen import writer
+    from deeplink_gen.render.vendor import render_vendor
+    from deeplink_gen.resolve import resolve
+
+    if bool(vendors) == bool(all_vendors):
+        raise click.UsageError("give --vendor NAME (repeatable) or --all")
+    if show_diff and not check:
+        raise click.UsageError("--diff goes with --check")
+    version = _torch_version(torch_version)
+    ws = _load(ctx, None if all_vendors else vendors)
+    out_root = out_dir if out_dir is not None else ctx.root / "generated"
+    report = writer.Report()
+    rendered = {}
+    try:
+        for v in ws.vendors:
+            rv = resolve(ws, v, version, {"autocompare": autocompare})
+            rendered[v.name] = render_vendor(rv, ws.rel(v.path))
+    except UserError as exc:
+        _fail(exc)
+    if check:
+        for name, files in rendered.items():
+            writer.check_tree(out_root / name, files, name, report, show_diff)
+        if all_vendors and out_root.is_dir():
+            for extra in sorted(p.name for p in out_root.iterdir() if p.is_dir() and p.name not in rendered
+                                and not p.name.startswith(".")):
+                report.unexpected.append(f"{extra}/")
+        for text in report.diffs:
+            click.echo(text, nl=False)
+        for label, items in (("stale", report.stale), ("missing", report.missing),
+                             ("unexpected", report.unexpected)):
+            for item in items:
+                click.echo(f"{label}: {item}", err=True)
+        if not report.clean:
+            click.echo(f"generated files are out of date; run: deeplink-gen render "
+                       f"{'--all' if all_vendors else ' '.join('--vendor ' + n for n in rendered)}", err=True)
+            sys.exit(1)
+        click.echo(f"up to date: {len(report.unchanged)} files")
+        return
+    writer.recover(out_root)
+    for name, files in rendered.items():
+        writer.write_tree(out_root, name, files, report)
+    click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
+               f"{len(report.removed)} removed ({', '.join(rendered)})")
+
+
+@main.command()
+@click.argument("op")
+@click.option("--vendor", required=True, metavar="NAME", help="The vendor whose settings to explain.")
+@click.option("--autocompare/--no-autocompare", default=None, help="As for render.")
+@click.option("--torch-version", metavar="X.Y", help="As for render.")
+@click.pass_obj
+def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version) -> None:
+    """Show how OP is rendered for a vendor, and where each setting came from.
+
+    Precedence: command line > vendor op override > vendor default > catalog >
+    built-in default; a catalog entry marking an op as not comparable, without
+    CPU fallback or without device guard always wins.
+    """
+    from deeplink_gen.errors import did_you_mean
+    from deeplink_gen.resolve import resolve
+    from deeplink_gen.signature import wrapper_name
+
+    version = _torch_version(torch_version)
+    ws = _load(ctx, (vendor,))
+    rv = resolve(ws, ws.vendor(vendor), version, {"autocompare": autocompare})
+    found = next((r for r in rv.ops if r.op == op), None)
+    if found is None:
+        skipped = next((s for s in rv.skipped if s.op == op), None)
+        if skipped is not None:
+            click.echo(f"{op}: not rendered: {skipped.reason}")
+            return
+        click.echo(f"error: '{op}' is not in the op catalog{did_you_mean(op, ws.catalog.names())}", err=True)
+        sys.exit(1)
+    e = found.entry
+    click.echo(f"{op}  ({e.loc})")
+    click.echo(f"  schema      {found.aten.schema}")
+    click.echo(f"  wrapper     {wrapper_name(op)}")
+    click.echo(f"  DIOPI call  {e.call}")
+    click.echo(f"  {'enabled':16}{found.enabled.describe()}")
+    for name, s in found.settings:
+        click.echo(f"  {name:16}{s.describe()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""What the YAML means, as frozen dataclasses. Everything parsed from a file
+carries the Loc it came from so later stages can point back at it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from deeplink_gen.errors import Loc
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Located(Generic[T]):
+    """A value and the place it was written."""
+
+    value: T
+    loc: Loc
+
+
+# ---------------------------------------------------------------- versions
+
+@dataclass(frozen=True, order=True)
+class TorchVersion:
+    major: int
+    minor: int
+    patch: int = 0
+
+    @staticmethod
+    def parse(text: str) -> "TorchVersion":
+        core = text.strip().split("+")[0]
+        parts = [int(p) for p in core.split(".")[:3] if p.isdigit()]
+        if len(parts) < 2:
+            raise ValueError(f"not a torch version: {text!r}")
+        return TorchVersion(*parts)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+@dataclass(frozen=True)
+class TorchGate:
+    """A conjunction of comparisons such as ``>=2.1,<2.3``."""
+
+    text: str
+    clauses: tuple[tuple[str, TorchVersion], ...]
+    loc: Loc
+
+    @staticmethod
+    def parse(text: str, loc: Loc) -> "TorchGate":
+        clauses = []
+        for part in text.split(","):
+            part = part.strip()
+            op = next(o for o in ("==", "!=", ">=", "<=", ">", "<") if part.startswith(o))
+            clauses.append((op, TorchVersion.parse(part[len(op):])))
+        return TorchGate(text, tuple(clauses), loc)
+
+    def admits(self, version: TorchVersion) -> bool:
+        def compare(op: str, bound: TorchVersion) -> bool:
+            # A bound written as X.Y compares on major.minor only (">=2.1" admits 2.1.2).
+            have = (version.major, version.minor, version.patch)
+            want = (bound.major, bound.minor, bound.patch)
+            return {
+                "==": have == want, "!=": have != want, ">=": have >= want,
+                "<=": have <= want, ">": have > want, "<": have < want,
+            }[op]
+        return all(compare(op, bound) for op, bound in self.clauses)
+
+
+# ---------------------------------------------------------------- catalog
+
+@dataclass(frozen=True)
+class CallArg:
+    """One argument of a DIOPI call: a bare name (converted by type) or C++ text."""
+
+    text: str
+
+    @property
+    def is_name(self) -> bool:
+        return self.text.isidentifier()
+
+
+@dataclass(frozen=True)
+class DiopiCall:
+    function: str
+    args: tuple[CallArg, ...]
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"{self.function}({', '.join(a.text for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    op: str
+    loc: Loc
+    call: DiopiCall
+    schema_text: Located[str] | None = None
+    alloc: tuple[tuple[str, str], ...] = ()
+    enabled: Located[bool] | None = None
+    autocompare: Located[bool] | None = None
+    fallback_to_cpu: Located[bool] | None = None
+    device_guard: Located[bool | str] | None = None
+    torch: TorchGate | None = None
+    doc: str = ""
+
+    def alloc_for(self, name: str) -> str | None:
+        return dict(self.alloc).get(name)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    entries: tuple[CatalogEntry, ...]
+    files: tuple[str, ...]
+
+    def get(self, op: str) -> CatalogEntry | None:
+        return self._index.get(op)
+
+    @property
+    def _index(self) -> dict[str, CatalogEntry]:
+        cached = self.__dict__.get("_index_cache")
+        if cached is None:
+            cached = {e.op: e for e in self.entries}
+            object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+    def names(self) -> list[str]:
+        return [e.op for e in self.entries]
+
+
+# ---------------------------------------------------------------- vendor
+
+SWITCHES = (
+    "autocompare", "fallback_to_cpu", "device_guard", "print_call_info", "print_op_args",
+    "profiler", "device_check", "sync_if_enabled",
+)
+
+BUILTIN_DEFAULTS = {
+    "autocompare": False,
+    "fallback_to_cpu": True,
+    "device_guard": True,
+    "print_call_info": True,
+    "print_op_args": True,
+    "profiler": True,
+    "device_check": True,
+    "sync_if_enabled": True,
+}
+
+
+@dataclass(frozen=True)
+class VendorIdentity:
+    name: str
+    device_type: str
+    cmake_aliases: tuple[str, ...]
+    diopi_impl: str
+    description: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class OpOverride:
+    op: str
+    loc: Loc
+    enabled: Located[bool] | None = None
+    switches: tuple[tuple[str, Located[bool]], ...] = ()
+    reason: str = ""
+
+    def switch(self, name: str) -> Located[bool] | None:
+        return dict(self.switches).get(name)
+
+
+@dataclass(frozen=True)
+class Vendor:
+    path: str
+    identity: VendorIdentity
+    defaults: tuple[tuple[str, Located[bool]], ...]
+    overrides: tuple[OpOverride, ...]
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    def default(self, name: str) -> Located[bool] | None:
+        return dict(self.defaults).get(name)
+
+    def override(self, op: str) -> OpOverride | None:
+        for o in self.overrides:
+            if o.op == op:
+                return o
+        return None

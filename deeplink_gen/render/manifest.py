@@ -1,0 +1,38 @@
+"""manifest.json: every file rendered for a vendor and every op registered,
+with its DIOPI function and flags."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from deeplink_gen.resolve import ResolvedVendor
+from deeplink_gen.signature import wrapper_name
+from deeplink_gen.templating import render
+
+MANIFEST_PATH = "manifest.json"
+
+
+def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> str:
+    ops = []
+    for r in rv.ops:
+        ops.append({
+            "op": r.op,
+            "enabled": r.enabled.value,
+            "diopi": r.entry.call.function,
+            "wrapper": wrapper_name(r.op),
+            "flags": {name: s.value for name, s in r.settings},
+        })
+    body = {
+        "vendor": rv.vendor.name,
+        "device_type": rv.vendor.identity.device_type,
+        "torch_version": str(rv.torch_version),
+        "files": [
+            {"path": path, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+            for path, text in sorted(files.items())
+        ],
+        "ops": ops,
+        "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
+    }
+    lines = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True).splitlines()
+    return render("manifest.json.j2", source=source, body_lines=lines[1:])

@@ -1,0 +1,105 @@
+"""Resolution: every op of a vendor with its final settings and where each
+came from. Precedence: CLI flag > vendor per-op override > vendor default >
+catalog entry > built-in default. A catalog entry that marks an op as not
+comparable (autocompare: false), without CPU fallback (fallback_to_cpu:
+false) or without a device guard (device_guard: false) states a fact about
+the op and always wins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen import aten
+from deeplink_gen.errors import Loc
+from deeplink_gen.model import BUILTIN_DEFAULTS, SWITCHES, CatalogEntry, TorchVersion, Vendor
+from deeplink_gen.signature import OpSignature, signature_of
+from deeplink_gen.workspace import Workspace
+
+_FACTS = ("autocompare", "fallback_to_cpu", "device_guard")
+
+
+@dataclass(frozen=True)
+class Setting:
+    value: bool
+    source: str          # "command line", "vendor op override", "vendor default", "catalog", "built-in default"
+    loc: Loc | None = None
+
+    def describe(self) -> str:
+        where = f" ({self.loc})" if self.loc else ""
+        return f"{str(self.value).lower():5} from {self.source}{where}"
+
+
+@dataclass(frozen=True)
+class ResolvedOp:
+    entry: CatalogEntry
+    aten: aten.AtenOp
+    sig: OpSignature
+    enabled: Setting
+    settings: tuple[tuple[str, Setting], ...]
+
+    @property
+    def op(self) -> str:
+        return self.entry.op
+
+    def get(self, name: str) -> Setting:
+        return dict(self.settings)[name]
+
+    def on(self, name: str) -> bool:
+        return self.get(name).value
+
+
+@dataclass(frozen=True)
+class Skipped:
+    op: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResolvedVendor:
+    vendor: Vendor
+    torch_version: TorchVersion
+    ops: tuple[ResolvedOp, ...]      # enabled and disabled, catalog order
+    skipped: tuple[Skipped, ...]     # not applicable to this torch version
+
+    @property
+    def enabled_ops(self) -> tuple[ResolvedOp, ...]:
+        return tuple(o for o in self.ops if o.enabled.value)
+
+
+def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict) -> Setting:
+    fact = getattr(entry, name, None) if name in _FACTS else None
+    if fact is not None and fact.value is False:
+        return Setting(False, "catalog", fact.loc)
+    if cli.get(name) is not None:
+        return Setting(bool(cli[name]), "command line")
+    override = vendor.override(entry.op)
+    if override is not None and override.switch(name) is not None:
+        s = override.switch(name)
+        return Setting(s.value, "vendor op override", s.loc)
+    default = vendor.default(name)
+    if default is not None:
+        return Setting(default.value, "vendor default", default.loc)
+    return Setting(BUILTIN_DEFAULTS[name], "built-in default")
+
+
+def _enabled(entry: CatalogEntry, vendor: Vendor) -> Setting:
+    override = vendor.override(entry.op)
+    if override is not None and override.enabled is not None:
+        return Setting(override.enabled.value, "vendor op override", override.enabled.loc)
+    if entry.enabled is not None:
+        return Setting(entry.enabled.value, "catalog", entry.enabled.loc)
+    return Setting(True, "built-in default")
+
+
+def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dict | None = None) -> ResolvedVendor:
+    cli = cli or {}
+    ops, skipped = [], []
+    for entry in ws.catalog.entries:
+        if entry.torch is not None and not entry.torch.admits(torch_version):
+            skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
+            continue
+        op = aten.lookup(entry.op)
+        sig = signature_of(op)
+        settings = tuple((name, _switch(name, entry, vendor, cli)) for name in SWITCHES)
+        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor), settings))
+    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped))

@@ -1,0 +1,137 @@
+"""JSON Schema validation of loaded documents, with errors mapped back to
+file:line:col and friendly messages (unknown keys get a did-you-mean)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from deeplink_gen.errors import Diagnostic, did_you_mean, key_path
+from deeplink_gen.yamlload import Document
+
+_TYPE_NAMES = {
+    "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
+    "integer": "an integer", "number": "a number", "null": "null",
+}
+
+
+def schema_dir() -> Path:
+    """The packaged schemas (wheel) or the repository's schemas/ (editable install)."""
+    packaged = resources.files("deeplink_gen") / "schemas"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "schemas"
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.Draft7Validator:
+    return jsonschema.Draft7Validator(load_schema(name))
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return _TYPE_NAMES["object" if isinstance(value, dict) else "array"]
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _expected(schema: dict) -> str:
+    kinds = schema.get("type")
+    if isinstance(kinds, list):
+        return " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
+    return _TYPE_NAMES.get(kinds, str(kinds))
+
+
+def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnostic]:
+    where = tuple(error.absolute_path)
+    instance = error.instance
+    kind = error.validator
+    expected = error.schema.get("x-expected")
+    if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
+        return [Diagnostic(doc.loc(where), key_path(where), f"expected {expected}, got {_describe(instance)}")]
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        known = set(error.schema.get("properties", {}))
+        out = []
+        for extra in sorted(set(instance) - known):
+            if error.schema.get("patternProperties"):
+                continue
+            out.append(Diagnostic(doc.loc(where + (extra,), key=True), key_path(where + (extra,)),
+                                  f"unknown key '{extra}'{did_you_mean(extra, known)}"))
+        if out:
+            return out
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return [Diagnostic(doc.loc(where), key_path(where), f"missing required key '{missing}'")]
+    if kind == "type":
+        hint = ""
+        if error.validator_value == "boolean" and isinstance(instance, str) and instance.lower() in (
+                "yes", "no", "on", "off", "y", "n"):
+            hint = " (write true or false)"
+        if error.validator_value == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
+            hint = " (quote it)"
+        return [Diagnostic(doc.loc(where), key_path(where),
+                           f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
+    if kind == "enum":
+        options = [str(o) for o in error.validator_value]
+        return [Diagnostic(doc.loc(where), key_path(where),
+                           f"{_describe(instance)} is not one of: {', '.join(options)}"
+                           f"{did_you_mean(str(instance), options)}")]
+    if kind == "pattern":
+        return [Diagnostic(doc.loc(where), key_path(where), _pattern_message(instance, error))]
+    if kind in ("oneOf", "anyOf"):
+        best = jsonschema.exceptions.best_match(error.context) if error.context else None
+        if best is not None and tuple(best.absolute_path) != where:
+            return _messages(doc, best)
+        return [Diagnostic(doc.loc(where), key_path(where),
+                           f"{_describe(instance)} is not valid here: {error.schema.get('description', error.message)}")]
+    if kind == "minProperties":
+        return [Diagnostic(doc.loc(where), key_path(where), "must not be empty")]
+    if kind == "uniqueItems":
+        return [Diagnostic(doc.loc(where), key_path(where), "list items must be unique")]
+    return [Diagnostic(doc.loc(where), key_path(where), error.message)]
+
+
+def _pattern_message(value: Any, error: jsonschema.ValidationError) -> str:
+    what = error.schema.get("description", "")
+    if error.schema.get("pattern") == "^[A-Za-z_][A-Za-z0-9_]*$" or "identifier" in what:
+        return f"{_describe(value)} is not a C identifier"
+    first = what.split(". ")[0] if what else f"must match {error.schema.get('pattern')}"
+    return f"{_describe(value)} is not valid: {first}"
+
+
+def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
+    if error.schema.get("x-expected"):
+        return f"{_describe(value)} is not {error.schema['x-expected']}"
+    if "." in str(error.schema.get("pattern", "")):
+        return f"{_describe(value)} is not an op name (expected name or name.overload, e.g. add.out)"
+    return f"{_describe(value)} is not a C identifier"
+
+
+def check(doc: Document, schema_name: str) -> list[Diagnostic]:
+    """Every schema violation in *doc*, sorted by position."""
+    if doc.data is None:
+        return [Diagnostic(doc.loc(()), key_path(()), "file is empty")]
+    out: list[Diagnostic] = []
+    for error in _validator(schema_name).iter_errors(doc.data):
+        if "propertyNames" in error.schema_path:
+            # The instance is the offending key; point at the key itself.
+            where = tuple(error.absolute_path) + (error.instance,)
+            out.append(Diagnostic(doc.loc(where, key=True), key_path(where),
+                                  _name_message(error.instance, error)))
+            continue
+        out.extend(_messages(doc, error))
+    return sorted(set(out))

@@ -1,0 +1,72 @@
+"""Read a vendor file (vendors/<name>.yaml) into the model and check it
+against the catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostics, did_you_mean, key_path
+from deeplink_gen.model import (
+    SWITCHES, Catalog, Located, OpOverride, Vendor, VendorIdentity,
+)
+from deeplink_gen.yamlload import Document
+
+
+def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
+    raw = doc.data
+    ident = raw["vendor"]
+    name = ident["name"]
+    stem = Path(doc.path).stem
+    if name != stem:
+        diags.add(doc.loc(("vendor", "name")), "vendor.name",
+                  f"vendor name '{name}' must match the file name '{stem}.yaml'")
+    identity = VendorIdentity(
+        name=name,
+        device_type=ident["device_type"],
+        cmake_aliases=tuple(ident.get("cmake_aliases") or (name.upper(), name)),
+        diopi_impl=ident.get("diopi_impl", name),
+        description=ident.get("description", ""),
+        loc=doc.loc(("vendor",), key=True),
+    )
+    defaults = tuple(
+        (k, Located(v, doc.loc(("defaults", k)))) for k, v in sorted((raw.get("defaults") or {}).items())
+    )
+    overrides = []
+    for op, o in (raw.get("ops") or {}).items():
+        where = ("ops", op)
+        overrides.append(OpOverride(
+            op=op,
+            loc=doc.loc(where, key=True),
+            enabled=Located(o["enabled"], doc.loc(where + ("enabled",))) if "enabled" in o else None,
+            switches=tuple((k, Located(o[k], doc.loc(where + (k,)))) for k in SWITCHES if k in o),
+            reason=o.get("reason", ""),
+        ))
+    return Vendor(doc.path, identity, defaults, tuple(overrides))
+
+
+def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
+    for o in vendor.overrides:
+        entry = catalog.get(o.op)
+        if entry is None:
+            diags.add(o.loc, key_path(("ops", o.op)),
+                      f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
+            continue
+        wanted = o.switch("autocompare")
+        if wanted and wanted.value and entry.autocompare is not None and not entry.autocompare.value:
+            diags.add(wanted.loc, key_path(("ops", o.op, "autocompare")),
+                      f"conflicts with the catalog, which marks {o.op} as not comparable at {entry.autocompare.loc}")
+        wanted = o.switch("fallback_to_cpu")
+        if wanted and wanted.value and entry.fallback_to_cpu is not None and not entry.fallback_to_cpu.value:
+            diags.add(wanted.loc, key_path(("ops", o.op, "fallback_to_cpu")),
+                      f"conflicts with the catalog, which marks {o.op} as having no CPU fallback at "
+                      f"{entry.fallback_to_cpu.loc}")
+
+
+def check_unique_identity(vendors: list[Vendor], diags: Diagnostics) -> None:
+    seen: dict[str, Vendor] = {}
+    for v in vendors:
+        other = seen.get(v.identity.device_type)
+        if other is not None:
+            diags.add(v.identity.loc, "vendor.device_type",
+                      f"device type '{v.identity.device_type}' is also used by {other.path}")
+        seen[v.identity.device_type] = v
