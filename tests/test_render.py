@@ -1,0 +1,172 @@
+"""render: the committed generated/ tree is current, output is deterministic,
+--check/--diff catch drift, and an unchanged render touches no file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import KERNELS, REPO, run_cli, run_subprocess
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_committed_generated_tree_is_current():
+    result = run_cli("render", "--all", "--check", cwd=REPO)
+    assert result.exit_code == 0, result.output
+    if (REPO / ".git").exists():
+        # A render earlier in the same job must not have changed the committed files either.
+        status = subprocess.run(["git", "status", "--porcelain", "--", "generated"], cwd=REPO,
+                                capture_output=True, text=True)
+        if status.returncode == 0:
+            assert status.stdout == "", f"generated/ differs from the commit:\n{status.stdout}"
+
+
+def test_every_generated_file_starts_with_the_header():
+    for path in sorted((REPO / "generated").rglob("*")):
+        if path.is_file():
+            first = path.read_text().splitlines()[0]
+            assert "@" + "generated" in first and "DO NOT EDIT" in first, path
+
+
+def test_render_writes_kernels_and_manifest(workspace: Path):
+    result = run_cli("render", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    out = workspace / "generated" / "camb"
+    kernels = (out / KERNELS).read_text()
+    manifest = json.loads((out / "manifest.json").read_text())
+    registered = [o["op"] for o in manifest["ops"] if o["enabled"]]
+    assert registered, manifest
+    for op in registered:
+        assert f'("{op}", ::' in kernels
+    assert {f["path"] for f in manifest["files"]} == {KERNELS}
+    assert not (workspace / "generated" / "ascend").exists()
+
+
+def test_output_is_identical_across_hash_seeds_and_locales(workspace: Path, tmp_path: Path):
+    trees = []
+    for seed, locale in (("0", "C"), ("1", "C.UTF-8"), ("4242", "C")):
+        out = tmp_path / f"out-{seed}"
+        proc = run_subprocess("-C", str(workspace), "render", "--all", "--out", str(out),
+                              env={"PYTHONHASHSEED": seed, "LC_ALL": locale})
+        assert proc.returncode == 0, proc.stderr
+        trees.append(_tree(out))
+    assert trees[0] == trees[1] == trees[2]
+    assert trees[0] == _tree(REPO / "generated")
+
+
+def test_unchanged_render_touches_nothing(workspace: Path):
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    files = sorted((workspace / "generated").rglob("*"))
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in files}
+    result = run_cli("render", "--all", cwd=workspace)
+    assert result.exit_code == 0
+    assert result.output.startswith("0 written")
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_ino) for p in files} == before
+
+
+def test_changing_one_vendor_rewrites_only_its_files(workspace: Path):
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    camb_kernels = workspace / "generated" / "camb" / KERNELS
+    ascend_kernels = workspace / "generated" / "ascend" / KERNELS
+    camb_before, ascend_before = camb_kernels.stat().st_mtime_ns, ascend_kernels.stat().st_mtime_ns
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("  profiler: true", "  profiler: false"))
+    result = run_cli("render", "--all", cwd=workspace)
+    assert result.exit_code == 0
+    assert "RecordBlockCreator" not in camb_kernels.read_text()
+    assert camb_kernels.stat().st_mtime_ns != camb_before
+    assert ascend_kernels.stat().st_mtime_ns == ascend_before
+
+
+def test_check_reports_stale_missing_and_unexpected(workspace: Path):
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    gen = workspace / "generated"
+    kernels = gen / "camb" / KERNELS
+    kernels.write_text(kernels.read_text().replace("return out;", "return out; // hand edit", 1))
+    (gen / "ascend" / "manifest.json").unlink()
+    (gen / "droplet" / "notes.txt").write_text("stray")
+    result = run_cli("render", "--all", "--check", "--diff", cwd=workspace)
+    assert result.exit_code == 1
+    assert f"stale: camb/{KERNELS}" in result.stderr
+    assert "missing: ascend/manifest.json" in result.stderr
+    assert "unexpected: droplet/notes.txt" in result.stderr
+    assert "-  return out; // hand edit" in result.stdout and f"+++ b/camb/{KERNELS}" in result.stdout
+    # --check wrote nothing.
+    assert "hand edit" in kernels.read_text() and not (gen / "ascend" / "manifest.json").exists()
+    # A real render repairs everything, including the stray file.
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    assert run_cli("render", "--all", "--check", cwd=workspace).exit_code == 0
+    assert not (gen / "droplet" / "notes.txt").exists()
+
+
+def test_check_without_output_fails(workspace: Path):
+    result = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert result.exit_code == 1
+    assert f"missing: camb/{KERNELS}" in result.stderr
+
+
+def test_autocompare_flag_overrides_vendor_defaults(workspace: Path, tmp_path: Path):
+    def twins(flag: str) -> int:
+        out = tmp_path / flag.strip("-")
+        assert run_cli("render", "--vendor", "camb", flag, "--out", str(out), cwd=workspace).exit_code == 0
+        return (out / "camb" / KERNELS).read_text().count("_autocompare(")
+
+    on, off = twins("--autocompare"), twins("--no-autocompare")
+    assert off == 0
+    assert on > 40
+
+
+def test_torch_gate_selects_entries(workspace: Path, tmp_path: Path):
+    cat = workspace / "catalog" / "reduce.yaml"
+    cat.write_text(cat.read_text().replace("  bmm.out:\n", "  bmm.out:\n    torch: '<2.5'\n"))
+    old = tmp_path / "old"
+    new = tmp_path / "new"
+    assert run_cli("render", "--vendor", "camb", "--torch-version", "2.1", "--out", str(old), cwd=workspace).exit_code == 0
+    assert run_cli("render", "--vendor", "camb", "--out", str(new), cwd=workspace).exit_code == 0
+    assert '"bmm.out"' in (old / "camb" / KERNELS).read_text()
+    assert '"bmm.out"' not in (new / "camb" / KERNELS).read_text()
+    skipped = json.loads((new / "camb" / "manifest.json").read_text())["skipped"]
+    assert skipped == [{"op": "bmm.out", "reason": "torch 2.13.0 is outside '<2.5'"}]
+
+
+def test_disabled_op_is_not_registered(workspace: Path):
+    assert run_cli("render", "--vendor", "ascend", "--vendor", "camb", cwd=workspace).exit_code == 0
+    ascend = (workspace / "generated" / "ascend" / KERNELS).read_text()
+    camb = (workspace / "generated" / "camb" / KERNELS).read_text()
+    assert '"_log_softmax.out"' not in ascend and '"_log_softmax.out"' in camb
+
+
+@pytest.mark.parametrize("args", [["render"], ["render", "--all", "--vendor", "camb"], ["render", "--all", "--diff"],
+                                  ["render", "--all", "--torch-version", "two"]])
+def test_usage_errors_exit_2(workspace: Path, args: list[str]):
+    result = run_cli(*args, cwd=workspace)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_interrupted_swap_is_recovered(workspace: Path):
+    """A render killed between moving the old tree away and moving the new one in."""
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    gen = workspace / "generated"
+    os.replace(gen / "camb", gen / ".previous-camb")
+    shutil.copytree(gen / "ascend", gen / ".staging-ascend")
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    assert not list(gen.glob(".*"))
+    assert run_cli("render", "--all", "--check", cwd=workspace).exit_code == 0
+
+
+def test_cli_never_imports_torch():
+    code = ("import sys; from deeplink_gen.cli import main; "
+            "sys.argv=['deeplink-gen','-C',sys.argv[1],'validate'];\n"
+            "try:\n  main()\nexcept SystemExit: pass\n"
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    proc = subprocess.run([os.sys.executable, "-c", code, str(REPO)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,117 @@
+"""validate: the bundled workspace passes; each class of mistake is reported
+at its file, line and key with exit code 1 and no traceback."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+
+def test_bundled_workspace_validates(workspace: Path):
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    assert "3 vendors (ascend, camb, droplet)" in result.output
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _line_of(path: Path, needle: str) -> int:
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def _errors(result) -> list[str]:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+# Each case: file to edit, text to replace, replacement, the text on the reported line, expected message.
+CASES = {
+    "yaml syntax": ("vendors/camb.yaml", "  device_type: MLU", "  device_type: MLU: bad", "device_type",
+                    r"vendors/camb\.yaml:\d+:\d+: error: .*YAML syntax error"),
+    "unknown key with hint": ("vendors/camb.yaml", "  device_type: MLU", "  device_typ: MLU", "device_typ",
+                              r"vendor\.device_typ: unknown key 'device_typ'; did you mean 'device_type'\?"),
+    "wrong type (YAML 1.1 trap)": ("vendors/camb.yaml", "  autocompare: false ", "  autocompare: no ",
+                                   "autocompare: no",
+                                   r"defaults\.autocompare: expected true or false, got 'no'"),
+    "C++ in an identifier": ("vendors/camb.yaml", "  device_type: MLU", '  device_type: "MLU; system(0)"',
+                             "device_type", r"vendor\.device_type: expected an upper-case C identifier"),
+    "override of an unknown op": ("vendors/ascend.yaml", "  addmm.out:", "  addmn.out:", "addmn.out",
+                                  r"ops\[addmn\.out\]: 'addmn\.out' is not in the op catalog; did you mean 'addmm\.out'\?"),
+    "duplicate key": ("vendors/droplet.yaml", "  name: droplet\n", "  name: droplet\n  name: dropletx\n",
+                      "name: dropletx", r"vendor\.name: duplicate key 'name' \(first defined at line \d+\)"),
+    "op not in torch": ("catalog/reduce.yaml", "  mm.out:", "  mm.outt:", "mm.outt",
+                        r"ops\[mm\.outt\]: 'mm\.outt' is not an op of the installed torch; did you mean 'mm\.out'\?"),
+    "call names an unknown argument": ("catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)",
+                                       "diopiMm(ctx, out, self, mat3)", "diopiMm",
+                                       r"ops\[mm\.out\]\.call: 'mat3' is not an argument of mm\.out; did you mean 'mat2'\?"),
+    "fresh return without alloc": ("catalog/pointwise.yaml",
+                                   "  relu:\n    call: diopiRelu(ctx, out, self)\n    alloc:\n"
+                                   "      out: 'nodispatch::empty_like(self)'\n",
+                                   "  relu:\n    call: diopiRelu(ctx, out, self)\n", "  relu:", r"ops\.relu\.alloc: relu returns a new tensor 'out'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_invalid_input_is_located(workspace: Path, case: str):
+    rel, old, new, needle, pattern = CASES[case]
+    path = workspace / rel
+    _edit(path, old, new)
+    errors = _errors(run_cli("validate", cwd=workspace))
+    matching = [e for e in errors if re.search(pattern, e)]
+    assert matching, errors
+    line = _line_of(path, needle)
+    assert any(e.startswith(f"{path}:{line}:") or f"{rel}:{line}:" in e for e in matching), (line, matching)
+
+
+def test_several_errors_in_one_run(workspace: Path):
+    _edit(workspace / "vendors/camb.yaml", "  device_type: MLU", "  device_typ: MLU")
+    _edit(workspace / "vendors/ascend.yaml", "  addmm.out:", "  addmn.out:")
+    _edit(workspace / "catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)", "diopiMm(ctx, out, self, mat3)")
+    errors = _errors(run_cli("validate", cwd=workspace))
+    assert {e.split(":")[0].split("/")[-1] for e in errors} >= {"camb.yaml", "ascend.yaml", "reduce.yaml"}
+
+
+def test_conflicting_settings_name_both_locations(workspace: Path):
+    _edit(workspace / "catalog/reduce.yaml", "  mm.out:\n    call: diopiMm(ctx, out, self, mat2)",
+          "  mm.out:\n    call: diopiMm(ctx, out, self, mat2)\n    autocompare: false")
+    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  mm.out:\n    autocompare: true\n")
+    errors = _errors(run_cli("validate", cwd=workspace))
+    conflict = [e for e in errors if "conflicts with the catalog" in e]
+    assert conflict and "catalog/reduce.yaml:" in conflict[0] and "vendors/camb.yaml:" in conflict[0]
+
+
+def test_vendor_name_must_match_file(workspace: Path):
+    _edit(workspace / "vendors/camb.yaml", "  name: camb", "  name: cambx")
+    errors = _errors(run_cli("validate", cwd=workspace))
+    assert any("must match the file name 'camb.yaml'" in e for e in errors)
+
+
+def test_empty_and_non_mapping_files(workspace: Path):
+    (workspace / "vendors/camb.yaml").write_text("")
+    (workspace / "vendors/ascend.yaml").write_text("- just\n- a list\n")
+    errors = _errors(run_cli("validate", cwd=workspace))
+    assert any("camb.yaml" in e and "file is empty" in e for e in errors)
+    assert any("ascend.yaml:1:1" in e and "expected a mapping" in e for e in errors)
+
+
+def test_unknown_vendor_on_command_line(workspace: Path):
+    result = run_cli("validate", "--vendor", "cmab", cwd=workspace)
+    assert result.exit_code == 1
+    assert "no vendor file vendors/cmab.yaml; did you mean 'camb'?" in result.stderr
+
+
+def test_validate_one_vendor_ignores_broken_others(workspace: Path):
+    (workspace / "vendors/ascend.yaml").write_text("vendor: [")
+    assert run_cli("validate", "--vendor", "camb", cwd=workspace).exit_code == 0
