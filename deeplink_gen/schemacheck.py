@@ -65,12 +65,12 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         return [Diagnostic(doc.loc(where), key_path(where), f"expected {expected}, got {_describe(instance)}")]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = set(error.schema.get("properties", {}))
+        renamed = error.schema.get("x-renamed", {})
         out = []
         for extra in sorted(set(instance) - known):
-            if error.schema.get("patternProperties"):
-                continue
+            hint = f"; this is '{renamed[extra]}' here" if extra in renamed else did_you_mean(extra, known)
             out.append(Diagnostic(doc.loc(where + (extra,), key=True), key_path(where + (extra,)),
-                                  f"unknown key '{extra}'{did_you_mean(extra, known)}"))
+                                  f"unknown key '{extra}'{hint}"))
         if out:
             return out
     if kind == "required":

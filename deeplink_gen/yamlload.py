@@ -14,8 +14,8 @@ import yaml
 from deeplink_gen.errors import Diagnostic, Loc, UserError, key_path
 
 try:
-    _Parser = yaml.CParser  # type: ignore[attr-defined]
-except AttributeError:  # PyYAML built without libyaml
+    from yaml.cyaml import CParser as _Parser
+except ImportError:  # PyYAML built without libyaml
     from yaml.parser import Parser as _Parser  # type: ignore[assignment]
     from yaml.reader import Reader as _Reader
     from yaml.scanner import Scanner as _Scanner
@@ -109,7 +109,11 @@ def loads(raw: bytes | str, name: str) -> Document:
         text = raw
     if text.startswith("\ufeff"):
         text = text[1:]
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
@@ -117,6 +121,9 @@ def loads(raw: bytes | str, name: str) -> Document:
         line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         problem = exc.problem or exc.context or "invalid YAML"
         raise _fail(name, line, col, (), f"YAML syntax error: {problem}") from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise _fail(name, 1, 1, (), f"YAML error: {exc}") from None
     finally:
@@ -127,6 +134,11 @@ def loads(raw: bytes | str, name: str) -> Document:
     builder = _Builder(doc, loader)
     doc.data = builder.build(node, ())
     return doc
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
 class _Builder:

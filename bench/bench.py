@@ -1,0 +1,140 @@
+"""Measure deeplink-gen's speed as ratios within one run.
+
+    python bench/bench.py [--runs 5] [--scale 10]
+
+Reports (min and median of --runs):
+  * `deeplink-gen --help` start-up (a subprocess);
+  * `validate` of the bundled workspace (in-process, after imports);
+  * a full render of the bundled vendors into an empty directory (in-process);
+  * a no-change re-render (and asserts it rewrote no file);
+  * a synthetic catalog built from real torch ops at 1x, 2x, ... --scale times the
+    bundled catalog's size, rendered for one vendor with autocompare on, to show
+    how time grows with the op count (per-op cost should stay flat).
+Times are wall-clock seconds on this machine; compare the ratios, not the absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from deeplink_gen import aten, workspace, writer  # noqa: E402
+from deeplink_gen.render.vendor import render_vendor  # noqa: E402
+from deeplink_gen.resolve import resolve  # noqa: E402
+from deeplink_gen.signature import Conv, signature_of  # noqa: E402
+
+
+def timed(fn, runs: int) -> tuple[float, float]:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return min(samples), statistics.median(samples)
+
+
+def render_all(root: Path, out: Path, vendors=None, autocompare=None) -> writer.Report:
+    ws = workspace.load(root, vendors)
+    version = aten.installed_torch_version()
+    report = writer.Report()
+    writer.recover(out)
+    for v in ws.vendors:
+        files = render_vendor(resolve(ws, v, version, {"autocompare": autocompare}), ws.rel(v.path))
+        writer.write_tree(out, v.name, files, report)
+    return report
+
+
+def synthetic_entries(count: int, taken: set[str]) -> list[str]:
+    """Catalog entries for real torch ops with a simple tensor shape, each mapped
+    to a well-formed DIOPI call (the call is arbitrary: this measures the tool)."""
+    lines = []
+    for name, op in aten.op_index().items():
+        if len(lines) // 3 >= count:
+            break
+        if name in taken:
+            continue
+        try:
+            sig = signature_of(op)
+        except Exception:
+            continue
+        first = sig.params[0] if sig.params else None
+        if first is None or first.name != "self" or first.conv not in (Conv.TENSOR, Conv.MUT_TENSOR):
+            continue
+        kind = sig.kind.name
+        if kind == "out" and [r.alias for r in sig.returns] == ["out"] and sig.param("out").conv == Conv.MUT_TENSOR:
+            lines += [f"  {name}:", "    call: diopiAbs(ctx, out, self)", "    autocompare: true"]
+        elif kind == "inplace" and first.conv == Conv.MUT_TENSOR and len(sig.returns) == 1:
+            lines += [f"  {name}:", "    call: diopiAbsInp(ctx, self)", "    fallback_to_cpu: true"]
+    return lines
+
+
+def make_synthetic(root: Path, total: int) -> None:
+    """The bundled workspace plus synthetic entries up to *total* catalog ops."""
+    shutil.copytree(REPO / "vendors", root / "vendors")
+    shutil.copytree(REPO / "catalog", root / "catalog")
+    bundled = set(workspace.load(REPO).catalog.names())
+    extra = total - len(bundled)
+    if extra > 0:
+        entries = synthetic_entries(extra, bundled)
+        (root / "catalog" / "zz_synthetic.yaml").write_text("ops:\n" + "\n".join(entries) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=10)
+    args = parser.parse_args()
+    runs = args.runs
+    aten.op_index()  # build the torch op cache outside the measurements
+    rows = []
+
+    help_t = timed(lambda: subprocess.run([sys.executable, "-m", "deeplink_gen", "--help"],
+                                          check=True, capture_output=True), runs)
+    rows.append(("deeplink-gen --help (process)", help_t))
+    rows.append(("validate bundled workspace", timed(lambda: workspace.load(REPO), runs)))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        full = timed(lambda: (shutil.rmtree(out, ignore_errors=True), render_all(REPO, out)), runs)
+        rows.append(("render --all, empty output", full))
+        unchanged = []
+
+        def again():
+            report = render_all(REPO, out)
+            assert not report.written and not report.removed, "a no-change render rewrote files"
+            unchanged.append(report)
+        rows.append(("render --all, nothing changed", timed(again, runs)))
+
+    bundled = len(workspace.load(REPO).catalog.entries)
+    scaling = []
+    for factor in sorted({1, 2, max(1, args.scale // 2), args.scale}):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            make_synthetic(root, bundled * factor)
+            n = len(workspace.load(root).catalog.entries)
+            t = timed(lambda: (shutil.rmtree(root / "out", ignore_errors=True),
+                               render_all(root, root / "out", ["camb"], True)), max(2, runs // 2))
+            scaling.append((factor, n, t))
+
+    base = rows[1][1][0]
+    print(f"{'measurement':40} {'min s':>8} {'median s':>9} {'x validate':>11}")
+    for label, (mn, med) in rows:
+        print(f"{label:40} {mn:8.3f} {med:9.3f} {mn / base:11.2f}")
+    print()
+    print(f"synthetic catalog, one vendor, autocompare on (bundled catalog: {bundled} ops)")
+    print(f"{'scale':>6} {'ops':>6} {'min s':>8} {'median s':>9} {'ms/op':>7}")
+    for factor, n, (mn, med) in scaling:
+        print(f"{factor:>5}x {n:6d} {mn:8.3f} {med:9.3f} {1000 * mn / n:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,191 @@
+"""Hostile and broken input: every variant of the bundled vendor files and
+catalog below must give exit code 1, an error naming the file and a line, no
+traceback, and no output written."""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import REPO, run_cli
+
+# Keys whose values are free text or C++ by design; every other string that is an
+# identifier in the bundled files is identifier-like and must reject C++ text.
+FREE_FORM = {"description", "reason", "doc", "call", "schema", "alloc"}
+INJECTION = 'x"); system("rm -rf /"); //'
+VENDOR_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "vendors").glob("*.yaml"))
+CATALOG_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "catalog").glob("*.yaml"))
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _walk(data, path=()):
+    yield path, data
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _walk(v, path + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _walk(v, path + (i,))
+
+
+def _set(data, path, value):
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+def _delete(data, path):
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    del target[path[-1]]
+
+
+def _original(rel: str):
+    return yaml.safe_load((REPO / rel).read_text())
+
+
+def _assert_rejected(workspace: Path, rel: str, *, render: bool = False) -> str:
+    gen = workspace / "generated"
+    args = ("render", "--all") if render else ("validate",)
+    start = time.monotonic()
+    result = run_cli(*args, cwd=workspace)
+    assert time.monotonic() - start < 20
+    assert result.exit_code == 1, (rel, result.output[-2000:])
+    assert "Traceback" not in result.output
+    name = Path(rel).name
+    located = [line for line in result.stderr.splitlines() if re.search(rf"{re.escape(name)}:\d+:\d+: error: ", line)]
+    assert located, (rel, result.stderr[-2000:])
+    if render:
+        assert not gen.exists() or not any(gen.rglob("*")), "a failed render wrote files"
+    return result.stderr
+
+
+def _write(workspace: Path, rel: str, data) -> None:
+    (workspace / rel).write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def _variants(rel: str):
+    """(label, mutated data) pairs for one file."""
+    data = _original(rel)
+    out = []
+    for path, value in _walk(data):
+        if isinstance(value, dict):
+            mutated = copy.deepcopy(data)
+            target = mutated
+            for part in path:
+                target = target[part]
+            target["zz_unknown_key"] = True
+            out.append((f"unknown key at {path}", mutated))
+        elif path and isinstance(value, bool):
+            mutated = copy.deepcopy(data)
+            _set(mutated, path, "yes")
+            out.append((f"yes for a boolean at {path}", mutated))
+        elif path and isinstance(value, str):
+            mutated = copy.deepcopy(data)
+            _set(mutated, path, ["a", "list"])
+            out.append((f"list for a string at {path}", mutated))
+            keys = [p for p in path if isinstance(p, str)]
+            if _IDENT.match(value) and not FREE_FORM.intersection(keys):
+                mutated = copy.deepcopy(data)
+                _set(mutated, path, INJECTION)
+                out.append((f"C++ injection at {path}", mutated))
+    return out
+
+
+@pytest.mark.parametrize("rel", VENDOR_FILES + CATALOG_FILES)
+def test_structural_mutations_are_rejected(workspace: Path, rel: str):
+    for label, mutated in _variants(rel):
+        _write(workspace, rel, mutated)
+        try:
+            _assert_rejected(workspace, rel)
+        except AssertionError as exc:
+            raise AssertionError(f"{rel}: {label}: {exc}") from None
+    (workspace / rel).write_text((REPO / rel).read_text())
+
+
+@pytest.mark.parametrize("rel", VENDOR_FILES)
+def test_each_required_key_missing(workspace: Path, rel: str):
+    data = _original(rel)
+    for key in list(data["vendor"]):
+        mutated = copy.deepcopy(data)
+        _delete(mutated, ("vendor", key))
+        _write(workspace, rel, mutated)
+        result = run_cli("validate", cwd=workspace)
+        if key in ("name", "device_type"):
+            assert result.exit_code == 1 and f"missing required key '{key}'" in result.stderr
+
+
+RAW_CASES = {
+    "syntax error": b"vendor:\n  name: camb\n  device_type: MLU\n   bad: indent\n",
+    "tab indentation": b"vendor:\n\tname: camb\n",
+    "empty file": b"",
+    "only a comment": b"# nothing here\n",
+    "top-level list": b"- vendor\n- name\n",
+    "top-level string": b"just some text\n",
+    "non-UTF-8 bytes": b"vendor:\n  name: camb\n  description: caf\xe9\n",
+    "duplicate key": b"vendor:\n  name: camb\n  name: camb\n  device_type: MLU\n",
+    "alias bomb": (b"a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                   b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                   b"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"),
+    "YAML 1.1 on": b"vendor:\n  name: camb\n  device_type: MLU\ndefaults:\n  autocompare: on\n",
+    "YAML 1.1 float version": b"ops:\n  add.out:\n    call: diopiAdd(ctx, out, self, other, alpha)\n    torch: 2.10\n",
+    "python object tag": b"vendor: !!python/object/apply:os.system ['true']\n",
+    "binary tag": b"vendor: !!binary aGVsbG8=\n",
+    "non-string key": b"vendor:\n  1: camb\n",
+    "merge key": b"base: &b {name: camb}\nvendor:\n  <<: *b\n  device_type: MLU\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(RAW_CASES))
+def test_raw_broken_files(workspace: Path, case: str):
+    rel = "catalog/pointwise.yaml" if "version" in case else "vendors/camb.yaml"
+    (workspace / rel).write_bytes(RAW_CASES[case])
+    _assert_rejected(workspace, rel, render=True)
+
+
+def test_huge_file_is_rejected_quickly(workspace: Path):
+    rel = "vendors/camb.yaml"
+    with open(workspace / rel, "wb") as fh:
+        fh.write(b"vendor:\n  name: camb\n  device_type: MLU\n  description: '")
+        fh.write(b"x" * (50 * 1024 * 1024))
+        fh.write(b"'\n")
+    stderr = _assert_rejected(workspace, rel, render=True)
+    assert "larger than" in stderr
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_edits_never_crash(workspace: Path, data):
+    rel = data.draw(st.sampled_from(VENDOR_FILES + CATALOG_FILES[:1]))
+    original = (REPO / rel).read_text()
+    lines = original.splitlines(keepends=True)
+    index = data.draw(st.integers(0, len(lines) - 1))
+    action = data.draw(st.sampled_from(["delete", "duplicate", "insert", "truncate"]))
+    if action == "delete":
+        del lines[index]
+    elif action == "duplicate":
+        lines.insert(index, lines[index])
+    elif action == "insert":
+        junk = data.draw(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12))
+        pos = data.draw(st.integers(0, len(lines[index])))
+        lines[index] = lines[index][:pos] + junk + lines[index][pos:]
+    else:
+        lines = lines[:index]
+    (workspace / rel).write_text("".join(lines))
+    try:
+        result = run_cli("validate", cwd=workspace)
+        assert "Traceback" not in result.output
+        assert result.exit_code in (0, 1), result.output
+        if result.exit_code == 1:
+            assert re.search(r":\d+:\d+: error: ", result.stderr) or "error:" in result.stderr, result.stderr
+    finally:
+        (workspace / rel).write_text(original)
