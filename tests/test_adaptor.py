@@ -1,0 +1,198 @@
+"""The DIOPI adaptor and convert_config.yaml rendered from the vendors'
+dtypes/layouts sections: golden files, compilation, round-trip, validation."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import INCLUDE, REPO, run_cli
+
+VENDORS = ("ascend", "camb", "droplet")
+
+
+def impl(vendor: str) -> str:
+    return f"dipu/third_party/DIOPI/impl/{vendor}"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory) -> Path:
+    ws = tmp_path_factory.mktemp("ws")
+    for part in ("catalog", "vendors"):
+        shutil.copytree(REPO / part, ws / part)
+    result = run_cli("render", "--all", cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws / "generated"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_golden_adaptor_and_convert_config(rendered, vendor):
+    for rel in ("adaptor/diopi_adaptor.cpp", "adaptor/adaptor_runtime.hpp", "adaptor/impl_functions.hpp",
+                "convert_config.yaml"):
+        path = f"{impl(vendor)}/{rel}"
+        got = (rendered / vendor / path).read_text()
+        assert got == (REPO / "generated" / vendor / path).read_text(), f"{vendor}/{path} is stale"
+        assert "@generated" in got.splitlines()[0] and "DO NOT EDIT" in got.splitlines()[0]
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_adaptor_compiles_without_torch(rendered, vendor):
+    source = rendered / vendor / impl(vendor) / "adaptor" / "diopi_adaptor.cpp"
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                           f"-I{INCLUDE / 'diopi'}", str(source)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def _wrapper(text: str, name: str) -> str:
+    m = re.search(rf'extern "C" diopiError_t {name}\(.*?\n}}\n', text, re.S)
+    assert m, name
+    return m.group(0)
+
+
+def test_adaptor_wrappers(rendered):
+    camb = (rendered / "camb" / impl("camb") / "adaptor" / "diopi_adaptor.cpp").read_text()
+    conv = _wrapper(camb, "diopiConvolution2d")
+    assert "diopiMemoryFormat_t::ChannelsLast}" in conv
+    assert "cast_int64_to_int32_float64_to_float32_complex128_to_complex64" in conv
+    # results are copied back only after a successful call, and every status is checked
+    call = conv.index("::impl::camb::diopiConvolution2d(ctx, outConv.get(), inputConv, weightConv, biasConv")
+    assert conv.index("outConv.finish()") > call
+    assert "DEEPLINK_ADAPTOR_CHECK(outConv.finish());" in conv
+    # in-place arguments are copied in first; plain outputs are not
+    assert "Output inputConv(ctx, input, " in _wrapper(camb, "diopiAddInp")
+    assert "/*copyIn=*/true" in _wrapper(camb, "diopiAddInp")
+    assert "/*copyIn=*/false" in _wrapper(camb, "diopiAdd")
+    # adaptor primitives and functions that fill in handles pass straight through
+    assert "return ::impl::camb::diopiCastDtype(ctx, out, input);" in camb
+    droplet = (rendered / "droplet" / impl("droplet") / "adaptor" / "diopi_adaptor.cpp").read_text()
+    addmm = _wrapper(droplet, "diopiAddmm")      # per-tensor layouts
+    assert re.search(r"convertInput\(ctx, mat1, \w+, deeplink_adaptor::Formats\{diopiMemoryFormat_t::Contiguous\}", addmm)
+    assert re.search(r"convertInput\(ctx, input, \w+, deeplink_adaptor::Formats\{diopiMemoryFormat_t::Preserve\}", addmm)
+    ascend = (rendered / "ascend" / impl("ascend") / "adaptor" / "diopi_adaptor.cpp").read_text()
+    rms = _wrapper(ascend, "diopiRMSNorm")         # per-tensor dtype rule
+    assert "Output inv_rmsConv(ctx, inv_rms, cast_float16_to_float32_float64_to_float32," in rms
+    assert "Output outConv(ctx, out, cast_float64_to_float32," in rms
+    add = _wrapper(ascend, "diopiAdd")             # no rule, NCHW default layout only
+    assert "nullptr, deeplink_adaptor::Formats{diopiMemoryFormat_t::Contiguous}" in add
+
+
+# ---- round trip: convert_config.yaml, read with DIOPI's precedence (levels replace), gives the
+# rules the vendor file states (levels merge per source dtype).
+
+def _parse_rules(text: str) -> dict[str, str]:
+    out = {}
+    for m in re.finditer(r"\(([^)]*)\)\s*->\s*(\w+)", text):
+        for src in m.group(1).split(","):
+            out[src.strip()] = m.group(2)
+    return out
+
+
+def _diopi_view(config: list) -> tuple[dict, dict]:
+    assert isinstance(config, list) and all(len(item) == 1 for item in config)
+    items = {k: v for item in config for k, v in item.items()}
+    assert len(items) == len(config), "duplicate entries"
+    return items.pop("common_config", {}), items
+
+
+def _stated(vendor: str, function: str, tensor: str | None) -> dict[str, str]:
+    data = yaml.safe_load((REPO / "vendors" / f"{vendor}.yaml").read_text())
+    d = data.get("dtypes", {})
+    merged = dict(d.get("convert", {}))
+    f = d.get("functions", {}).get(function, {})
+    merged.update(f.get("convert", {}))
+    if tensor is not None:
+        merged.update(f.get("tensors", {}).get(tensor, {}))
+    return {s: t for s, t in merged.items() if "bfloat16" not in (s, t) and "tfloat32" not in (s, t)}
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_convert_config_round_trip(rendered, vendor):
+    config = yaml.safe_load((rendered / vendor / impl(vendor) / "convert_config.yaml").read_text())
+    common, ops = _diopi_view(config)
+    data = yaml.safe_load((REPO / "vendors" / f"{vendor}.yaml").read_text())
+    named = set(data.get("dtypes", {}).get("functions", {})) | set(data.get("layouts", {}).get("functions", {}))
+    assert set(ops) == named
+    assert _parse_rules(common.get("dtype", "")) == _stated(vendor, "(none)", None)
+    assert common.get("layout") == data["layouts"].get("default")
+    for fn, body in ops.items():
+        body = body or {}
+        level = _parse_rules(body["dtype"]) if "dtype" in body else _parse_rules(common.get("dtype", ""))
+        assert level == _stated(vendor, fn, None), fn
+        for tensor, text in (body.get("tensor_dtype") or {}).items():
+            assert _parse_rules(text) == _stated(vendor, fn, tensor), (fn, tensor)
+        stated_layout = data.get("layouts", {}).get("functions", {}).get(fn)
+        prefer = stated_layout if isinstance(stated_layout, list) else (stated_layout or {}).get("prefer")
+        assert body.get("layout") == (",".join(prefer) if prefer else None), fn
+        assert isinstance(body.get("layout", ""), str)   # DIPU asserts a string
+
+
+def test_omitted_rules_are_listed(rendered):
+    text = (rendered / "droplet" / impl("droplet") / "convert_config.yaml").read_text()
+    assert "# not expressible here, applied by deeplink-gen's adaptor: bfloat16->float32" in text
+    assert "mat2: contiguous" in text
+    assert "bfloat16" not in "".join(l for l in text.splitlines() if not l.startswith("#"))
+
+
+def test_preferred_memory_format():
+    from deeplink_gen import workspace
+    from deeplink_gen.conversions import preferred_memory_format
+
+    ws = workspace.load(REPO)
+    camb, ascend, droplet = (ws.vendor(n) for n in ("camb", "ascend", "droplet"))
+    assert preferred_memory_format(camb, "diopiConvolution2d") == "channels_last"
+    assert preferred_memory_format(camb, "diopiBatchNorm") == "channels_last"
+    assert preferred_memory_format(camb, "diopiAdd") == "preserve"
+    assert preferred_memory_format(camb, "diopiMm") == "contiguous"          # the NCHW default
+    assert preferred_memory_format(ascend, "diopiConvolution2d") == "contiguous"
+    assert preferred_memory_format(droplet, "diopiMm") == "preserve"         # default ND
+
+
+# ---- validation errors, each exit 1 with file:line
+
+def _append(workspace: Path, vendor: str, text: str) -> tuple[Path, int]:
+    path = workspace / "vendors" / f"{vendor}.yaml"
+    data = path.read_text()
+    for key in ("dtypes", "layouts"):
+        if re.search(rf"^{key}:", text, re.M):
+            data = re.sub(rf"^{key}:\n(?:[ #].*\n|\n)*", "", data, flags=re.M)
+    base = data.count("\n") + 1
+    path.write_text(data + "\n" + text)
+    return path, base
+
+
+CASES = [
+    ("unknown dtype", "dtypes:\n  supported: [float32, int128]\n", 2,
+     r"dtypes\.supported\[1\]: 'int128' is not one of"),
+    ("unsupported target", "dtypes:\n  supported: [float32, int32]\n  convert:\n    int64: int16\n", 4,
+     r"dtypes\.convert\.int64: converts to int16, which is not in dtypes\.supported"),
+    ("cycle", "dtypes:\n  supported: [float32, float64]\n  functions:\n    diopiMm:\n      convert:\n"
+              "        float32: float64\n        float64: float32\n", 6, r"form a cycle"),
+    ("chain", "dtypes:\n  supported: [float32, int32]\n  convert:\n    int64: int32\n  functions:\n"
+              "    diopiMm:\n      convert:\n        int32: float32\n", 8, r"form a chain"),
+    ("unknown function", "dtypes:\n  supported: [float32]\n  functions:\n    diopiConv2d:\n"
+                         "      convert: {float64: float32}\n", 4,
+     r"dtypes\.functions\.diopiConv2d: 'diopiConv2d' is not a DIOPI function; did you mean"),
+    ("unknown tensor", "dtypes:\n  supported: [float32]\n  functions:\n    diopiMm:\n      tensors:\n"
+                       "        mat3: {float64: float32}\n", 6,
+     r"'mat3' is not a tensor argument of diopiMm; did you mean 'mat2'"),
+    ("unknown layout", "layouts:\n  default: NHCW\n", 2, r"layouts\.default: 'NHCW' is not one of"),
+    ("layout rule for unknown function", "layouts:\n  functions:\n    diopiFoo: [NHWC]\n", 3,
+     r"'diopiFoo' is not a DIOPI function"),
+    ("function that fills in handles", "layouts:\n  functions:\n    diopiNonzero: [ND]\n", 3,
+     r"diopiNonzero fills in tensor handles"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,message", CASES, ids=[c[0] for c in CASES])
+def test_conversion_errors(workspace, name, text, line, message):
+    path, base = _append(workspace, "droplet", text)
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 1, result.output
+    assert re.search(rf"vendors/droplet\.yaml:{base + line - 1 + 1}:\d+: error: .*{message}", result.output), \
+        result.output
+    assert "Traceback" not in result.output

@@ -1,0 +1,125 @@
+"""DIOPI prototypes: the header parser, the snapshot and its refresh command,
+and the check of catalog calls against the prototypes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from conftest import INCLUDE, REPO, run_cli
+
+SNAPSHOT = REPO / "deeplink_gen" / "data" / "diopi_prototypes.yaml"
+
+TRICKY = """\
+#ifndef X_H
+#define X_H
+#include <diopi/diopirt.h>
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/**
+ * @brief Adds. type = [float32, float16]
+ * DIOPI_API diopiError_t diopiInComment(diopiContextHandle_t ctx);
+ */
+DIOPI_API diopiError_t diopiWrapped(diopiContextHandle_t ctx, diopiTensorHandle_t out,   // trailing
+                                    const diopiConstTensorHandle_t input, /* inline */ const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAllocates(diopiContextHandle_t ctx, diopiTensorHandle_t *out,
+    diopiConstTensorHandle_t* tensors, int64_t num);
+DIOPI_API diopiError_t diopiNoArgs(diopiContextHandle_t ctx);
+DIOPI_RT_API DIOPI_ATTR_WEAK const char* diopiGetVendorName();
+typedef int32_t (*create_stream_func_t)(diopiStreamHandle_t*);
+
+#if defined(__cplusplus)
+}
+#endif
+#endif
+"""
+
+
+def _snapshot_functions(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())["functions"]
+
+
+def test_refresh_from_test_headers_reproduces_the_bundled_snapshot(tmp_path):
+    out = tmp_path / "snap.yaml"
+    result = run_cli("diopi-snapshot", "--include", str(INCLUDE / "diopi"), "--out", str(out),
+                     "--commit", "02f03c6a")
+    assert result.exit_code == 0, result.output
+    assert _snapshot_functions(out) == _snapshot_functions(SNAPSHOT)
+    assert yaml.safe_load(out.read_text())["runtime_functions"] == yaml.safe_load(SNAPSHOT.read_text())[
+        "runtime_functions"]
+    # deterministic and only-if-changed
+    first = out.read_bytes()
+    again = run_cli("diopi-snapshot", "--include", str(INCLUDE / "diopi"), "--out", str(out),
+                    "--commit", "02f03c6a")
+    assert "unchanged" in again.output and out.read_bytes() == first
+    names = list(_snapshot_functions(out))
+    assert names == sorted(names)
+
+
+def test_parser_reads_the_whole_declaration_style(tmp_path):
+    inc = tmp_path / "inc" / "diopi"
+    inc.mkdir(parents=True)
+    (inc / "functions.h").write_text(TRICKY)
+    out = tmp_path / "snap.yaml"
+    result = run_cli("diopi-snapshot", "--include", str(tmp_path / "inc"), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load(out.read_text())
+    assert sorted(data["functions"]) == ["diopiAllocates", "diopiNoArgs", "diopiWrapped"]
+    assert data["functions"]["diopiWrapped"]["params"] == (
+        "diopiContextHandle_t ctx, diopiTensorHandle_t out, const diopiConstTensorHandle_t input, "
+        "const diopiScalar_t* alpha")
+    assert data["functions"]["diopiAllocates"]["params"] == (
+        "diopiContextHandle_t ctx, diopiTensorHandle_t* out, diopiConstTensorHandle_t* tensors, int64_t num")
+    assert data["functions"]["diopiNoArgs"]["params"] == "diopiContextHandle_t ctx"
+    assert data["runtime_functions"] == {
+        "diopiGetVendorName": {"header": "functions.h", "returns": "const char*", "params": ""}}
+
+
+def test_snapshot_refresh_reports_bad_declarations_with_location(tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "functions.h").write_text("// x\n\nDIOPI_API diopiError_t diopiBad(diopiContextHandle_t ctx, int);\n")
+    result = run_cli("diopi-snapshot", "--include", str(inc), "--out", str(tmp_path / "s.yaml"))
+    assert result.exit_code == 1
+    assert re.search(r"functions\.h:3:1: error: diopiBad: cannot read parameter 'int'", result.output)
+
+
+def test_missing_include_directory_is_a_user_error(tmp_path):
+    result = run_cli("--diopi-include", str(tmp_path), "validate", cwd=REPO)
+    assert result.exit_code == 1
+    assert "no functions.h" in result.output
+
+
+def test_validate_with_headers_instead_of_snapshot(workspace):
+    result = run_cli("--diopi-include", str(INCLUDE / "diopi"), "validate", cwd=workspace)
+    assert result.exit_code == 0, result.output
+
+
+def _mutate_call(workspace: Path, old: str, new: str) -> tuple[Path, int]:
+    for path in sorted((workspace / "catalog").glob("*.yaml")):
+        text = path.read_text()
+        if old in text:
+            path.write_text(text.replace(old, new, 1))
+            line = text[: text.index(old)].count("\n") + 1
+            return path, line
+    raise AssertionError(f"{old} not in the catalog")
+
+
+def test_catalog_call_with_wrong_arity_is_reported_at_the_call(workspace):
+    path, line = _mutate_call(workspace, "call: diopiMm(ctx, out, self, mat2)", "call: diopiMm(ctx, out, self)")
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 1
+    assert re.search(rf"{path.name}:{line}:\d+: error: ops\[mm.out\]\.call: diopiMm takes 4 arguments "
+                     r"\(diopiContextHandle_t ctx, .*\); the call passes 3", result.output), result.output
+
+
+def test_catalog_call_to_unknown_function_is_reported(workspace):
+    path, line = _mutate_call(workspace, "call: diopiMm(ctx, out, self, mat2)", "call: diopiMatMull(ctx, out, self, mat2)")
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 1
+    assert re.search(rf"{path.name}:{line}:\d+: error: ops\[mm.out\]\.call: 'diopiMatMull' is not a DIOPI operator",
+                     result.output), result.output
