@@ -1,0 +1,1 @@
+"""Importers: migrate existing upstream configuration into a deeplink-gen workspace."""

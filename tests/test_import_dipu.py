@@ -1,0 +1,215 @@
+"""import-dipu on tests/fixtures/dipu/diopi_functions.yaml (a fixture in DIPU's
+upstream format covering every key). The imported workspace validates, and
+the kernels rendered for a vendor register the ops DIPU's own rules select
+(dipu-kernels.md §16.3 device filter, §16.4 torch_ver filter, §12 macro
+choice), computed here independently from the fixture, with the same DIOPI
+function, macro family and autograd ops."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from torchgen.model import FunctionSchema
+
+from conftest import KERNELS, REPO, run_cli, syntax_check
+
+FIXTURES = REPO / "tests" / "fixtures" / "dipu"
+FUNCTIONS = FIXTURES / "diopi_functions.yaml"
+CAMB_CONVERT = FIXTURES / "camb_convert_config.yaml"
+VENDORS = ("camb", "ascend", "droplet")
+
+
+# ---------------------------------------------------------------- the upstream rules, restated
+
+def upstream_expectation(vendor: str, torch_code: str, torch_ops: set[str]) -> dict[str, tuple]:
+    """op -> (DIOPI function, macro, autograd) that DIPU's generator registers
+    for *vendor*. Entries DIPU's generator would crash on, or whose schema is
+    not an ATen schema even after the known spelling fixes, or whose op torch
+    does not have, cannot be registered by anyone and are left out."""
+    entries = yaml.load(FUNCTIONS.read_text(), Loader=yaml.SafeLoader)
+    out: dict[str, tuple] = {}
+    for e in entries:
+        if "schema" not in e:
+            continue
+        devices, vers = e.get("device"), e.get("torch_ver")
+        if devices is not None and not isinstance(devices, list):
+            continue
+        if vers is not None and not all(isinstance(v, str) for v in vers):
+            continue
+        if devices is not None and not ((vendor in devices or "all" in devices) and f"-{vendor}" not in devices):
+            continue
+        if vers is not None and (f"-{torch_code}" in vers or ("all" not in vers and torch_code not in vers)):
+            continue
+        if "register_operator" in e and not e["register_operator"]:
+            continue
+        schema = e["schema"].removeprefix("aten::")
+        name = schema.split("(")[0]
+        fixed = re.sub(r"->\s*(\(\)|void)\s*$", "-> ()", schema).replace("const at::ITensorListRef & ", "Tensor[] ")
+        try:
+            FunctionSchema.parse(fixed)
+        except Exception:
+            # Unparseable: meant as torch's schema only if the argument names agree with it.
+            written = re.findall(r"(\w+)\s*(?:=[^,)]*)?\s*(?=[,)])", schema.split("->")[0].split("(", 1)[1])
+            if name not in torch_ops or written != torch_ops[name]:
+                continue
+        if name not in torch_ops or name in out:       # duplicates: the first definition counts
+            continue
+        custom = e.get("custom_fallback") in (True, "True")
+        compare = e.get("enable_autocompare", True)
+        macro = f"{'WITH' if custom else 'NO'}_CUSTOMFALLBACK_{'WITH' if compare else 'NO'}_AUTOCOMPARE_REGISTER"
+        fn = re.match(r"\s*([A-Za-z_]\w*)\s*\(", e["interface"]).group(1)
+        out[name] = (fn, macro, e.get("autograd") == True)  # noqa: E712 -- upstream's reading
+    return out
+
+
+def rendered_registrations(text: str) -> tuple[dict[str, tuple], list[str]]:
+    def block(key: str) -> list[tuple[str, str, str]]:
+        m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {key}, m\) \{{\n(.*?)^}}", text, re.S | re.M)
+        return re.findall(r'^  (\w+)\("([^"]+)", ::(\w+),', m.group(1), re.M) if m else []
+    xpu = block("DIPU_DEVICE_TYPE_MACRO")
+    autograd = [op for _, op, _ in block("DIPU_AUTOGRAD_DEVICE_TYPE_MACRO")]
+    assert len({op for _, op, _ in xpu}) == len(xpu), "an op is registered twice"
+    return {op: (fn, macro, op in autograd) for macro, op, fn in xpu}, autograd
+
+
+# ---------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("import") / "ws"
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--convert-config", f"camb={CAMB_CONVERT}",
+                     "--vendors", ",".join(VENDORS), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+@pytest.fixture(scope="module")
+def torch_ops() -> dict[str, list[str]]:
+    """op name -> argument names, from torch's native_functions.yaml."""
+    from deeplink_gen.aten import op_index
+    return {name: [a.name for a in op.func.arguments.flat_all] for name, op in op_index().items()}
+
+
+def render(ws: Path, vendor: str) -> str:
+    result = run_cli("render", "--vendor", vendor, "--autocompare", cwd=ws)
+    assert result.exit_code == 0, result.output
+    return (ws / "generated" / vendor / KERNELS).read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- tests
+
+def test_imported_workspace_validates(imported):
+    ws, _ = imported
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (ws / "vendors").iterdir()) == ["ascend.yaml", "camb.yaml", "droplet.yaml"]
+
+
+@pytest.mark.parametrize("vendor", ["camb", "ascend"])
+def test_registrations_match_dipus_rules(imported, torch_ops, vendor: str):
+    from deeplink_gen.aten import installed_torch_version
+    v = installed_torch_version()
+    expected = upstream_expectation(vendor, f"{v.major}{v.minor:02d}{v.patch:02d}", torch_ops)
+    got, _ = rendered_registrations(render(imported[0], vendor))
+    assert got == expected
+
+
+def test_droplet_registrations_except_per_vendor_definitions(imported, torch_ops):
+    """nll_loss.out has a different definition for droplet than for camb and
+    ascend; a vendor cannot replace a catalog entry yet, so import disables it
+    for droplet and says so. Everything else matches DIPU's rules."""
+    from deeplink_gen.aten import installed_torch_version
+    v = installed_torch_version()
+    expected = upstream_expectation("droplet", f"{v.major}{v.minor:02d}{v.patch:02d}", torch_ops)
+    got, _ = rendered_registrations(render(imported[0], "droplet"))
+    assert expected.pop("nll_loss.out")[0] == "diopiNLLLoss"
+    assert got == expected
+    assert "'nll_loss.out' has another definition for droplet" in imported[1].stderr
+
+
+def test_warnings_name_the_upstream_line(imported):
+    _, result = imported
+    text = FUNCTIONS.read_text().splitlines()
+
+    def line(needle: str) -> int:
+        return next(i for i, t in enumerate(text, 1) if needle in t)
+
+    expected = {
+        line('torch_ver: ["20000",]'): "does not select torch",
+        line("Tensr(a!) result"): "schema does not parse as an ATen schema",
+        line('"neg_(Tensr(a!) self)'): "read as 'neg_(Tensor(a!) self) -> Tensor(a!)' (fixed)",
+        line("cat.out(const at::ITensorListRef"): "read as 'cat.out(Tensor[] tensors",
+        line("_foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) ->()"): "-> ()' (fixed)",
+        line("diopiMaxPool2dWithIndices(&context"): "'&context'; passed as ctx (fixed)",
+        line("device: droplet"): "device: must be a list",
+        line("torch_ver: [20100]"): "must be a list of strings",
+        line("- interface: diopiExp"): "no schema string",
+        line("enable_autocompre"): "unknown key 'enable_autocompre'",
+        line("autocompare: disable"): "'autocompare' is ignored by DIPU's generator",
+        line("device: [-camb]") - 1: "selects none of camb, ascend, droplet",
+        line("device: [cmab]") - 1: "selects none of camb, ascend, droplet",
+        line("backward_schema: \"cross_entropy_loss_backward"): "without 'autograd: True'",
+        line('- schema: "convolution_transpose_backward(Tensor'): "imported as an unregistered helper",
+    }
+    relu = [i for i, t in enumerate(text, 1) if t.startswith('- schema: "relu_(')]
+    expected[relu[1]] = f"'relu_' is defined again (first at line {relu[0]})"
+    stderr = result.stderr
+    for n, message in expected.items():
+        assert re.search(rf"diopi_functions\.yaml:{n}:1: warning: .*{re.escape(message)}", stderr), (n, message)
+
+
+def test_vendor_overrides_from_filters_and_layouts(imported):
+    ws, _ = imported
+    camb = yaml.safe_load((ws / "vendors" / "camb.yaml").read_text())
+    ascend = yaml.safe_load((ws / "vendors" / "ascend.yaml").read_text())
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    assert catalog["silu.out"]["enabled"] is False and camb["ops"]["silu.out"]["enabled"] is True
+    assert ascend["ops"]["linear"]["enabled"] is False and "enabled" not in catalog["linear"]
+    # convert_config: diopiBatchNorm NHWC, diopiConvTranspose2d NLC.., common NCHW (§14).
+    assert camb["ops"]["native_batch_norm"]["memory_format"] == "channels_last"
+    assert camb["ops"]["conv_transpose2d.input"]["memory_format"] == "channels_last"
+    assert camb["ops"]["convolution_transpose_backward"]["memory_format"] == "contiguous"
+    assert "memory_format" not in str(ascend)        # no convert config given for ascend
+    assert catalog["neg.out"]["torch"] == "!=2.0.0"
+    assert catalog["max_pool2d_with_indices.out"]["call"].startswith("diopiMaxPool2dWithIndices(ctx, out,")
+    assert "const_cast<diopiTensorHandle_t>(running_meanDiopiTensorHandle)" in catalog["native_batch_norm"]["call"]
+    assert catalog["native_layer_norm"]["returns"] == ["out", "save_mean", "save_invstd"]
+    assert catalog["conv_transpose2d.input"]["autograd"]["backward"] == "convolution_transpose_backward"
+
+
+def test_custom_code_is_carried_byte_for_byte(imported):
+    ws, _ = imported
+    upstream = yaml.load(FUNCTIONS.read_text(), Loader=yaml.SafeLoader)
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    add = next(e for e in upstream if e.get("schema", "").startswith("aten::add.out"))
+    assert catalog["add.out"]["code"]["beginning"] == add["custom_code_at_the_beginning"]
+    text = render(ws, "camb")
+    assert add["custom_code_at_the_beginning"] in text
+    assert "at::MemoryFormat::ChannelsLast3d" in text
+
+
+def test_import_refuses_to_overwrite(imported, tmp_path: Path):
+    ws, _ = imported
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb", "--out", str(ws))
+    assert result.exit_code == 2 and "--force" in result.output
+
+
+def test_bad_arguments(tmp_path: Path):
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb",
+                     "--convert-config", f"ascend={CAMB_CONVERT}", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and "VENDOR=PATH" in result.output
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("- schema: [unclosed\n")
+    result = run_cli("import-dipu", "--functions", str(broken), "--vendors", "camb", "--out", str(tmp_path / "o"))
+    assert result.exit_code == 1
+    assert re.search(r"broken\.yaml:\d+:\d+: error: .*YAML syntax error", result.stderr)
+
+
+def test_imported_kernels_compile(imported):
+    ws, _ = imported
+    render(ws, "camb")
+    result = syntax_check(ws / "generated" / "camb" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    assert result.returncode == 0, result.stderr[-6000:]

@@ -1,0 +1,292 @@
+"""Validation of the kernel vocabulary: calls name only what exists, hook fields
+are the only free-form C++, unknown keys and contradictory settings are
+errors that name file:line (both places for conflicts), exit code 1."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from textwrap import dedent, indent
+
+
+from conftest import run_cli
+
+VENDOR = dedent("""\
+    vendor:
+      name: droplet
+      device_type: DROPLET
+    """)
+
+
+def make(tmp_path: Path, catalog: str, vendor: str = VENDOR) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "catalog").mkdir(parents=True)
+    (ws / "vendors").mkdir()
+    (ws / "catalog" / "ops.yaml").write_text("ops:\n" + indent(dedent(catalog), "  "), encoding="utf-8")
+    (ws / "vendors" / "droplet.yaml").write_text(vendor, encoding="utf-8")
+    return ws
+
+
+def errors(ws: Path) -> list[str]:
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+def line_of(ws: Path, needle: str, file: str = "catalog/ops.yaml") -> int:
+    lines = (ws / file).read_text().splitlines()
+    return next(i for i, text in enumerate(lines, 1) if needle in text)
+
+
+def test_valid_vocabulary_passes(tmp_path: Path):
+    ws = make(tmp_path, """\
+      equal:
+        call: diopiEqual(ctx, &out, self, other)
+        locals: [out]
+        code:
+          beginning: |
+            bool out = false;
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+
+
+def test_unknown_entry_key(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        custom_code_before_return: "x;"
+    """)
+    (err,) = errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'custom_code_before_return')}:" in err
+    assert "unknown key 'custom_code_before_return'" in err
+
+
+def test_unknown_hook(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        code:
+          at_the_end: "x;"
+    """)
+    (err,) = errors(ws)
+    assert "unknown key 'at_the_end'" in err
+
+
+def test_call_may_not_name_undeclared_locals(tmp_path: Path):
+    ws = make(tmp_path, """\
+      sum.IntList_out:
+        call: diopiSum(ctx, out, self, dimSize)
+        code:
+          beginning: |
+            ::diopiSize_t dimSize = toDiopiSize(dim);
+    """)
+    (err,) = errors(ws)
+    assert "'dimSize' is not an argument of sum.IntList_out" in err
+    # Listing it under locals: makes it valid.
+    text = (ws / "catalog" / "ops.yaml").read_text().replace("    code:", "    locals: [dimSize]\n    code:")
+    (ws / "catalog" / "ops.yaml").write_text(text)
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_handle_names_only_for_converted_arguments(tmp_path: Path):
+    ws = make(tmp_path, """\
+      add.out:
+        call: diopiAdd(ctx, out, selfDiopiTensorHandle, otherHandle, alpha)
+    """)
+    (err,) = errors(ws)
+    assert "'otherHandle' is not an argument of add.out" in err
+
+
+def test_locals_without_code(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, tmp)
+        locals: [tmp]
+    """)
+    (err,) = errors(ws)
+    assert "locals/ins/outs/sizes name variables of the custom code, but the entry has no code:" in err
+
+
+def test_local_shadowing_an_argument(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        ins: [self]
+        code:
+          beginning: "// nothing\\n"
+    """)
+    (err,) = errors(ws)
+    assert "'self' is an argument of relu_, not a local of the custom code" in err
+
+
+def test_fresh_return_needs_alloc_or_locals(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu:
+        call: diopiRelu(ctx, out, self)
+        code:
+          beginning: |
+            auto out = nodispatch::empty_like(self);
+    """)
+    (err,) = errors(ws)
+    assert "relu returns a new tensor 'out'" in err
+
+
+def test_returns_length(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu:
+        call: diopiRelu(ctx, y, self)
+        returns: [y, z]
+        alloc:
+          y: nodispatch::empty_like(self)
+    """)
+    (err,) = errors(ws)
+    assert "relu has 1 return(s), not 2" in err
+
+
+def test_no_device_check_must_name_a_tensor(tmp_path: Path):
+    ws = make(tmp_path, """\
+      add.out:
+        call: diopiAdd(ctx, out, self, other, alpha)
+        no_device_check: [alpha]
+    """)
+    (err,) = errors(ws)
+    assert "'alpha' is not a device-checked tensor of add.out" in err
+
+
+def test_dummy_call_needs_code(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        dummy_call: true
+    """)
+    (err,) = errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'dummy_call')}:" in err
+    assert "dummy_call skips DIOPI" in err
+
+
+def test_dummy_call_conflicts_with_fallback_block(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        dummy_call: true
+        fallback_to_cpu: true
+        code:
+          beginning: "return self;\\n"
+    """)
+    (err,) = errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'fallback_to_cpu')}:" in err
+    assert f"dummy_call is set at " in err and f"ops.yaml:{line_of(ws, 'dummy_call')}:" in err.split("dummy_call is set at")[1]
+
+
+def test_force_fallback_needs_custom_fallback(tmp_path: Path):
+    ws = make(tmp_path, """\
+      addmm.out:
+        call: diopiAddmm(ctx, out, self, mat1, mat2, beta, alpha)
+        force_fallback: true
+    """)
+    (err,) = errors(ws)
+    assert "force_fallback needs custom_fallback: true" in err
+
+
+def test_register_false_conflicts(tmp_path: Path):
+    ws = make(tmp_path, """\
+      addmm.out:
+        call: diopiAddmm(ctx, out, self, mat1, mat2, beta, alpha)
+        register: false
+        custom_fallback: true
+    """)
+    (err,) = errors(ws)
+    assert "custom_fallback has no effect: the op is not registered (register: false at" in err
+
+
+def test_vendor_autocompare_on_unregistered_op(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+        register: false
+    """, VENDOR + "ops:\n  relu_:\n    autocompare: true\n")
+    (err,) = errors(ws)
+    assert f"droplet.yaml:{line_of(ws, 'autocompare', 'vendors/droplet.yaml')}:" in err
+    assert f"register: false at " in err and "ops.yaml:" in err
+
+
+def test_vendor_register_override_and_memory_format_are_validated(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self)
+    """, VENDOR + "ops:\n  relu_:\n    memory_format: nhwc\n")
+    (err,) = errors(ws)
+    assert "'nhwc' is not one of: contiguous, channels_last, preserve" in err
+
+
+def test_autograd_references_and_kind(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu:
+        call: diopiRelu(ctx, out, self)
+        alloc:
+          out: nodispatch::empty_like(self)
+        autograd:
+          backward: threshold_backward
+          return_code: "return {result};\\n"
+      relu_:
+        call: diopiReluInp(ctx, self)
+        autograd:
+          backward: relu
+          return_code: "return {result};\\n"
+    """)
+    errs = errors(ws)
+    assert any("'threshold_backward' is not in the op catalog" in e for e in errs)
+    assert any("autograd wraps functional ops only; relu_ is inplace" in e for e in errs)
+
+
+def test_autograd_requires_return_code(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu:
+        call: diopiRelu(ctx, out, self)
+        alloc:
+          out: nodispatch::empty_like(self)
+        autograd:
+          backward: relu
+    """)
+    (err,) = errors(ws)
+    assert "missing required key 'return_code'" in err
+
+
+def test_helper_ops(tmp_path: Path):
+    ws = make(tmp_path, """\
+      my_helper:
+        call: diopiRelu(ctx, out, self)
+    """)
+    (err,) = errors(ws)
+    assert "a DIPU-private helper needs schema: and register: false" in err
+    ws = make(tmp_path / "b", """\
+      my_helper:
+        schema: "my_helper(Tensr self) -> Tensor"
+        register: false
+        call: diopiRelu(ctx, out, self)
+    """)
+    (err,) = errors(ws)
+    assert re.search(r"ops\.my_helper\.schema: not a valid ATen schema", err)
+
+
+def test_dummy_call_checks_the_function_but_not_the_arguments(tmp_path: Path):
+    ws = make(tmp_path, """\
+      relu_:
+        call: diopiReluInp(ctx, self, notAnArgument)
+        dummy_call: true
+        code:
+          beginning: "return self;\\n"
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+    ws = make(tmp_path / "b", """\
+      relu_:
+        call: diopiReluInpX(ctx, self)
+        dummy_call: true
+        code:
+          beginning: "return self;\\n"
+    """)
+    (err,) = errors(ws)
+    assert "'diopiReluInpX' is not a DIOPI operator" in err
