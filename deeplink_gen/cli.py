@@ -40,6 +40,10 @@ def _torch_version(text: str | None):
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path), default=".",
               show_default=True, help="Run as if started in DIR: the workspace holding vendors/ and catalog/.")
+@click.option("--diopi-include", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              envvar="DEEPLINK_GEN_DIOPI_INCLUDE", expose_value=False, callback=lambda c, p, v: _use_diopi_include(v),
+              help="Read DIOPI prototypes from the proto headers in DIR (holding functions.h or diopi/functions.h) "
+                   "instead of the bundled snapshot. Env: DEEPLINK_GEN_DIOPI_INCLUDE.")
 @click.version_option(package_name="deeplink-gen")
 @click.pass_context
 def main(ctx: click.Context, directory: Path) -> None:
@@ -50,6 +54,12 @@ def main(ctx: click.Context, directory: Path) -> None:
     generated/<vendor>/, laid out like the upstream DIPU/DIOPI trees.
     """
     ctx.obj = Context(directory)
+
+
+def _use_diopi_include(include: Path | None) -> None:
+    from deeplink_gen import diopi_api
+
+    diopi_api.use_headers(include)
 
 
 def _load(ctx: Context, vendors: tuple[str, ...] | None):
@@ -89,10 +99,13 @@ def validate(ctx: Context, vendors: tuple[str, ...]) -> None:
               "(default: the installed torch). Signatures always come from the installed torch.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Output root (default: <workspace>/generated).")
+@click.option("--allow-outside-workspace", is_flag=True,
+              help="Allow --out to point outside the workspace (e.g. straight into a DIPU checkout).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --check: also print a unified diff.")
 @click.pass_obj
-def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, check, show_diff) -> None:
+def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
+           check, show_diff) -> None:
     """Render generated/<vendor>/ for the chosen vendors.
 
     Files are written only when their content changed, through a staging
@@ -110,6 +123,11 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     version = _torch_version(torch_version)
     ws = _load(ctx, None if all_vendors else vendors)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
+    if out_dir is not None and not allow_outside_workspace and not check:
+        root = ctx.root.resolve()
+        if root != out_dir.resolve() and root not in out_dir.resolve().parents:
+            raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
+                                   "add --allow-outside-workspace if that is what you want")
     report = writer.Report()
     rendered = {}
     try:
@@ -180,6 +198,111 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version) -> N
     click.echo(f"  {'enabled':16}{found.enabled.describe()}")
     for name, s in found.settings:
         click.echo(f"  {name:16}{s.describe()}")
+    if found.memory_format is not None and any("PREFERRED_MEMORY_FORMAT_PLACEHOLDER" in t.value for _, t in e.code):
+        click.echo(f"  {'memory_format':16}{found.memory_format.describe()}")
+    for label, located in (("dummy_call", e.dummy_call), ("custom_fallback", e.custom_fallback),
+                           ("force_fallback", e.force_fallback)):
+        if located is not None:
+            click.echo(f"  {label:16}{str(located.value).lower():5} from catalog ({located.loc})")
+    for hook, text in e.code:
+        lines = text.value.count("\n") + (0 if text.value.endswith("\n") else 1)
+        click.echo(f"  code.{hook:11}{lines} line{'s' if lines != 1 else ''} of C++ ({text.loc})")
+    for label, names in (("locals", e.locals), ("ins", [n + ("?" if o else "") for n, o in e.ins]),
+                         ("outs", e.outs), ("no_device_check", e.no_device_check)):
+        if names:
+            click.echo(f"  {label:16}{', '.join(names)}")
+    if e.autograd is not None:
+        ag = e.autograd
+        forward = ag.forward.value if ag.forward is not None else op
+        click.echo(f"  {'autograd':16}forward {forward}, backward {ag.backward.value}"
+                   f"{', saves ' + ', '.join(ag.saved) if ag.saved else ''} ({ag.loc})")
+
+
+@main.command("diopi-snapshot")
+@click.option("--include", "include", required=True, type=click.Path(file_okay=False, path_type=Path),
+              metavar="DIR", help="DIOPI proto headers: DIR holds functions.h (or diopi/functions.h).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Snapshot to write (default: the bundled deeplink_gen/data/diopi_prototypes.yaml).")
+@click.option("--commit", default="unknown", show_default=True, metavar="HASH",
+              help="The DIOPI commit the headers come from (recorded as diopi_commit).")
+def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
+    """Refresh the DIOPI prototype snapshot from DIOPI's proto headers.
+
+    Parses every DIOPI_API declaration of functions.h, functions_ext.h,
+    functions_lmdeploy.h, functions_mmcv.h and functions_sparse.h (multi-line
+    declarations, comments, const handles, pointer-to-handle outputs) and
+    writes them sorted by name; the file is rewritten only if it changed.
+    """
+    from deeplink_gen import diopi_api
+    from deeplink_gen.errors import display_path
+
+    try:
+        protos = diopi_api.from_headers(include, commit)
+        text = diopi_api.snapshot_text(protos, display_path(str(include)))
+    except UserError as exc:
+        _fail(exc)
+    target = out if out is not None else diopi_api.SNAPSHOT
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        click.echo(f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)")
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+    click.echo(f"wrote {display_path(str(target))}: {len(protos.functions)} functions, "
+               f"{len(protos.runtime_functions)} runtime functions")
+
+
+@main.command("import-dipu")
+@click.option("--functions", "functions", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              metavar="PATH", help="DIPU's diopi_functions.yaml.")
+@click.option("--convert-config", "convert_configs", multiple=True, metavar="VENDOR=PATH",
+              help="A DIOPI impl/<vendor>/convert_config.yaml; its layouts decide the memory-format "
+                   "placeholders of that vendor (repeatable).")
+@click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
+@click.option("--torch-version", metavar="X.Y.Z", help="Torch version for torch_ver filters "
+              "(default: the installed torch).")
+@click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
+def import_dipu_cmd(functions, convert_configs, vendors, out_dir, torch_version, force) -> None:
+    """Migrate DIPU's op config into a deeplink-gen workspace.
+
+    Applies DIPU's device and torch_ver filters for the named vendors, turns
+    each entry into a catalog entry (custom code byte for byte), device
+    filters into vendor enable/disable overrides and convert_config layouts
+    into per-op memory_format settings. Problems of the upstream file are
+    printed as file:line: warning: ..., each fixed or its entry skipped. The
+    result passes `deeplink-gen -C DIR validate`.
+    """
+    from deeplink_gen.importers.dipu import import_dipu
+
+    names = [v.strip() for v in vendors.split(",") if v.strip()]
+    if not names or any(not v.isidentifier() or v != v.lower() for v in names):
+        raise click.BadParameter("expected lower-case vendor names such as camb,ascend,droplet",
+                                 param_hint="--vendors")
+    configs = {}
+    for item in convert_configs:
+        vendor, sep, path = item.partition("=")
+        if not sep or vendor not in names:
+            raise click.BadParameter(f"'{item}' is not VENDOR=PATH for one of {', '.join(names)}",
+                                     param_hint="--convert-config")
+        configs[vendor] = Path(path)
+    existing = [p for sub in ("catalog", "vendors") for p in sorted((out_dir / sub).glob("*.yaml"))]
+    if existing and not force:
+        raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
+    if force:
+        for p in existing:
+            p.unlink()
+    version = _torch_version(torch_version)
+    try:
+        result = import_dipu(functions, configs, names, out_dir, version)
+    except UserError as exc:
+        _fail(exc)
+    for n in result.notes:
+        click.echo(str(n), err=True)
+    click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out_dir} "
+               f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
 
 
 if __name__ == "__main__":

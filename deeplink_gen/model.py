@@ -4,9 +4,14 @@ carries the Loc it came from so later stages can point back at it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from deeplink_gen.errors import Loc
+
+if TYPE_CHECKING:
+    from deeplink_gen.conversions import Conversions
+    from deeplink_gen.testspec import TestSpec
+    from deeplink_gen.runtime.model import BuildSpec, RuntimeSpec
 
 T = TypeVar("T")
 
@@ -92,6 +97,22 @@ class DiopiCall:
 
 
 @dataclass(frozen=True)
+class Autograd:
+    """An autograd.Function around the wrapper: forward calls the wrapper of
+    `forward` (default: the op itself), backward the wrapper of `backward`."""
+
+    loc: Loc
+    backward: Located[str]
+    forward: Located[str] | None = None
+    saved: tuple[str, ...] = ()
+    forward_code: str = ""
+    grad_code: str = ""
+    return_code: str = ""
+    wrapper_return: str = ""
+    forward_args: tuple[str, ...] = ()    # arguments of the forward call (default: the op's)
+
+
+@dataclass(frozen=True)
 class CatalogEntry:
     op: str
     loc: Loc
@@ -104,6 +125,23 @@ class CatalogEntry:
     device_guard: Located[bool | str] | None = None
     torch: TorchGate | None = None
     doc: str = ""
+    # Escape hatches (upstream diopi_functions.yaml parity); see schemas/catalog.schema.json.
+    code: tuple[tuple[str, Located[str]], ...] = ()   # hook -> free-form C++ (byte for byte)
+    locals: tuple[str, ...] = ()                      # names declared by the custom code
+    ins: tuple[tuple[str, bool], ...] = ()            # (local, optional) -> const handle
+    outs: tuple[str, ...] = ()                        # local -> mutable handle
+    no_device_check: tuple[str, ...] = ()
+    dummy_call: Located[bool] | None = None
+    custom_fallback: Located[bool] | None = None
+    force_fallback: Located[bool] | None = None
+    register: Located[bool] | None = None
+    autograd: "Autograd | None" = None
+    sizes: tuple[str, ...] = ()                       # locals converted to diopiSize_t
+    returns: tuple[str, ...] = ()                     # names of the locals holding the returns
+
+    def hook(self, name: str) -> str:
+        found = dict(self.code).get(name)
+        return found.value if found is not None else ""
 
     def alloc_for(self, name: str) -> str | None:
         return dict(self.alloc).get(name)
@@ -165,6 +203,8 @@ class OpOverride:
     enabled: Located[bool] | None = None
     switches: tuple[tuple[str, Located[bool]], ...] = ()
     reason: str = ""
+    register: Located[bool] | None = None
+    memory_format: Located[str] | None = None   # contiguous | channels_last | preserve
 
     def switch(self, name: str) -> Located[bool] | None:
         return dict(self.switches).get(name)
@@ -176,6 +216,12 @@ class Vendor:
     identity: VendorIdentity
     defaults: tuple[tuple[str, Located[bool]], ...]
     overrides: tuple[OpOverride, ...]
+    # dtype/layout conversions (deeplink_gen.conversions) and test settings (deeplink_gen.testspec)
+    conversions: "Conversions | None" = None
+    tests: "TestSpec | None" = None
+    # the vendor runtime and its build wiring (deeplink_gen.runtime)
+    runtime: "RuntimeSpec | None" = None
+    build: "BuildSpec | None" = None
 
     @property
     def name(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deeplink_gen import aten
+from deeplink_gen.catalog import aten_op
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import BUILTIN_DEFAULTS, SWITCHES, CatalogEntry, TorchVersion, Vendor
 from deeplink_gen.signature import OpSignature, signature_of
@@ -36,6 +37,7 @@ class ResolvedOp:
     sig: OpSignature
     enabled: Setting
     settings: tuple[tuple[str, Setting], ...]
+    memory_format: Setting | None = None   # value: contiguous | channels_last | preserve
 
     @property
     def op(self) -> str:
@@ -91,6 +93,47 @@ def _enabled(entry: CatalogEntry, vendor: Vendor) -> Setting:
     return Setting(True, "built-in default")
 
 
+def _register(entry: CatalogEntry, vendor: Vendor) -> Setting:
+    override = vendor.override(entry.op)
+    if override is not None and override.register is not None:
+        return Setting(override.register.value, "vendor op override", override.register.loc)
+    if entry.register is not None:
+        return Setting(entry.register.value, "catalog", entry.register.loc)
+    return Setting(True, "built-in default")
+
+
+def memory_format_of(layout: str) -> str:
+    """DIPU's reading of a layout string for memory-format placeholders
+    (dipu-kernels.md §14): NCHW -> contiguous; NLC/NHWC/NDHWC -> channels_last;
+    anything else -> preserve."""
+    if "NCHW" in layout:
+        return "contiguous"
+    if any(t in layout for t in ("NLC", "NHWC", "NDHWC")):
+        return "channels_last"
+    return "preserve"
+
+
+def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting | None:
+    """The memory format for the op's placeholders: a per-op override, else
+    the vendor's layouts for the op's DIOPI function (function-level, else
+    the default), read as DIPU reads convert_config.yaml."""
+    override = vendor.override(entry.op)
+    if override is not None and override.memory_format is not None:
+        return Setting(override.memory_format.value, "vendor op override", override.memory_format.loc)
+    conversions = getattr(vendor, "conversions", None)
+    if conversions is None:
+        return None
+    function = entry.call.function
+    tokens = conversions.function_layouts(function)
+    if tokens:
+        f = conversions.layouts_of(function)
+        return Setting(memory_format_of(",".join(tokens)), f"vendor layouts for {function}", f.loc)
+    if conversions.default_layout is not None:
+        return Setting(memory_format_of(conversions.default_layout.value), "vendor default layout",
+                       conversions.default_layout.loc)
+    return None
+
+
 def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dict | None = None) -> ResolvedVendor:
     cli = cli or {}
     ops, skipped = [], []
@@ -98,8 +141,10 @@ def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dic
         if entry.torch is not None and not entry.torch.admits(torch_version):
             skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
             continue
-        op = aten.lookup(entry.op)
-        sig = signature_of(op)
+        op = aten_op(entry)
+        sig = signature_of(op, entry.returns)
         settings = tuple((name, _switch(name, entry, vendor, cli)) for name in SWITCHES)
-        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor), settings))
+        settings += (("register", _register(entry, vendor)),)
+        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor), settings,
+                              _memory_format(entry, vendor)))
     return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped))

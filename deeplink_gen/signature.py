@@ -143,12 +143,14 @@ def _return_names(func: FunctionSchema) -> list[str]:
     return names
 
 
-def signature_of(op: "AtenOp") -> OpSignature:
-    return _signature(op.name, op.schema, op.const_ref_for_mutable, op.ilistref)
+def signature_of(op: "AtenOp", return_names: tuple[str, ...] = ()) -> OpSignature:
+    """*return_names* renames the fresh returns (the locals custom code declares)."""
+    return _signature(op.name, op.schema, op.const_ref_for_mutable, op.ilistref, tuple(return_names))
 
 
 @functools.lru_cache(maxsize=None)
-def _signature(op: str, schema: str, const_ref_for_mutable: bool, ilistref: bool) -> OpSignature:
+def _signature(op: str, schema: str, const_ref_for_mutable: bool, ilistref: bool,
+               rename: tuple[str, ...] = ()) -> OpSignature:
     func = FunctionSchema.parse(schema)
     with _dispatcher_context(const_ref_for_mutable, ilistref):
         sig = DispatcherSignature.from_schema(func)
@@ -163,13 +165,47 @@ def _signature(op: str, schema: str, const_ref_for_mutable: bool, ilistref: bool
     # Mutable returns alias the mutable argument with the same alias set.
     writable = [a for a in func.arguments.flat_all if a.annotation and a.annotation.is_write]
     returns = []
-    for name, r in zip(_return_names(func), func.returns):
+    names = _return_names(func)
+    if rename and len(rename) == len(names):
+        names = list(rename)
+    for name, r in zip(names, func.returns):
         alias = None
         if r.annotation and r.annotation.is_write:
             alias = next((a.name for a in writable if a.annotation.alias_set == r.annotation.alias_set), None)
         is_list = isinstance(r.type, ListType) and _base(r.type.elem) == BaseTy.Tensor
         returns.append(Ret(alias or name, alias, _base(r.type) == BaseTy.Tensor, is_list))
     return OpSignature(op, func, tuple(params), tuple(returns), return_type, const_ref_for_mutable, ilistref)
+
+
+# The local each conversion declares, as a suffix of the argument name.
+DERIVED_SUFFIX = {
+    Conv.TENSOR: "DiopiTensorHandle", Conv.OPT_TENSOR: "DiopiTensorHandle",
+    Conv.MUT_TENSOR: "DiopiTensorHandle", Conv.SCALAR: "DiopiScalar", Conv.OPT_SCALAR: "DiopiScalarPtr",
+    Conv.INT_LIST: "DiopiSize", Conv.SYMINT_LIST: "DiopiSize", Conv.OPT_INT_LIST: "DiopiSize",
+    Conv.GENERATOR: "DiopiGenerator",
+}
+
+
+def derived_names(sig: OpSignature) -> dict[str, str]:
+    """Locals a call expression may use besides the arguments: the converted
+    form of an argument (``running_meanDiopiTensorHandle``) -> the argument."""
+    out = {}
+    for p in sig.params:
+        suffix = DERIVED_SUFFIX.get(p.conv)
+        if suffix:
+            out[p.name + suffix] = p.name
+        if p.conv == Conv.SYMINT_LIST:
+            out[p.name + "Vector"] = p.name      # the concrete int64_t values, as DIPU names them
+    for r in sig.fresh_returns:
+        if r.is_tensor:
+            out[r.name + "DiopiTensorHandle"] = r.name
+    return out
+
+
+def autograd_class_name(op: str) -> str:
+    """DIPU's naming: Dipu + CamelCase of the op split on '_' and '.' + Function."""
+    parts = [p for p in op.replace(".", "_").split("_") if p]
+    return "Dipu" + "".join(p[:1].upper() + p[1:] for p in parts) + "Function"
 
 
 def wrapper_name(op: str) -> str:

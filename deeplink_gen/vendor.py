@@ -10,6 +10,11 @@ from deeplink_gen.model import (
     SWITCHES, Catalog, Located, OpOverride, Vendor, VendorIdentity,
 )
 from deeplink_gen.yamlload import Document
+from deeplink_gen import diopi_api
+from deeplink_gen.conversions import check_conversions, parse_conversions
+from deeplink_gen.testspec import check_tests, parse_tests
+from deeplink_gen.runtime.checks import check_runtime
+from deeplink_gen.runtime.parse import parse_build, parse_runtime
 
 
 def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
@@ -40,11 +45,23 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
             enabled=Located(o["enabled"], doc.loc(where + ("enabled",))) if "enabled" in o else None,
             switches=tuple((k, Located(o[k], doc.loc(where + (k,)))) for k in SWITCHES if k in o),
             reason=o.get("reason", ""),
+            register=Located(o["register"], doc.loc(where + ("register",))) if "register" in o else None,
+            memory_format=(Located(o["memory_format"], doc.loc(where + ("memory_format",)))
+                           if "memory_format" in o else None),
         ))
-    return Vendor(doc.path, identity, defaults, tuple(overrides))
+    conversions = parse_conversions(doc)
+    tests = parse_tests(doc)
+    check_tests(doc, tests, diags)
+    runtime = parse_runtime(doc, diags)
+    if runtime is not None:
+        check_runtime(runtime, diags)
+    return Vendor(doc.path, identity, defaults, tuple(overrides), conversions=conversions, tests=tests,
+                  runtime=runtime, build=parse_build(doc))
 
 
 def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
+    if vendor.conversions is not None:
+        check_conversions(vendor.conversions, diopi_api.active(), diags)
     for o in vendor.overrides:
         entry = catalog.get(o.op)
         if entry is None:
@@ -55,6 +72,11 @@ def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
         if wanted and wanted.value and entry.autocompare is not None and not entry.autocompare.value:
             diags.add(wanted.loc, key_path(("ops", o.op, "autocompare")),
                       f"conflicts with the catalog, which marks {o.op} as not comparable at {entry.autocompare.loc}")
+        register = o.register if o.register is not None else entry.register
+        wanted = o.switch("autocompare")
+        if register is not None and not register.value and wanted is not None and wanted.value:
+            diags.add(wanted.loc, key_path(("ops", o.op, "autocompare")),
+                      f"an unregistered op has no autocompare twin (register: false at {register.loc})")
         wanted = o.switch("fallback_to_cpu")
         if wanted and wanted.value and entry.fallback_to_cpu is not None and not entry.fallback_to_cpu.value:
             diags.add(wanted.loc, key_path(("ops", o.op, "fallback_to_cpu")),

@@ -31,12 +31,13 @@ class Report:
 
 
 def _existing(root: Path) -> dict[str, Path]:
-    """Every file below *root*, without following symlinks out of it."""
+    """Every entry below *root* that is not a directory; symlinks are listed but
+    never followed (a link inside the output tree never leads out of it)."""
     found: dict[str, Path] = {}
     if not root.is_dir() or root.is_symlink():
         return found
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in filenames:
+        for name in filenames + [d for d in dirnames if (Path(dirpath) / d).is_symlink()]:
             path = Path(dirpath) / name
             found[path.relative_to(root).as_posix()] = path
     return found
@@ -57,6 +58,9 @@ def recover(out_root: Path) -> None:
 
 
 def _read(path: Path) -> bytes | None:
+    """A regular file's bytes; None for symlinks and anything unreadable."""
+    if path.is_symlink() or not path.is_file():
+        return None
     try:
         return path.read_bytes()
     except OSError:
@@ -69,7 +73,9 @@ def check_tree(target: Path, files: dict[str, str], label: str, report: Report, 
         want = files[rel].encode("utf-8")
         have = _read(on_disk[rel]) if rel in on_disk else None
         shown = f"{label}/{rel}"
-        if have is None:
+        if have is None and rel in on_disk:
+            report.stale.append(shown)
+        elif have is None:
             report.missing.append(shown)
         elif have != want:
             report.stale.append(shown)
@@ -100,7 +106,7 @@ def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report)
         dest = staging / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         if rel in on_disk and rel not in changed:
-            os.link(on_disk[rel], dest)
+            os.link(on_disk[rel], dest, follow_symlinks=False)
             report.unchanged.append(f"{name}/{rel}")
         else:
             with open(dest, "wb") as fh:

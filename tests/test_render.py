@@ -46,7 +46,9 @@ def test_render_writes_kernels_and_manifest(workspace: Path):
     assert registered, manifest
     for op in registered:
         assert f'("{op}", ::' in kernels
-    assert {f["path"] for f in manifest["files"]} == {KERNELS}
+    listed = {f["path"] for f in manifest["files"]}
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert KERNELS in listed and listed == on_disk - {"manifest.json"}
     assert not (workspace / "generated" / "ascend").exists()
 
 
@@ -54,7 +56,7 @@ def test_output_is_identical_across_hash_seeds_and_locales(workspace: Path, tmp_
     trees = []
     for seed, locale in (("0", "C"), ("1", "C.UTF-8"), ("4242", "C")):
         out = tmp_path / f"out-{seed}"
-        proc = run_subprocess("-C", str(workspace), "render", "--all", "--out", str(out),
+        proc = run_subprocess("-C", str(workspace), "render", "--all", "--out", str(out), "--allow-outside-workspace",
                               env={"PYTHONHASHSEED": seed, "LC_ALL": locale})
         assert proc.returncode == 0, proc.stderr
         trees.append(_tree(out))
@@ -116,7 +118,7 @@ def test_check_without_output_fails(workspace: Path):
 def test_autocompare_flag_overrides_vendor_defaults(workspace: Path, tmp_path: Path):
     def twins(flag: str) -> int:
         out = tmp_path / flag.strip("-")
-        assert run_cli("render", "--vendor", "camb", flag, "--out", str(out), cwd=workspace).exit_code == 0
+        assert run_cli("render", "--vendor", "camb", flag, "--out", str(out), "--allow-outside-workspace", cwd=workspace).exit_code == 0
         return (out / "camb" / KERNELS).read_text().count("_autocompare(")
 
     on, off = twins("--autocompare"), twins("--no-autocompare")
@@ -129,8 +131,8 @@ def test_torch_gate_selects_entries(workspace: Path, tmp_path: Path):
     cat.write_text(cat.read_text().replace("  bmm.out:\n", "  bmm.out:\n    torch: '<2.5'\n"))
     old = tmp_path / "old"
     new = tmp_path / "new"
-    assert run_cli("render", "--vendor", "camb", "--torch-version", "2.1", "--out", str(old), cwd=workspace).exit_code == 0
-    assert run_cli("render", "--vendor", "camb", "--out", str(new), cwd=workspace).exit_code == 0
+    assert run_cli("render", "--vendor", "camb", "--torch-version", "2.1", "--out", str(old), "--allow-outside-workspace", cwd=workspace).exit_code == 0
+    assert run_cli("render", "--vendor", "camb", "--out", str(new), "--allow-outside-workspace", cwd=workspace).exit_code == 0
     assert '"bmm.out"' in (old / "camb" / KERNELS).read_text()
     assert '"bmm.out"' not in (new / "camb" / KERNELS).read_text()
     skipped = json.loads((new / "camb" / "manifest.json").read_text())["skipped"]
@@ -170,3 +172,56 @@ def test_cli_never_imports_torch():
             "assert 'torch' not in sys.modules, 'torch imported'")
     proc = subprocess.run([os.sys.executable, "-c", code, str(REPO)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_symlinks_in_the_output_tree_are_not_followed(workspace: Path, tmp_path: Path):
+    assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
+    outside = tmp_path / "outside.txt"
+    outside.write_text("precious")
+    manifest = workspace / "generated" / "camb" / "manifest.json"
+    manifest.unlink()
+    manifest.symlink_to(outside)
+    result = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert result.exit_code == 1 and "stale: camb/manifest.json" in result.stderr
+    assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
+    assert outside.read_text() == "precious"
+    assert not manifest.is_symlink() and manifest.read_text().startswith('{"//"')
+
+
+def test_killed_render_leaves_a_whole_tree(workspace: Path):
+    import signal
+    import sys
+    import time as clock
+
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    before = _tree(workspace / "generated")
+    vendor = workspace / "vendors" / "droplet.yaml"
+    vendor.write_text(vendor.read_text().replace("  profiler: true", "  profiler: false"))
+    for delay in (0.05, 0.2, 0.4, 0.6, 0.8, 1.0):
+        proc = subprocess.Popen([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--all"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        clock.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        tree = _tree(workspace / "generated")
+        droplet = {k: v for k, v in tree.items() if k.startswith("droplet/")}
+        old = {k: v for k, v in before.items() if k.startswith("droplet/")}
+        # droplet's tree is the old one, or the complete new one (or mid-swap, recovered below).
+        if droplet and droplet != old:
+            assert all(b"RecordBlockCreator" not in v for k, v in droplet.items() if k.endswith(".cpp"))
+        assert {k: v for k, v in tree.items() if k.startswith("camb/")} == \
+            {k: v for k, v in before.items() if k.startswith("camb/")}
+        vendor.write_text(vendor.read_text())
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    assert run_cli("render", "--all", "--check", cwd=workspace).exit_code == 0
+    assert not list((workspace / "generated").glob(".*"))
+
+
+def test_out_outside_the_workspace_needs_a_flag(workspace: Path, tmp_path: Path):
+    out = tmp_path / "elsewhere"
+    result = run_cli("render", "--vendor", "camb", "--out", str(out), cwd=workspace)
+    assert result.exit_code == 2 and "--allow-outside-workspace" in result.output
+    assert not out.exists()
+    inside = workspace / "build" / "gen"
+    assert run_cli("render", "--vendor", "camb", "--out", str(inside), cwd=workspace).exit_code == 0
+    assert (inside / "camb" / "manifest.json").is_file()

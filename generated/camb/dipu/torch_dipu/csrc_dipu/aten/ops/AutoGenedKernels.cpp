@@ -38,6 +38,4045 @@
 namespace dipu {
 namespace native {
 
+// Custom code may call these unqualified, as in DIPU's own generated file.
+using dipu::diopi_helper::toDiopiGeneratorHandle;
+using dipu::diopi_helper::toDiopiRoundMode;
+using dipu::diopi_helper::toDiopiSize;
+
+// relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[relu.out]:", "diopiRelu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " relu.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " relu.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\trelu.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\trelu.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRelu)");
+  ::diopiError_t ret = ::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::relu_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[threshold.out]:", "diopiThreshold");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " threshold.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " threshold.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tthreshold.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tthreshold.out:\tthreshold:" << dumpArg(threshold) << std::endl;
+    std::cout << "\tthreshold.out:\tvalue:" << dumpArg(value) << std::endl;
+    std::cout << "\tthreshold.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiThreshold)");
+  ::diopiError_t ret = ::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::threshold_outf(self_cpu, threshold, value, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[threshold_]:", "diopiThresholdInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " threshold_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tthreshold_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tthreshold_:\tthreshold:" << dumpArg(threshold) << std::endl;
+    std::cout << "\tthreshold_:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiThresholdInp)");
+  ::diopiError_t ret = ::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::threshold_(self_cpu, threshold, value);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[threshold_backward.grad_input]:", "diopiThresholdBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " threshold_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tthreshold_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tthreshold_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tthreshold_backward.grad_input:\tthreshold:" << dumpArg(threshold) << std::endl;
+    std::cout << "\tthreshold_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiThresholdBackward)");
+  ::diopiError_t ret = ::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::threshold_backward_outf(grad_output_cpu, self_cpu, threshold, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[threshold_backward]:", "diopiThresholdBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " threshold_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " threshold_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " threshold_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tthreshold_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tthreshold_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tthreshold_backward:\tthreshold:" << dumpArg(threshold) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiThresholdBackward)");
+  ::diopiError_t ret = ::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::threshold_backward(grad_output_cpu, self_cpu, threshold);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gelu.out]:", "diopiGelu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gelu.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " gelu.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgelu.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgelu.out:\tapproximate:" << dumpArg(approximate) << std::endl;
+    std::cout << "\tgelu.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
+  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::gelu_outf(self_cpu, approximate, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// gelu(Tensor self, *, str approximate='none') -> Tensor
+at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gelu]:", "diopiGelu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gelu: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " gelu: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgelu:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgelu:\tapproximate:" << dumpArg(approximate) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
+  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::gelu(self_cpu, approximate);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gelu_]:", "diopiGelu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gelu_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgelu_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgelu_:\tapproximate:" << dumpArg(approximate) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
+  ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::gelu_(self_cpu, approximate);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate='none', Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gelu_backward.grad_input]:", "diopiGeluBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gelu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgelu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tgelu_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgelu_backward.grad_input:\tapproximate:" << dumpArg(approximate) << std::endl;
+    std::cout << "\tgelu_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
+  ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::gelu_backward_outf(grad_output_cpu, self_cpu, approximate, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor
+at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gelu_backward]:", "diopiGeluBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " gelu_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gelu_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " gelu_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgelu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tgelu_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgelu_backward:\tapproximate:" << dumpArg(approximate) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
+  ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::gelu_backward(grad_output_cpu, self_cpu, approximate);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[silu.out]:", "diopiSilu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " silu.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " silu.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsilu.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsilu.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSilu)");
+  ::diopiError_t ret = ::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::silu_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// silu(Tensor self) -> Tensor
+at::Tensor dipu_silu(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[silu]:", "diopiSilu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " silu: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " silu: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsilu:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSilu)");
+  ::diopiError_t ret = ::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::silu(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// silu_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & dipu_silu_(at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[silu_]:", "diopiSiluInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " silu_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsilu_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSiluInp)");
+  ::diopiError_t ret = ::diopiSiluInp(ctx, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::silu_(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[silu_backward.grad_input]:", "diopiSiluBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " silu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsilu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tsilu_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsilu_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSiluBackward)");
+  ::diopiError_t ret = ::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::silu_backward_outf(grad_output_cpu, self_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// silu_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[silu_backward]:", "diopiSiluBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " silu_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " silu_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " silu_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsilu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tsilu_backward:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSiluBackward)");
+  ::diopiError_t ret = ::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::silu_backward(grad_output_cpu, self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// sigmoid(Tensor self) -> Tensor
+at::Tensor dipu_sigmoid(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sigmoid]:", "diopiSigmoid");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sigmoid: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sigmoid: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsigmoid:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSigmoid)");
+  ::diopiError_t ret = ::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::sigmoid(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sigmoid_backward.grad_input]:", "diopiSigmoidBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsigmoid_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tsigmoid_backward.grad_input:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\tsigmoid_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSigmoidBackward)");
+  ::diopiError_t ret = ::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
+    at::sigmoid_backward_outf(grad_output_cpu, output_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
+at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sigmoid_backward]:", "diopiSigmoidBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " sigmoid_backward: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " sigmoid_backward: output should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sigmoid_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsigmoid_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tsigmoid_backward:\toutput:" << dumpArg(output) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSigmoidBackward)");
+  ::diopiError_t ret = ::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto result_cpu = at::sigmoid_backward(grad_output_cpu, output_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// tanh(Tensor self) -> Tensor
+at::Tensor dipu_tanh(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[tanh]:", "diopiTanh");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " tanh: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " tanh: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttanh:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTanh)");
+  ::diopiError_t ret = ::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::tanh(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[tanh_backward.grad_input]:", "diopiTanhBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " tanh_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\ttanh_backward.grad_input:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\ttanh_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTanhBackward)");
+  ::diopiError_t ret = ::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
+    at::tanh_backward_outf(grad_output_cpu, output_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// tanh_backward(Tensor grad_output, Tensor output) -> Tensor
+at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[tanh_backward]:", "diopiTanhBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " tanh_backward: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " tanh_backward: output should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " tanh_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttanh_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\ttanh_backward:\toutput:" << dumpArg(output) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTanhBackward)");
+  ::diopiError_t ret = ::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto result_cpu = at::tanh_backward(grad_output_cpu, output_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardtanh.out]:", "diopiHardtanh");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
+  ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardtanh.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " hardtanh.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardtanh.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\thardtanh.out:\tmin_val:" << dumpArg(min_val) << std::endl;
+    std::cout << "\thardtanh.out:\tmax_val:" << dumpArg(max_val) << std::endl;
+    std::cout << "\thardtanh.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardtanh)");
+  ::diopiError_t ret = ::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::hardtanh_outf(self_cpu, min_val, max_val, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
+at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardtanh_]:", "diopiHardtanhInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
+  ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardtanh_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardtanh_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\thardtanh_:\tmin_val:" << dumpArg(min_val) << std::endl;
+    std::cout << "\thardtanh_:\tmax_val:" << dumpArg(max_val) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardtanhInp)");
+  ::diopiError_t ret = ::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::hardtanh_(self_cpu, min_val, max_val);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardtanh_backward.grad_input]:", "diopiHardtanhBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
+  ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardtanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\thardtanh_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\thardtanh_backward.grad_input:\tmin_val:" << dumpArg(min_val) << std::endl;
+    std::cout << "\thardtanh_backward.grad_input:\tmax_val:" << dumpArg(max_val) << std::endl;
+    std::cout << "\thardtanh_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardtanhBackward)");
+  ::diopiError_t ret = ::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::hardtanh_backward_outf(grad_output_cpu, self_cpu, min_val, max_val, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & negative_slope, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[leaky_relu.out]:", "diopiLeakyRelu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " leaky_relu.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " leaky_relu.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tleaky_relu.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tleaky_relu.out:\tnegative_slope:" << dumpArg(negative_slope) << std::endl;
+    std::cout << "\tleaky_relu.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLeakyRelu)");
+  ::diopiError_t ret = ::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::leaky_relu_outf(self_cpu, negative_slope, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
+at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[leaky_relu_]:", "diopiLeakyReluInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " leaky_relu_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tleaky_relu_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tleaky_relu_:\tnegative_slope:" << dumpArg(negative_slope) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLeakyReluInp)");
+  ::diopiError_t ret = ::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::leaky_relu_(self_cpu, negative_slope);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[leaky_relu_backward.grad_input]:", "diopiLeakyReluBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tleaky_relu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tleaky_relu_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tleaky_relu_backward.grad_input:\tnegative_slope:" << dumpArg(negative_slope) << std::endl;
+    std::cout << "\tleaky_relu_backward.grad_input:\tself_is_result:" << dumpArg(self_is_result) << std::endl;
+    std::cout << "\tleaky_relu_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLeakyReluBackward)");
+  ::diopiError_t ret = ::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::leaky_relu_backward_outf(grad_output_cpu, self_cpu, negative_slope, self_is_result, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardswish.out]:", "diopiHardswish");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardswish.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " hardswish.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardswish.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\thardswish.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardswish)");
+  ::diopiError_t ret = ::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::hardswish_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// hardswish_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & dipu_hardswish_(at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardswish_]:", "diopiHardswishInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardswish_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardswish_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardswishInp)");
+  ::diopiError_t ret = ::diopiHardswishInp(ctx, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::hardswish_(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[hardswish_backward]:", "diopiHardswishBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " hardswish_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " hardswish_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " hardswish_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\thardswish_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\thardswish_backward:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiHardswishBackward)");
+  ::diopiError_t ret = ::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::hardswish_backward(grad_output_cpu, self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_softmax]:", "diopiSoftmax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _softmax: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _softmax: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_softmax:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_softmax:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_softmax:\thalf_to_float:" << dumpArg(half_to_float) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSoftmax)");
+  ::diopiError_t ret = ::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::_softmax(self_cpu, dim, half_to_float);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_softmax_backward_data.out]:", "diopiSoftmaxBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " _softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\t_softmax_backward_data.out:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\t_softmax_backward_data.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_softmax_backward_data.out:\tinput_dtype:" << dumpArg(input_dtype) << std::endl;
+    std::cout << "\t_softmax_backward_data.out:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSoftmaxBackward)");
+  ::diopiError_t ret = ::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
+    at::_softmax_backward_data_outf(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_softmax_backward_data]:", "diopiSoftmaxBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " _softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " _softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _softmax_backward_data: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\t_softmax_backward_data:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\t_softmax_backward_data:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_softmax_backward_data:\tinput_dtype:" << dumpArg(input_dtype) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSoftmaxBackward)");
+  ::diopiError_t ret = ::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto result_cpu = at::_softmax_backward_data(grad_output_cpu, output_cpu, dim, input_dtype);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_log_softmax]:", "diopiLogSoftmax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _log_softmax: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _log_softmax: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_log_softmax:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_log_softmax:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_log_softmax:\thalf_to_float:" << dumpArg(half_to_float) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogSoftmax)");
+  ::diopiError_t ret = ::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::_log_softmax(self_cpu, dim, half_to_float);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_log_softmax_backward_data.out]:", "diopiLogSoftmaxBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_log_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\t_log_softmax_backward_data.out:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\t_log_softmax_backward_data.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_log_softmax_backward_data.out:\tinput_dtype:" << dumpArg(input_dtype) << std::endl;
+    std::cout << "\t_log_softmax_backward_data.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogSoftmaxBackward)");
+  ::diopiError_t ret = ::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{grad_output, grad_output_cpu}, {output, output_cpu}});
+    at::_log_softmax_backward_data_outf(grad_output_cpu, output_cpu, dim, input_dtype, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_log_softmax_backward_data]:", "diopiLogSoftmaxBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _log_softmax_backward_data: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_log_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\t_log_softmax_backward_data:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\t_log_softmax_backward_data:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\t_log_softmax_backward_data:\tinput_dtype:" << dumpArg(input_dtype) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogSoftmaxBackward)");
+  ::diopiError_t ret = ::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto output_cpu = tensor_clone_to_host(output);
+    auto result_cpu = at::_log_softmax_backward_data(grad_output_cpu, output_cpu, dim, input_dtype);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0].expect_int() - dilation[0].expect_int() * (weight.size(2) - 1) - 1) / stride[0].expect_int() + 1, (input.size(3) + 2 * padding[1].expect_int() - dilation[1].expect_int() * (weight.size(3) - 1) - 1) / stride[1].expect_int() + 1}, input.options(), input.suggest_memory_format());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  [[maybe_unused]] c10::DimVector strideVector;
+  for (const c10::SymInt& v : stride) {
+    strideVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
+  [[maybe_unused]] c10::DimVector paddingVector;
+  for (const c10::SymInt& v : padding) {
+    paddingVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
+  [[maybe_unused]] c10::DimVector dilationVector;
+  for (const c10::SymInt& v : dilation) {
+    dilationVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " convolution_overrideable: input should be on dipu");
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " convolution_overrideable: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " convolution_overrideable: bias should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " convolution_overrideable: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tconvolution_overrideable:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tconvolution_overrideable:\ttransposed:" << dumpArg(transposed) << std::endl;
+    std::cout << "\tconvolution_overrideable:\toutput_padding:" << dumpArg(output_padding) << std::endl;
+    std::cout << "\tconvolution_overrideable:\tgroups:" << dumpArg(groups) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2d)");
+  ::diopiError_t ret = ::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto result_cpu = at::convolution_overrideable_symint(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
+  at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
+  at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiTensorHandle_t grad_weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_weight);
+  ::diopiTensorHandle_t grad_biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_bias);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  [[maybe_unused]] c10::DimVector strideVector;
+  for (const c10::SymInt& v : stride) {
+    strideVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
+  [[maybe_unused]] c10::DimVector paddingVector;
+  for (const c10::SymInt& v : padding) {
+    paddingVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
+  [[maybe_unused]] c10::DimVector dilationVector;
+  for (const c10::SymInt& v : dilation) {
+    dilationVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_output should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: input should be on dipu");
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: weight should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_input should be on dipu");
+    TORCH_CHECK(!grad_weight.defined() || grad_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_weight),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_weight should be on dipu");
+    TORCH_CHECK(!grad_bias.defined() || grad_bias.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_bias),
+                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_bias should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tconvolution_backward_overrideable:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\ttransposed:" << dumpArg(transposed) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\toutput_padding:" << dumpArg(output_padding) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\tgroups:" << dumpArg(groups) << std::endl;
+    std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
+  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto result_cpu = at::convolution_backward_overrideable_symint(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(grad_weight, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(grad_input, grad_weight, grad_bias);
+}
+
+// convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
+  at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
+  at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  [[maybe_unused]] c10::DimVector strideVector;
+  for (const c10::SymInt& v : stride) {
+    strideVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
+  [[maybe_unused]] c10::DimVector paddingVector;
+  for (const c10::SymInt& v : padding) {
+    paddingVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
+  [[maybe_unused]] c10::DimVector dilationVector;
+  for (const c10::SymInt& v : dilation) {
+    dilationVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " convolution_backward: grad_output should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " convolution_backward: input should be on dipu");
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " convolution_backward: weight should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " convolution_backward: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " convolution_backward: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " convolution_backward: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tconvolution_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tconvolution_backward:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tconvolution_backward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tconvolution_backward:\tbias_sizes:" << dumpArg(bias_sizes) << std::endl;
+    std::cout << "\tconvolution_backward:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tconvolution_backward:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tconvolution_backward:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tconvolution_backward:\ttransposed:" << dumpArg(transposed) << std::endl;
+    std::cout << "\tconvolution_backward:\toutput_padding:" << dumpArg(output_padding) << std::endl;
+    std::cout << "\tconvolution_backward:\tgroups:" << dumpArg(groups) << std::endl;
+    std::cout << "\tconvolution_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
+  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto result_cpu = at::convolution_backward_symint(grad_output_cpu, input_cpu, weight_cpu, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse) {
+  c10::OptionalDeviceGuard guard(at::device_of(weight));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[embedding]:", "diopiEmbedding");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " embedding: weight should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " embedding: indices should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " embedding: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tembedding:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tembedding:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\tembedding:\tpadding_idx:" << dumpArg(padding_idx) << std::endl;
+    std::cout << "\tembedding:\tscale_grad_by_freq:" << dumpArg(scale_grad_by_freq) << std::endl;
+    std::cout << "\tembedding:\tsparse:" << dumpArg(sparse) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbedding)");
+  ::diopiError_t ret = ::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto result_cpu = at::embedding_symint(weight_cpu, indices_cpu, padding_idx, scale_grad_by_freq, sparse);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
+at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[embedding_dense_backward]:", "diopiEmbeddingBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " embedding_dense_backward: grad_output should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " embedding_dense_backward: indices should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " embedding_dense_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tembedding_dense_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tembedding_dense_backward:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\tembedding_dense_backward:\tnum_weights:" << dumpArg(num_weights) << std::endl;
+    std::cout << "\tembedding_dense_backward:\tpadding_idx:" << dumpArg(padding_idx) << std::endl;
+    std::cout << "\tembedding_dense_backward:\tscale_grad_by_freq:" << dumpArg(scale_grad_by_freq) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
+  ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto result_cpu = at::embedding_dense_backward_symint(grad_output_cpu, indices_cpu, num_weights, padding_idx, scale_grad_by_freq);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)
+at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[embedding_renorm_]:", "diopiEmbeddingRenorm_");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " embedding_renorm_: self should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " embedding_renorm_: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tembedding_renorm_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tembedding_renorm_:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\tembedding_renorm_:\tmax_norm:" << dumpArg(max_norm) << std::endl;
+    std::cout << "\tembedding_renorm_:\tnorm_type:" << dumpArg(norm_type) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingRenorm_)");
+  ::diopiError_t ret = ::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    at::embedding_renorm_(self_cpu, indices_cpu, max_norm, norm_type);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+::std::tuple<at::Tensor &,at::Tensor &> dipu_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  c10::OptionalDeviceGuard guard(at::device_of(output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss_forward.output]:", "diopiNLLLoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss_forward.output: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss_forward.output: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss_forward.output: weight should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " nll_loss_forward.output: output should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss_forward.output: total_weight should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss_forward.output:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\tnll_loss_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
+  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto output_cpu = tensor_reference_or_clone_to_host(output, {{self, self_cpu}, {target, target_cpu}});
+    auto total_weight_cpu = tensor_reference_or_clone_to_host(total_weight, {{self, self_cpu}, {target, target_cpu}});
+    at::nll_loss_forward_symint_outf(self_cpu, target_cpu, weight_cpu, reduction, ignore_index, output_cpu, total_weight_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(output, output_cpu, current_stream);
+    tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(output, total_weight);
+}
+
+// nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
+::std::tuple<at::Tensor,at::Tensor> dipu_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss_forward]:", "diopiNLLLoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
+  at::Tensor total_weight = nodispatch::empty({}, self.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss_forward: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss_forward: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss_forward: weight should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " nll_loss_forward: output should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss_forward: total_weight should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss_forward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss_forward:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss_forward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss_forward:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss_forward:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
+  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto result_cpu = at::nll_loss_forward_symint(self_cpu, target_cpu, weight_cpu, reduction, ignore_index);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(output, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(total_weight, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(output, total_weight);
+}
+
+// nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss_backward.grad_input]:", "diopiNLLLossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
+    std::cout << "\tnll_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
+  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto total_weight_cpu = tensor_clone_to_host(total_weight);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {target, target_cpu}, {total_weight, total_weight_cpu}});
+    at::nll_loss_backward_symint_outf(grad_output_cpu, self_cpu, target_cpu, weight_cpu, reduction, ignore_index, total_weight_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
+at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss_backward]:", "diopiNLLLossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " nll_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss_backward: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss_backward: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss_backward: weight should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss_backward: total_weight should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " nll_loss_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tnll_loss_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss_backward:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss_backward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss_backward:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss_backward:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+    std::cout << "\tnll_loss_backward:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
+  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto total_weight_cpu = tensor_clone_to_host(total_weight);
+    auto result_cpu = at::nll_loss_backward_symint(grad_output_cpu, self_cpu, target_cpu, weight_cpu, reduction, ignore_index, total_weight_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+::std::tuple<at::Tensor &,at::Tensor &> dipu_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  c10::OptionalDeviceGuard guard(at::device_of(output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss2d_forward.output]:", "diopiNLLLoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: weight should be on dipu");
+    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
+                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: output should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: total_weight should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss2d_forward.output:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\toutput:" << dumpArg(output) << std::endl;
+    std::cout << "\tnll_loss2d_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
+  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto output_cpu = tensor_reference_or_clone_to_host(output, {{self, self_cpu}, {target, target_cpu}});
+    auto total_weight_cpu = tensor_reference_or_clone_to_host(total_weight, {{self, self_cpu}, {target, target_cpu}});
+    at::nll_loss2d_forward_symint_outf(self_cpu, target_cpu, weight_cpu, reduction, ignore_index, output_cpu, total_weight_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(output, output_cpu, current_stream);
+    tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(output, total_weight);
+}
+
+// nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[nll_loss2d_backward.grad_input]:", "diopiNLLLossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\tignore_index:" << dumpArg(ignore_index) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
+    std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
+  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto total_weight_cpu = tensor_clone_to_host(total_weight);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {target, target_cpu}, {total_weight, total_weight_cpu}});
+    at::nll_loss2d_backward_symint_outf(grad_output_cpu, self_cpu, target_cpu, weight_cpu, reduction, ignore_index, total_weight_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mse_loss.out]:", "diopiMSELoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mse_loss.out: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " mse_loss.out: target should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mse_loss.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmse_loss.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmse_loss.out:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tmse_loss.out:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tmse_loss.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
+  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {target, target_cpu}});
+    at::mse_loss_outf(self_cpu, target_cpu, reduction, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
+at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mse_loss]:", "diopiMSELoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mse_loss: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " mse_loss: target should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mse_loss: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmse_loss:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmse_loss:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tmse_loss:\treduction:" << dumpArg(reduction) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
+  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto result_cpu = at::mse_loss(self_cpu, target_cpu, reduction);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// mse_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mse_loss_backward.grad_input]:", "diopiMSELossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmse_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tmse_loss_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmse_loss_backward.grad_input:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tmse_loss_backward.grad_input:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tmse_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
+  ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {target, target_cpu}});
+    at::mse_loss_backward_outf(grad_output_cpu, self_cpu, target_cpu, reduction, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mse_loss_backward]:", "diopiMSELossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " mse_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mse_loss_backward: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " mse_loss_backward: target should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mse_loss_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmse_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tmse_loss_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmse_loss_backward:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tmse_loss_backward:\treduction:" << dumpArg(reduction) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
+  ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto result_cpu = at::mse_loss_backward(grad_output_cpu, self_cpu, target_cpu, reduction);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[binary_cross_entropy.out]:", "diopiBCELoss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " binary_cross_entropy.out: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " binary_cross_entropy.out: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " binary_cross_entropy.out: weight should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " binary_cross_entropy.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbinary_cross_entropy.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbinary_cross_entropy.out:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tbinary_cross_entropy.out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tbinary_cross_entropy.out:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tbinary_cross_entropy.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
+  ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {target, target_cpu}});
+    at::binary_cross_entropy_outf(self_cpu, target_cpu, weight_cpu, reduction, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[binary_cross_entropy_backward.grad_input]:", "diopiBCELossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
+  ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {target, target_cpu}});
+    at::binary_cross_entropy_backward_outf(grad_output_cpu, self_cpu, target_cpu, weight_cpu, reduction, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// smooth_l1_loss.out(Tensor self, Tensor target, int reduction=Mean, float beta=1.0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[smooth_l1_loss.out]:", "diopiSmoothL1Loss");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " smooth_l1_loss.out: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " smooth_l1_loss.out: target should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " smooth_l1_loss.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsmooth_l1_loss.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsmooth_l1_loss.out:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tsmooth_l1_loss.out:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tsmooth_l1_loss.out:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\tsmooth_l1_loss.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
+  ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {target, target_cpu}});
+    at::smooth_l1_loss_outf(self_cpu, target_cpu, reduction, beta, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// smooth_l1_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[smooth_l1_loss_backward.grad_input]:", "diopiSmoothL1LossBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
+                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\ttarget:" << dumpArg(target) << std::endl;
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\treduction:" << dumpArg(reduction) << std::endl;
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
+  ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto target_cpu = tensor_clone_to_host(target);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {target, target_cpu}});
+    at::smooth_l1_loss_backward_outf(grad_output_cpu, self_cpu, target_cpu, reduction, beta, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_batch_norm]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_batch_norm: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_batch_norm: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " native_batch_norm: bias should be on dipu");
+    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
+                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " native_batch_norm: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
+                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " native_batch_norm: running_var should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_batch_norm: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_batch_norm: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_batch_norm: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_batch_norm:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_batch_norm:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_batch_norm:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tnative_batch_norm:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\tnative_batch_norm:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\tnative_batch_norm:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\tnative_batch_norm:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\tnative_batch_norm:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto result_cpu = at::native_batch_norm(input_cpu, weight_cpu, bias_cpu, running_mean_cpu, running_var_cpu, training, momentum, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_batch_norm.out]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiTensorHandle_t save_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_mean);
+  ::diopiTensorHandle_t save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: bias should be on dipu");
+    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
+                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
+                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: running_var should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: out should be on dipu");
+    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: save_mean should be on dipu");
+    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
+                __FILE__, ":", __LINE__, " native_batch_norm.out: save_invstd should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_batch_norm.out:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tout:" << dumpArg(out) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tsave_mean:" << dumpArg(save_mean) << std::endl;
+    std::cout << "\tnative_batch_norm.out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{input, input_cpu}});
+    auto save_mean_cpu = tensor_reference_or_clone_to_host(save_mean, {{input, input_cpu}});
+    auto save_invstd_cpu = tensor_reference_or_clone_to_host(save_invstd, {{input, input_cpu}});
+    at::native_batch_norm_outf(input_cpu, weight_cpu, bias_cpu, running_mean_cpu, running_var_cpu, training, momentum, eps, out_cpu, save_mean_cpu, save_invstd_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    tensor_copy_host_to_device(save_mean, save_mean_cpu, current_stream);
+    tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out, save_mean, save_invstd);
+}
+
+// native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_batch_norm_backward]:", "diopiBatchNormBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
+  at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
+  at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t grad_outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t running_meanDiopiTensorHandle = nullptr;
+  if (running_mean.has_value() && running_mean.value().defined()) {
+    running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean.value());
+  }
+  ::diopiConstTensorHandle_t running_varDiopiTensorHandle = nullptr;
+  if (running_var.has_value() && running_var.value().defined()) {
+    running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var.value());
+  }
+  ::diopiConstTensorHandle_t save_meanDiopiTensorHandle = nullptr;
+  if (save_mean.has_value() && save_mean.value().defined()) {
+    save_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_mean.value());
+  }
+  ::diopiConstTensorHandle_t save_invstdDiopiTensorHandle = nullptr;
+  if (save_invstd.has_value() && save_invstd.value().defined()) {
+    save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: weight should be on dipu");
+    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
+                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
+                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_var should be on dipu");
+    TORCH_CHECK(!save_mean.has_value() || !save_mean.value().defined() ||
+                save_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_mean should be on dipu");
+    TORCH_CHECK(!save_invstd.has_value() || !save_invstd.value().defined() ||
+                save_invstd.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_invstd should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_batch_norm_backward: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_batch_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\tsave_mean:" << dumpArg(save_mean) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\ttrain:" << dumpArg(train) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\tnative_batch_norm_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormBackward)");
+  ::diopiError_t ret = ::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_out_cpu = tensor_clone_to_host(grad_out);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto save_mean_cpu = tensor_clone_to_host(save_mean);
+    auto save_invstd_cpu = tensor_clone_to_host(save_invstd);
+    auto result_cpu = at::native_batch_norm_backward(grad_out_cpu, input_cpu, weight_cpu, running_mean_cpu, running_var_cpu, save_mean_cpu, save_invstd_cpu, train, eps, output_mask);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// _native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(running_mean));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_native_batch_norm_legit]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
+  ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: bias should be on dipu");
+    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_var should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_native_batch_norm_legit:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\t_native_batch_norm_legit:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto result_cpu = at::_native_batch_norm_legit(input_cpu, weight_cpu, bias_cpu, running_mean_cpu, running_var_cpu, training, momentum, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    tensor_copy_host_to_device(running_mean, running_mean_cpu, current_stream);
+    tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// _native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, Tensor(f!) save_invstd) -> (Tensor(d!), Tensor(e!), Tensor(f!))
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  c10::OptionalDeviceGuard guard(at::device_of(running_mean));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_native_batch_norm_legit.out]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiTensorHandle_t save_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_mean);
+  ::diopiTensorHandle_t save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
+  ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: bias should be on dipu");
+    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_var should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: out should be on dipu");
+    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_mean should be on dipu");
+    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_invstd should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_native_batch_norm_legit.out:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tout:" << dumpArg(out) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tsave_mean:" << dumpArg(save_mean) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto running_mean_cpu = tensor_reference_or_clone_to_host(running_mean, {{input, input_cpu}});
+    auto running_var_cpu = tensor_reference_or_clone_to_host(running_var, {{input, input_cpu}});
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{input, input_cpu}});
+    auto save_mean_cpu = tensor_reference_or_clone_to_host(save_mean, {{input, input_cpu}});
+    auto save_invstd_cpu = tensor_reference_or_clone_to_host(save_invstd, {{input, input_cpu}});
+    at::_native_batch_norm_legit_outf(input_cpu, weight_cpu, bias_cpu, running_mean_cpu, running_var_cpu, training, momentum, eps, out_cpu, save_mean_cpu, save_invstd_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(running_mean, running_mean_cpu, current_stream);
+    tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    tensor_copy_host_to_device(save_mean, save_mean_cpu, current_stream);
+    tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out, save_mean, save_invstd);
+}
+
+// _native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_native_batch_norm_legit.no_stats]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: bias should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_native_batch_norm_legit.no_stats:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto result_cpu = at::_native_batch_norm_legit(input_cpu, weight_cpu, bias_cpu, training, momentum, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// _native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_native_batch_norm_legit.no_stats_out]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiTensorHandle_t save_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_mean);
+  ::diopiTensorHandle_t save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: out should be on dipu");
+    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
+    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\ttraining:" << dumpArg(training) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tout:" << dumpArg(out) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tsave_mean:" << dumpArg(save_mean) << std::endl;
+    std::cout << "\t_native_batch_norm_legit.no_stats_out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{input, input_cpu}});
+    auto save_mean_cpu = tensor_reference_or_clone_to_host(save_mean, {{input, input_cpu}});
+    auto save_invstd_cpu = tensor_reference_or_clone_to_host(save_invstd, {{input, input_cpu}});
+    at::_native_batch_norm_legit_outf(input_cpu, weight_cpu, bias_cpu, training, momentum, eps, out_cpu, save_mean_cpu, save_invstd_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    tensor_copy_host_to_device(save_mean, save_mean_cpu, current_stream);
+    tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out, save_mean, save_invstd);
+}
+
+// _native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit_no_training(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor & running_mean, const at::Tensor & running_var, double momentum, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_native_batch_norm_legit_no_training]:", "diopiBatchNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: bias should be on dipu");
+    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_var should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_native_batch_norm_legit_no_training:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\t_native_batch_norm_legit_no_training:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
+  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto result_cpu = at::_native_batch_norm_legit_no_training(input_cpu, weight_cpu, bias_cpu, running_mean_cpu, running_var_cpu, momentum, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// batch_norm_stats(Tensor input, float eps) -> (Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor> dipu_batch_norm_stats(const at::Tensor & input, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[batch_norm_stats]:", "diopiBatchNormStats");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
+  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " batch_norm_stats: input should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " batch_norm_stats: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " batch_norm_stats: out1 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbatch_norm_stats:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tbatch_norm_stats:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormStats)");
+  ::diopiError_t ret = ::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto result_cpu = at::batch_norm_stats(input_cpu, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1);
+}
+
+// batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts) -> (Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor> dipu_batch_norm_gather_stats_with_counts(const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, double momentum, double eps, const at::Tensor & counts) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[batch_norm_gather_stats_with_counts]:", "diopiBatchNormGatherStatsWithCounts");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
+  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
+  ::diopiConstTensorHandle_t countsDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(counts);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: input should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: mean should be on dipu");
+    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: invstd should be on dipu");
+    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
+                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
+    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
+                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_var should be on dipu");
+    TORCH_CHECK(!counts.defined() || counts.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(counts),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: counts should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out1 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\tinvstd:" << dumpArg(invstd) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\trunning_mean:" << dumpArg(running_mean) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\trunning_var:" << dumpArg(running_var) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\tmomentum:" << dumpArg(momentum) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\tbatch_norm_gather_stats_with_counts:\tcounts:" << dumpArg(counts) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
+  ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto invstd_cpu = tensor_clone_to_host(invstd);
+    auto running_mean_cpu = tensor_clone_to_host(running_mean);
+    auto running_var_cpu = tensor_clone_to_host(running_var);
+    auto counts_cpu = tensor_clone_to_host(counts);
+    auto result_cpu = at::batch_norm_gather_stats_with_counts(input_cpu, mean_cpu, invstd_cpu, running_mean_cpu, running_var_cpu, momentum, eps, counts_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1);
+}
+
+// batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, float eps) -> Tensor
+at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor & mean, const at::Tensor & invstd, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[batch_norm_elemt]:", "diopiBatchNormElemt");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(input);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: bias should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: mean should be on dipu");
+    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: invstd should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " batch_norm_elemt: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbatch_norm_elemt:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tbatch_norm_elemt:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tbatch_norm_elemt:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tbatch_norm_elemt:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tbatch_norm_elemt:\tinvstd:" << dumpArg(invstd) << std::endl;
+    std::cout << "\tbatch_norm_elemt:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
+  ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto invstd_cpu = tensor_clone_to_host(invstd);
+    auto result_cpu = at::batch_norm_elemt(input_cpu, weight_cpu, bias_cpu, mean_cpu, invstd_cpu, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, bool input_g, bool weight_g, bool bias_g) -> (Tensor, Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> dipu_batch_norm_backward_reduce(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & weight, bool input_g, bool weight_g, bool bias_g) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[batch_norm_backward_reduce]:", "diopiBatchNormBackwardReduce");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
+  at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
+  at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
+  at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiTensorHandle_t out3DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out3);
+  ::diopiConstTensorHandle_t grad_outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: grad_out should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: input should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: mean should be on dipu");
+    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: invstd should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: weight should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out2 should be on dipu");
+    TORCH_CHECK(!out3.defined() || out3.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out3),
+                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out3 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbatch_norm_backward_reduce:\tgrad_out:" << dumpArg(grad_out) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tinvstd:" << dumpArg(invstd) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tinput_g:" << dumpArg(input_g) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tweight_g:" << dumpArg(weight_g) << std::endl;
+    std::cout << "\tbatch_norm_backward_reduce:\tbias_g:" << dumpArg(bias_g) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormBackwardReduce)");
+  ::diopiError_t ret = ::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_out_cpu = tensor_clone_to_host(grad_out);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto invstd_cpu = tensor_clone_to_host(invstd);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto result_cpu = at::batch_norm_backward_reduce(grad_out_cpu, input_cpu, mean_cpu, invstd_cpu, weight_cpu, input_g, weight_g, bias_g);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out3, std::get<3>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2, out3);
+}
+
+// batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count) -> Tensor
+at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & weight, const at::Tensor & sum_dy, const at::Tensor & sum_dy_xmu, const at::Tensor & count) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[batch_norm_backward_elemt]:", "diopiBatchNormBackwardElemt");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_out);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t sum_dyDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(sum_dy);
+  ::diopiConstTensorHandle_t sum_dy_xmuDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(sum_dy_xmu);
+  ::diopiConstTensorHandle_t countDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(count);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: grad_out should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: input should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: mean should be on dipu");
+    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: invstd should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: weight should be on dipu");
+    TORCH_CHECK(!sum_dy.defined() || sum_dy.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy should be on dipu");
+    TORCH_CHECK(!sum_dy_xmu.defined() || sum_dy_xmu.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy_xmu),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
+    TORCH_CHECK(!count.defined() || count.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(count),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: count should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbatch_norm_backward_elemt:\tgrad_out:" << dumpArg(grad_out) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tinvstd:" << dumpArg(invstd) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tsum_dy:" << dumpArg(sum_dy) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tsum_dy_xmu:" << dumpArg(sum_dy_xmu) << std::endl;
+    std::cout << "\tbatch_norm_backward_elemt:\tcount:" << dumpArg(count) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormBackwardElemt)");
+  ::diopiError_t ret = ::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_out_cpu = tensor_clone_to_host(grad_out);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto invstd_cpu = tensor_clone_to_host(invstd);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto sum_dy_cpu = tensor_clone_to_host(sum_dy);
+    auto sum_dy_xmu_cpu = tensor_clone_to_host(sum_dy_xmu);
+    auto count_cpu = tensor_clone_to_host(count);
+    auto result_cpu = at::batch_norm_backward_elemt(grad_out_cpu, input_cpu, mean_cpu, invstd_cpu, weight_cpu, sum_dy_cpu, sum_dy_xmu_cpu, count_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_layer_norm]:", "diopiLayerNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
+  at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
+  at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  [[maybe_unused]] c10::DimVector normalized_shapeVector;
+  for (const c10::SymInt& v : normalized_shape) {
+    normalized_shapeVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_layer_norm: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_layer_norm: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " native_layer_norm: bias should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_layer_norm: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_layer_norm: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_layer_norm: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_layer_norm:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_layer_norm:\tnormalized_shape:" << dumpArg(normalized_shape) << std::endl;
+    std::cout << "\tnative_layer_norm:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_layer_norm:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tnative_layer_norm:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLayerNorm)");
+  ::diopiError_t ret = ::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto result_cpu = at::native_layer_norm_symint(input_cpu, normalized_shape, weight_cpu, bias_cpu, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_layer_norm_backward]:", "diopiLayerNormBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
+  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
+  at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t grad_outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t rstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(rstd);
+  [[maybe_unused]] c10::DimVector normalized_shapeVector;
+  for (const c10::SymInt& v : normalized_shape) {
+    normalized_shapeVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: input should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: mean should be on dipu");
+    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: bias should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_layer_norm_backward: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_layer_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\tnormalized_shape:" << dumpArg(normalized_shape) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\trstd:" << dumpArg(rstd) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tnative_layer_norm_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLayerNormBackward)");
+  ::diopiError_t ret = ::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_out_cpu = tensor_clone_to_host(grad_out);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto rstd_cpu = tensor_clone_to_host(rstd);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto result_cpu = at::native_layer_norm_backward_symint(grad_out_cpu, input_cpu, normalized_shape, mean_cpu, rstd_cpu, weight_cpu, bias_cpu, output_mask);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_group_norm]:", "diopiGroupNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
+  at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t biasDiopiTensorHandle = nullptr;
+  if (bias.has_value() && bias.value().defined()) {
+    biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_group_norm: input should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_group_norm: weight should be on dipu");
+    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
+                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
+                __FILE__, ":", __LINE__, " native_group_norm: bias should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_group_norm: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_group_norm: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_group_norm: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_group_norm:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_group_norm:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_group_norm:\tbias:" << dumpArg(bias) << std::endl;
+    std::cout << "\tnative_group_norm:\tN:" << dumpArg(N) << std::endl;
+    std::cout << "\tnative_group_norm:\tC:" << dumpArg(C) << std::endl;
+    std::cout << "\tnative_group_norm:\tHxW:" << dumpArg(HxW) << std::endl;
+    std::cout << "\tnative_group_norm:\tgroup:" << dumpArg(group) << std::endl;
+    std::cout << "\tnative_group_norm:\teps:" << dumpArg(eps) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGroupNorm)");
+  ::diopiError_t ret = ::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto bias_cpu = tensor_clone_to_host(bias);
+    auto result_cpu = at::native_group_norm_symint(input_cpu, weight_cpu, bias_cpu, N, C, HxW, group, eps);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_group_norm_backward]:", "diopiGroupNormBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
+  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
+  at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiTensorHandle_t out2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out2);
+  ::diopiConstTensorHandle_t grad_outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_out);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = nullptr;
+  if (weight.has_value() && weight.value().defined()) {
+    weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
+  }
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  ::diopiConstTensorHandle_t rstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(rstd);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: input should be on dipu");
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: mean should be on dipu");
+    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
+                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: weight should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
+                __FILE__, ":", __LINE__, " native_group_norm_backward: out2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_group_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\trstd:" << dumpArg(rstd) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tN:" << dumpArg(N) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tC:" << dumpArg(C) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tHxW:" << dumpArg(HxW) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\tgroup:" << dumpArg(group) << std::endl;
+    std::cout << "\tnative_group_norm_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGroupNormBackward)");
+  ::diopiError_t ret = ::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_out_cpu = tensor_clone_to_host(grad_out);
+    auto input_cpu = tensor_clone_to_host(input);
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto rstd_cpu = tensor_clone_to_host(rstd);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto result_cpu = at::native_group_norm_backward_symint(grad_out_cpu, input_cpu, mean_cpu, rstd_cpu, weight_cpu, N, C, HxW, group, output_mask);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1, out2);
+}
+
+// _foreach_add_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_add_.Scalar]:", "diopiForeachaddInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiScalar_t scalarDiopiScalar = dipu::diopi_helper::toDiopiScalar(scalar);
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_add_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_add_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
+  ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::_foreach_add_(self_cpu, scalar);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    for (size_t i = 0; i < self.size(); ++i) {
+      at::Tensor dst = self[i];
+      tensor_copy_host_to_device(dst, self_cpu[i], current_stream);
+    }
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_mul_.Scalar]:", "diopiForeachmulInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiScalar_t scalarDiopiScalar = dipu::diopi_helper::toDiopiScalar(scalar);
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_mul_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_mul_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
+  ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::_foreach_mul_(self_cpu, scalar);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    for (size_t i = 0; i < self.size(); ++i) {
+      at::Tensor dst = self[i];
+      tensor_copy_host_to_device(dst, self_cpu[i], current_stream);
+    }
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_mul_.Tensor(Tensor(a!)[] self, Tensor other) -> ()
+void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(other));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_mul_.Tensor]:", "diopiForeachmulInpTensor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " _foreach_mul_.Tensor: other should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_mul_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_mul_.Tensor:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
+  ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    at::_foreach_mul_(self_cpu, other_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    for (size_t i = 0; i < self.size(); ++i) {
+      at::Tensor dst = self[i];
+      tensor_copy_host_to_device(dst, self_cpu[i], current_stream);
+    }
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()
+void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale) {
+  c10::OptionalDeviceGuard guard(at::device_of(found_inf));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_amp_foreach_non_finite_check_and_unscale_]:", "diopiAmpForeachNonFiniteCheckAndUnscaleInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
+  ::diopiConstTensorHandle_t inv_scaleDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(inv_scale);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
+                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
+    TORCH_CHECK(!inv_scale.defined() || inv_scale.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(inv_scale),
+                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tfound_inf:" << dumpArg(found_inf) << std::endl;
+    std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tinv_scale:" << dumpArg(inv_scale) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
+  ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto found_inf_cpu = tensor_clone_to_host(found_inf);
+    auto inv_scale_cpu = tensor_clone_to_host(inv_scale);
+    at::_amp_foreach_non_finite_check_and_unscale_(self_cpu, found_inf_cpu, inv_scale_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    for (size_t i = 0; i < self.size(); ++i) {
+      at::Tensor dst = self[i];
+      tensor_copy_host_to_device(dst, self_cpu[i], current_stream);
+    }
+    tensor_copy_host_to_device(found_inf, found_inf_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!)
+at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_amp_update_scale_]:", "diopiAmpUpdateScaleInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiTensorHandle_t growth_trackerDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(growth_tracker);
+  ::diopiConstTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _amp_update_scale_: self should be on dipu");
+    TORCH_CHECK(!growth_tracker.defined() || growth_tracker.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(growth_tracker),
+                __FILE__, ":", __LINE__, " _amp_update_scale_: growth_tracker should be on dipu");
+    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
+                __FILE__, ":", __LINE__, " _amp_update_scale_: found_inf should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_amp_update_scale_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_amp_update_scale_:\tgrowth_tracker:" << dumpArg(growth_tracker) << std::endl;
+    std::cout << "\t_amp_update_scale_:\tfound_inf:" << dumpArg(found_inf) << std::endl;
+    std::cout << "\t_amp_update_scale_:\tscale_growth_factor:" << dumpArg(scale_growth_factor) << std::endl;
+    std::cout << "\t_amp_update_scale_:\tscale_backoff_factor:" << dumpArg(scale_backoff_factor) << std::endl;
+    std::cout << "\t_amp_update_scale_:\tgrowth_interval:" << dumpArg(growth_interval) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
+  ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto growth_tracker_cpu = tensor_clone_to_host(growth_tracker);
+    auto found_inf_cpu = tensor_clone_to_host(found_inf);
+    at::_amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   c10::OptionalDeviceGuard guard(at::device_of(out));
@@ -1956,6 +5995,2778 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
   return self;
 }
 
+// add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[add.Scalar_out]:", "diopiAddScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " add.Scalar_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " add.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tadd.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tadd.Scalar_out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tadd.Scalar_out:\talpha:" << dumpArg(alpha) << std::endl;
+    std::cout << "\tadd.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddScalar)");
+  ::diopiError_t ret = ::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::add_outf(self_cpu, other, alpha, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sub.Scalar_out]:", "diopiSubScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sub.Scalar_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sub.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsub.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsub.Scalar_out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tsub.Scalar_out:\talpha:" << dumpArg(alpha) << std::endl;
+    std::cout << "\tsub.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSubScalar)");
+  ::diopiError_t ret = ::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::sub_outf(self_cpu, other, alpha, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mul.Scalar_out]:", "diopiMulScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mul.Scalar_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mul.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmul.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmul.Scalar_out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tmul.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulScalar)");
+  ::diopiError_t ret = ::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::mul_outf(self_cpu, other, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// mul.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mul.Scalar]:", "diopiMulScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mul.Scalar: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mul.Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmul.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmul.Scalar:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulScalar)");
+  ::diopiError_t ret = ::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::mul(self_cpu, other);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[div.Scalar_out]:", "diopiDivScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " div.Scalar_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " div.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tdiv.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tdiv.Scalar_out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tdiv.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
+  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::div_outf(self_cpu, other, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[div_.Scalar]:", "diopiDivInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " div_.Scalar: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tdiv_.Scalar:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
+  ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.div_(other);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// div.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[div.Scalar]:", "diopiDivScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " div.Scalar: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " div.Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tdiv.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tdiv.Scalar:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
+  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::div(self_cpu, other);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[div.out_mode]:", "diopiDiv");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " div.out_mode: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " div.out_mode: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " div.out_mode: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tdiv.out_mode:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tdiv.out_mode:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tdiv.out_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
+    std::cout << "\tdiv.out_mode:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
+  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {other, other_cpu}});
+    at::div_outf(self_cpu, other_cpu, rounding_mode, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[div_.Tensor_mode]:", "diopiDivInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " div_.Tensor_mode: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " div_.Tensor_mode: other should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tdiv_.Tensor_mode:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tdiv_.Tensor_mode:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tdiv_.Tensor_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
+  ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    self_cpu.div_(other_cpu, rounding_mode);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// sqrt(Tensor self) -> Tensor
+at::Tensor dipu_sqrt(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sqrt]:", "diopiSqrt");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sqrt: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sqrt: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsqrt:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
+  ::diopiError_t ret = ::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::sqrt(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// rsqrt(Tensor self) -> Tensor
+at::Tensor dipu_rsqrt(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[rsqrt]:", "diopiRsqrt");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " rsqrt: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " rsqrt: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\trsqrt:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRsqrt)");
+  ::diopiError_t ret = ::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::rsqrt(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// exp(Tensor self) -> Tensor
+at::Tensor dipu_exp(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[exp]:", "diopiExp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " exp: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " exp: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\texp:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiExp)");
+  ::diopiError_t ret = ::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::exp(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// log(Tensor self) -> Tensor
+at::Tensor dipu_log(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[log]:", "diopiLog");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " log: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " log: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlog:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLog)");
+  ::diopiError_t ret = ::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::log(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// neg(Tensor self) -> Tensor
+at::Tensor dipu_neg(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[neg]:", "diopiNeg");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " neg: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " neg: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tneg:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNeg)");
+  ::diopiError_t ret = ::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::neg(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// abs(Tensor self) -> Tensor
+at::Tensor dipu_abs(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[abs]:", "diopiAbs");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " abs: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " abs: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tabs:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAbs)");
+  ::diopiError_t ret = ::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::abs(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[log2.out]:", "diopiLog2");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " log2.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " log2.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlog2.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlog2.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLog2)");
+  ::diopiError_t ret = ::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::log2_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[erf.out]:", "diopiErf");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " erf.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " erf.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\terf.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\terf.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiErf)");
+  ::diopiError_t ret = ::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::erf_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// erf_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & dipu_erf_(at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[erf_]:", "diopiErfInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " erf_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\terf_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiErfInp)");
+  ::diopiError_t ret = ::diopiErfInp(ctx, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::erf_(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[reciprocal.out]:", "diopiReciprocal");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " reciprocal.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " reciprocal.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\treciprocal.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\treciprocal.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiReciprocal)");
+  ::diopiError_t ret = ::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::reciprocal_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// reciprocal_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & dipu_reciprocal_(at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[reciprocal_]:", "diopiReciprocalInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " reciprocal_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\treciprocal_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiReciprocalInp)");
+  ::diopiError_t ret = ::diopiReciprocalInp(ctx, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::reciprocal_(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sign.out]:", "diopiSign");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sign.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sign.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsign.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsign.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSign)");
+  ::diopiError_t ret = ::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::sign_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sgn.out]:", "diopiSgn");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sgn.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sgn.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsgn.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsgn.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSgn)");
+  ::diopiError_t ret = ::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::sgn_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[floor.out]:", "diopiFloor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " floor.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " floor.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tfloor.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tfloor.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFloor)");
+  ::diopiError_t ret = ::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::floor_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[ceil.out]:", "diopiCeil");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " ceil.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " ceil.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tceil.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tceil.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCeil)");
+  ::diopiError_t ret = ::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::ceil_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow.Tensor_Scalar_out]:", "diopiPow");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow.Tensor_Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow.Tensor_Scalar_out:\texponent:" << dumpArg(exponent) << std::endl;
+    std::cout << "\tpow.Tensor_Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPow)");
+  ::diopiError_t ret = ::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::pow_outf(self_cpu, exponent, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow.Tensor_Scalar]:", "diopiPow");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow.Tensor_Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow.Tensor_Scalar:\texponent:" << dumpArg(exponent) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPow)");
+  ::diopiError_t ret = ::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::pow(self_cpu, exponent);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow_.Scalar]:", "diopiPowInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " pow_.Scalar: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow_.Scalar:\texponent:" << dumpArg(exponent) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPowInp)");
+  ::diopiError_t ret = ::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.pow_(exponent);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow.Tensor_Tensor_out]:", "diopiPowTensor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: self should be on dipu");
+    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
+                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: exponent should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow.Tensor_Tensor_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow.Tensor_Tensor_out:\texponent:" << dumpArg(exponent) << std::endl;
+    std::cout << "\tpow.Tensor_Tensor_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPowTensor)");
+  ::diopiError_t ret = ::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto exponent_cpu = tensor_clone_to_host(exponent);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {exponent, exponent_cpu}});
+    at::pow_outf(self_cpu, exponent_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow_.Tensor]:", "diopiPowInpTensor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " pow_.Tensor: self should be on dipu");
+    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
+                __FILE__, ":", __LINE__, " pow_.Tensor: exponent should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow_.Tensor:\texponent:" << dumpArg(exponent) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPowInpTensor)");
+  ::diopiError_t ret = ::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto exponent_cpu = tensor_clone_to_host(exponent);
+    self_cpu.pow_(exponent_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[pow.Scalar_out]:", "diopiPowScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiScalar_t selfDiopiScalar = dipu::diopi_helper::toDiopiScalar(self);
+  ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
+                __FILE__, ":", __LINE__, " pow.Scalar_out: exponent should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " pow.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tpow.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tpow.Scalar_out:\texponent:" << dumpArg(exponent) << std::endl;
+    std::cout << "\tpow.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiPowScalar)");
+  ::diopiError_t ret = ::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto exponent_cpu = tensor_clone_to_host(exponent);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{exponent, exponent_cpu}});
+    at::pow_outf(self, exponent_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp.out]:", "diopiClampScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t minDiopiScalar{};
+  const ::diopiScalar_t* minDiopiScalarPtr = nullptr;
+  if (min.has_value()) {
+    minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min.value());
+    minDiopiScalarPtr = &minDiopiScalar;
+  }
+  ::diopiScalar_t maxDiopiScalar{};
+  const ::diopiScalar_t* maxDiopiScalarPtr = nullptr;
+  if (max.has_value()) {
+    maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max.value());
+    maxDiopiScalarPtr = &maxDiopiScalar;
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " clamp.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp.out:\tmin:" << dumpArg(min) << std::endl;
+    std::cout << "\tclamp.out:\tmax:" << dumpArg(max) << std::endl;
+    std::cout << "\tclamp.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampScalar)");
+  ::diopiError_t ret = ::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::clamp_outf(self_cpu, min, max, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_]:", "diopiClampInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t minDiopiScalar{};
+  const ::diopiScalar_t* minDiopiScalarPtr = nullptr;
+  if (min.has_value()) {
+    minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min.value());
+    minDiopiScalarPtr = &minDiopiScalar;
+  }
+  ::diopiScalar_t maxDiopiScalar{};
+  const ::diopiScalar_t* maxDiopiScalarPtr = nullptr;
+  if (max.has_value()) {
+    maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max.value());
+    maxDiopiScalarPtr = &maxDiopiScalar;
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_:\tmin:" << dumpArg(min) << std::endl;
+    std::cout << "\tclamp_:\tmax:" << dumpArg(max) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampInpScalar)");
+  ::diopiError_t ret = ::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::clamp_(self_cpu, min, max);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp.Tensor_out]:", "diopiClamp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t minDiopiTensorHandle = nullptr;
+  if (min.has_value() && min.value().defined()) {
+    minDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(min.value());
+  }
+  ::diopiConstTensorHandle_t maxDiopiTensorHandle = nullptr;
+  if (max.has_value() && max.value().defined()) {
+    maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
+                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
+                __FILE__, ":", __LINE__, " clamp.Tensor_out: min should be on dipu");
+    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
+                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
+                __FILE__, ":", __LINE__, " clamp.Tensor_out: max should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " clamp.Tensor_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp.Tensor_out:\tmin:" << dumpArg(min) << std::endl;
+    std::cout << "\tclamp.Tensor_out:\tmax:" << dumpArg(max) << std::endl;
+    std::cout << "\tclamp.Tensor_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClamp)");
+  ::diopiError_t ret = ::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto min_cpu = tensor_clone_to_host(min);
+    auto max_cpu = tensor_clone_to_host(max);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::clamp_outf(self_cpu, min_cpu, max_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_.Tensor]:", "diopiClampInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t minDiopiTensorHandle = nullptr;
+  if (min.has_value() && min.value().defined()) {
+    minDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(min.value());
+  }
+  ::diopiConstTensorHandle_t maxDiopiTensorHandle = nullptr;
+  if (max.has_value() && max.value().defined()) {
+    maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
+  }
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_.Tensor: self should be on dipu");
+    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
+                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
+                __FILE__, ":", __LINE__, " clamp_.Tensor: min should be on dipu");
+    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
+                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
+                __FILE__, ":", __LINE__, " clamp_.Tensor: max should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_.Tensor:\tmin:" << dumpArg(min) << std::endl;
+    std::cout << "\tclamp_.Tensor:\tmax:" << dumpArg(max) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampInp)");
+  ::diopiError_t ret = ::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto min_cpu = tensor_clone_to_host(min);
+    auto max_cpu = tensor_clone_to_host(max);
+    at::clamp_(self_cpu, min_cpu, max_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_min.out]:", "diopiClampMinScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_min.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " clamp_min.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_min.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_min.out:\tmin:" << dumpArg(min) << std::endl;
+    std::cout << "\tclamp_min.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampMinScalar)");
+  ::diopiError_t ret = ::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::clamp_min_outf(self_cpu, min, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_min_]:", "diopiClampMinInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_min_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_min_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_min_:\tmin:" << dumpArg(min) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampMinInpScalar)");
+  ::diopiError_t ret = ::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::clamp_min_(self_cpu, min);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_max.out]:", "diopiClampMaxScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_max.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " clamp_max.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_max.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_max.out:\tmax:" << dumpArg(max) << std::endl;
+    std::cout << "\tclamp_max.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampMaxScalar)");
+  ::diopiError_t ret = ::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::clamp_max_outf(self_cpu, max, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[clamp_max_]:", "diopiClampMaxInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " clamp_max_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tclamp_max_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tclamp_max_:\tmax:" << dumpArg(max) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiClampMaxInpScalar)");
+  ::diopiError_t ret = ::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::clamp_max_(self_cpu, max);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[maximum.out]:", "diopiMaximum");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " maximum.out: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " maximum.out: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " maximum.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmaximum.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmaximum.out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tmaximum.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaximum)");
+  ::diopiError_t ret = ::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {other, other_cpu}});
+    at::maximum_outf(self_cpu, other_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[minimum.out]:", "diopiMinimum");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " minimum.out: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " minimum.out: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " minimum.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tminimum.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tminimum.out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tminimum.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMinimum)");
+  ::diopiError_t ret = ::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {other, other_cpu}});
+    at::minimum_outf(self_cpu, other_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[addcmul.out]:", "diopiAddcmul");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t tensor1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor1);
+  ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " addcmul.out: self should be on dipu");
+    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
+                __FILE__, ":", __LINE__, " addcmul.out: tensor1 should be on dipu");
+    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
+                __FILE__, ":", __LINE__, " addcmul.out: tensor2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " addcmul.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\taddcmul.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\taddcmul.out:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\taddcmul.out:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\taddcmul.out:\tvalue:" << dumpArg(value) << std::endl;
+    std::cout << "\taddcmul.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmul)");
+  ::diopiError_t ret = ::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto tensor1_cpu = tensor_clone_to_host(tensor1);
+    auto tensor2_cpu = tensor_clone_to_host(tensor2);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {tensor1, tensor1_cpu}, {tensor2, tensor2_cpu}});
+    at::addcmul_outf(self_cpu, tensor1_cpu, tensor2_cpu, value, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[addcmul_]:", "diopiAddcmulInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t tensor1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor1);
+  ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " addcmul_: self should be on dipu");
+    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
+                __FILE__, ":", __LINE__, " addcmul_: tensor1 should be on dipu");
+    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
+                __FILE__, ":", __LINE__, " addcmul_: tensor2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\taddcmul_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\taddcmul_:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\taddcmul_:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\taddcmul_:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
+  ::diopiError_t ret = ::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto tensor1_cpu = tensor_clone_to_host(tensor1);
+    auto tensor2_cpu = tensor_clone_to_host(tensor2);
+    self_cpu.addcmul_(tensor1_cpu, tensor2_cpu, value);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[addcdiv.out]:", "diopiAddcdiv");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t tensor1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor1);
+  ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " addcdiv.out: self should be on dipu");
+    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
+                __FILE__, ":", __LINE__, " addcdiv.out: tensor1 should be on dipu");
+    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
+                __FILE__, ":", __LINE__, " addcdiv.out: tensor2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " addcdiv.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\taddcdiv.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\taddcdiv.out:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\taddcdiv.out:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\taddcdiv.out:\tvalue:" << dumpArg(value) << std::endl;
+    std::cout << "\taddcdiv.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdiv)");
+  ::diopiError_t ret = ::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto tensor1_cpu = tensor_clone_to_host(tensor1);
+    auto tensor2_cpu = tensor_clone_to_host(tensor2);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {tensor1, tensor1_cpu}, {tensor2, tensor2_cpu}});
+    at::addcdiv_outf(self_cpu, tensor1_cpu, tensor2_cpu, value, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[addcdiv_]:", "diopiAddcdivInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t tensor1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor1);
+  ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " addcdiv_: self should be on dipu");
+    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
+                __FILE__, ":", __LINE__, " addcdiv_: tensor1 should be on dipu");
+    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
+                __FILE__, ":", __LINE__, " addcdiv_: tensor2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\taddcdiv_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\taddcdiv_:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\taddcdiv_:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\taddcdiv_:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
+  ::diopiError_t ret = ::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto tensor1_cpu = tensor_clone_to_host(tensor1);
+    auto tensor2_cpu = tensor_clone_to_host(tensor2);
+    self_cpu.addcdiv_(tensor1_cpu, tensor2_cpu, value);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[lerp.Scalar_out]:", "diopiLerpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
+  ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " lerp.Scalar_out: self should be on dipu");
+    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
+                __FILE__, ":", __LINE__, " lerp.Scalar_out: end should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " lerp.Scalar_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlerp.Scalar_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlerp.Scalar_out:\tend:" << dumpArg(end) << std::endl;
+    std::cout << "\tlerp.Scalar_out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tlerp.Scalar_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
+  ::diopiError_t ret = ::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto end_cpu = tensor_clone_to_host(end);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {end, end_cpu}});
+    at::lerp_outf(self_cpu, end_cpu, weight, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[lerp.Tensor_out]:", "diopiLerpTensor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " lerp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
+                __FILE__, ":", __LINE__, " lerp.Tensor_out: end should be on dipu");
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " lerp.Tensor_out: weight should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " lerp.Tensor_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlerp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlerp.Tensor_out:\tend:" << dumpArg(end) << std::endl;
+    std::cout << "\tlerp.Tensor_out:\tweight:" << dumpArg(weight) << std::endl;
+    std::cout << "\tlerp.Tensor_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpTensor)");
+  ::diopiError_t ret = ::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto end_cpu = tensor_clone_to_host(end);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {end, end_cpu}, {weight, weight_cpu}});
+    at::lerp_outf(self_cpu, end_cpu, weight_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[lerp_.Scalar]:", "diopiLerpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
+  ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " lerp_.Scalar: self should be on dipu");
+    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
+                __FILE__, ":", __LINE__, " lerp_.Scalar: end should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlerp_.Scalar:\tend:" << dumpArg(end) << std::endl;
+    std::cout << "\tlerp_.Scalar:\tweight:" << dumpArg(weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
+  ::diopiError_t ret = ::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto end_cpu = tensor_clone_to_host(end);
+    self_cpu.lerp_(end_cpu, weight);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[lerp_.Tensor]:", "diopiLerpTensor");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
+  ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " lerp_.Tensor: self should be on dipu");
+    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
+                __FILE__, ":", __LINE__, " lerp_.Tensor: end should be on dipu");
+    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
+                __FILE__, ":", __LINE__, " lerp_.Tensor: weight should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlerp_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlerp_.Tensor:\tend:" << dumpArg(end) << std::endl;
+    std::cout << "\tlerp_.Tensor:\tweight:" << dumpArg(weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpTensor)");
+  ::diopiError_t ret = ::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto end_cpu = tensor_clone_to_host(end);
+    auto weight_cpu = tensor_clone_to_host(weight);
+    self_cpu.lerp_(end_cpu, weight_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[logical_not.out]:", "diopiLogicalNot");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " logical_not.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " logical_not.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlogical_not.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlogical_not.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogicalNot)");
+  ::diopiError_t ret = ::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::logical_not_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[logical_and.out]:", "diopiLogicalAnd");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " logical_and.out: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " logical_and.out: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " logical_and.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlogical_and.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlogical_and.out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tlogical_and.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogicalAnd)");
+  ::diopiError_t ret = ::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {other, other_cpu}});
+    at::logical_and_outf(self_cpu, other_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[logical_or.out]:", "diopiLogicalOr");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " logical_or.out: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " logical_or.out: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " logical_or.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlogical_or.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlogical_or.out:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\tlogical_or.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLogicalOr)");
+  ::diopiError_t ret = ::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {other, other_cpu}});
+    at::logical_or_outf(self_cpu, other_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[bitwise_not.out]:", "diopiBitwiseNot");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " bitwise_not.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " bitwise_not.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbitwise_not.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbitwise_not.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBitwiseNot)");
+  ::diopiError_t ret = ::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::bitwise_not_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// eq.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[eq.Scalar]:", "diopiEqScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " eq.Scalar: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " eq.Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\teq.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\teq.Scalar:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEqScalar)");
+  ::diopiError_t ret = ::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::eq(self_cpu, other);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// ne.Scalar(Tensor self, Scalar other) -> Tensor
+at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[ne.Scalar]:", "diopiNeScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " ne.Scalar: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " ne.Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tne.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tne.Scalar:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNeScalar)");
+  ::diopiError_t ret = ::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::ne(self_cpu, other);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// isnan(Tensor self) -> Tensor
+at::Tensor dipu_isnan(const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[isnan]:", "diopiIsNan");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " isnan: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " isnan: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tisnan:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIsNan)");
+  ::diopiError_t ret = ::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::isnan(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// eq.Tensor(Tensor self, Tensor other) -> Tensor
+at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[eq.Tensor]:", "diopiEq");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " eq.Tensor: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " eq.Tensor: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " eq.Tensor: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\teq.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\teq.Tensor:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEq)");
+  ::diopiError_t ret = ::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto result_cpu = at::eq(self_cpu, other_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))
+::std::tuple<at::Tensor &,at::Tensor &> dipu_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max_pool2d_with_indices.out]:", "diopiMaxPool2dWithIndices");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: out should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax_pool2d_with_indices.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tout:" << dumpArg(out) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices.out:\tindices:" << dumpArg(indices) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaxPool2dWithIndices)");
+  ::diopiError_t ret = ::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    auto indices_cpu = tensor_reference_or_clone_to_host(indices, {{self, self_cpu}});
+    at::max_pool2d_with_indices_outf(self_cpu, kernel_size, stride, padding, dilation, ceil_mode, out_cpu, indices_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    tensor_copy_host_to_device(indices, indices_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out, indices);
+}
+
+// max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor> dipu_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max_pool2d_with_indices]:", "diopiMaxPool2dWithIndices");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
+  at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices: self should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out1 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax_pool2d_with_indices:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaxPool2dWithIndices)");
+  ::diopiError_t ret = ::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::max_pool2d_with_indices(self_cpu, kernel_size, stride, padding, dilation, ceil_mode);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1);
+}
+
+// max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max_pool2d_with_indices_backward.grad_input]:", "diopiMaxPool2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
+  ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaxPool2dBackward)");
+  ::diopiError_t ret = ::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}, {indices, indices_cpu}});
+    at::max_pool2d_with_indices_backward_outf(grad_output_cpu, self_cpu, kernel_size, stride, padding, dilation, ceil_mode, indices_cpu, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max_pool2d_with_indices_backward]:", "diopiMaxPool2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
+  ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: self should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: indices should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax_pool2d_with_indices_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tdilation:" << dumpArg(dilation) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tmax_pool2d_with_indices_backward:\tindices:" << dumpArg(indices) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaxPool2dBackward)");
+  ::diopiError_t ret = ::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto result_cpu = at::max_pool2d_with_indices_backward(grad_output_cpu, self_cpu, kernel_size, stride, padding, dilation, ceil_mode, indices_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[avg_pool2d.out]:", "diopiAvgPool2d");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " avg_pool2d.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tavg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tcount_include_pad:" << dumpArg(count_include_pad) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tdivisor_override:" << dumpArg(divisor_override) << std::endl;
+    std::cout << "\tavg_pool2d.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
+  ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::avg_pool2d_outf(self_cpu, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)
+at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[avg_pool2d_backward.grad_input]:", "diopiAvgPool2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_input should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tcount_include_pad:" << dumpArg(count_include_pad) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tdivisor_override:" << dumpArg(divisor_override) << std::endl;
+    std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
+  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {self, self_cpu}});
+    at::avg_pool2d_backward_outf(grad_output_cpu, self_cpu, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return grad_input;
+}
+
+// avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[avg_pool2d_backward]:", "diopiAvgPool2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t kernel_sizeDiopiSize = dipu::diopi_helper::toDiopiSize(kernel_size);
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " avg_pool2d_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tavg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tkernel_size:" << dumpArg(kernel_size) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tstride:" << dumpArg(stride) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tpadding:" << dumpArg(padding) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tceil_mode:" << dumpArg(ceil_mode) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tcount_include_pad:" << dumpArg(count_include_pad) << std::endl;
+    std::cout << "\tavg_pool2d_backward:\tdivisor_override:" << dumpArg(divisor_override) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
+  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::avg_pool2d_backward(grad_output_cpu, self_cpu, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[adaptive_avg_pool2d.out]:", "diopiAdaptiveAvgPool2d");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  [[maybe_unused]] c10::DimVector output_sizeVector;
+  for (const c10::SymInt& v : output_size) {
+    output_sizeVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tadaptive_avg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tadaptive_avg_pool2d.out:\toutput_size:" << dumpArg(output_size) << std::endl;
+    std::cout << "\tadaptive_avg_pool2d.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdaptiveAvgPool2d)");
+  ::diopiError_t ret = ::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::adaptive_avg_pool2d_symint_outf(self_cpu, output_size, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d]:", "diopiAdaptiveAvgPool2d");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  [[maybe_unused]] c10::DimVector output_sizeVector;
+  for (const c10::SymInt& v : output_size) {
+    output_sizeVector.push_back(v.expect_int());
+  }
+  [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_adaptive_avg_pool2d:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_adaptive_avg_pool2d:\toutput_size:" << dumpArg(output_size) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdaptiveAvgPool2d)");
+  ::diopiError_t ret = ::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::_adaptive_avg_pool2d_symint(self_cpu, output_size);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d_backward]:", "diopiAdaptiveAvgPool2dBackward");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_adaptive_avg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\t_adaptive_avg_pool2d_backward:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdaptiveAvgPool2dBackward)");
+  ::diopiError_t ret = ::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::_adaptive_avg_pool2d_backward(grad_output_cpu, self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
 // mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   c10::OptionalDeviceGuard guard(at::device_of(out));
@@ -2306,12 +9117,2387 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
   return out;
 }
 
+// mm(Tensor self, Tensor mat2) -> Tensor
+at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mm]:", "diopiMm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mm: self should be on dipu");
+    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
+                __FILE__, ":", __LINE__, " mm: mat2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mm: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmm:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmm:\tmat2:" << dumpArg(mat2) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMm)");
+  ::diopiError_t ret = ::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mat2_cpu = tensor_clone_to_host(mat2);
+    auto result_cpu = at::mm(self_cpu, mat2_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// bmm(Tensor self, Tensor mat2) -> Tensor
+at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[bmm]:", "diopiBmm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " bmm: self should be on dipu");
+    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
+                __FILE__, ":", __LINE__, " bmm: mat2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " bmm: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbmm:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbmm:\tmat2:" << dumpArg(mat2) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBmm)");
+  ::diopiError_t ret = ::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mat2_cpu = tensor_clone_to_host(mat2);
+    auto result_cpu = at::bmm(self_cpu, mat2_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[addmm]:", "diopiAddmm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t mat1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat1);
+  ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
+  ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
+  ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " addmm: self should be on dipu");
+    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
+                __FILE__, ":", __LINE__, " addmm: mat1 should be on dipu");
+    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
+                __FILE__, ":", __LINE__, " addmm: mat2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " addmm: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\taddmm:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\taddmm:\tmat1:" << dumpArg(mat1) << std::endl;
+    std::cout << "\taddmm:\tmat2:" << dumpArg(mat2) << std::endl;
+    std::cout << "\taddmm:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\taddmm:\talpha:" << dumpArg(alpha) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddmm)");
+  ::diopiError_t ret = ::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mat1_cpu = tensor_clone_to_host(mat1);
+    auto mat2_cpu = tensor_clone_to_host(mat2);
+    auto result_cpu = at::addmm(self_cpu, mat1_cpu, mat2_cpu, beta, alpha);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[baddbmm.out]:", "diopiBaddbmm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
+  ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " baddbmm.out: self should be on dipu");
+    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
+                __FILE__, ":", __LINE__, " baddbmm.out: batch1 should be on dipu");
+    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
+                __FILE__, ":", __LINE__, " baddbmm.out: batch2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " baddbmm.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbaddbmm.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbaddbmm.out:\tbatch1:" << dumpArg(batch1) << std::endl;
+    std::cout << "\tbaddbmm.out:\tbatch2:" << dumpArg(batch2) << std::endl;
+    std::cout << "\tbaddbmm.out:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\tbaddbmm.out:\talpha:" << dumpArg(alpha) << std::endl;
+    std::cout << "\tbaddbmm.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
+  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto batch1_cpu = tensor_clone_to_host(batch1);
+    auto batch2_cpu = tensor_clone_to_host(batch2);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {batch1, batch1_cpu}, {batch2, batch2_cpu}});
+    at::baddbmm_outf(self_cpu, batch1_cpu, batch2_cpu, beta, alpha, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[baddbmm_]:", "diopiBaddbmmInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
+  ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " baddbmm_: self should be on dipu");
+    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
+                __FILE__, ":", __LINE__, " baddbmm_: batch1 should be on dipu");
+    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
+                __FILE__, ":", __LINE__, " baddbmm_: batch2 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbaddbmm_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbaddbmm_:\tbatch1:" << dumpArg(batch1) << std::endl;
+    std::cout << "\tbaddbmm_:\tbatch2:" << dumpArg(batch2) << std::endl;
+    std::cout << "\tbaddbmm_:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\tbaddbmm_:\talpha:" << dumpArg(alpha) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
+  ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto batch1_cpu = tensor_clone_to_host(batch1);
+    auto batch2_cpu = tensor_clone_to_host(batch2);
+    self_cpu.baddbmm_(batch1_cpu, batch2_cpu, beta, alpha);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[baddbmm]:", "diopiBaddbmm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
+  ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " baddbmm: self should be on dipu");
+    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
+                __FILE__, ":", __LINE__, " baddbmm: batch1 should be on dipu");
+    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
+                __FILE__, ":", __LINE__, " baddbmm: batch2 should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " baddbmm: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbaddbmm:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbaddbmm:\tbatch1:" << dumpArg(batch1) << std::endl;
+    std::cout << "\tbaddbmm:\tbatch2:" << dumpArg(batch2) << std::endl;
+    std::cout << "\tbaddbmm:\tbeta:" << dumpArg(beta) << std::endl;
+    std::cout << "\tbaddbmm:\talpha:" << dumpArg(alpha) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
+  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto batch1_cpu = tensor_clone_to_host(batch1);
+    auto batch2_cpu = tensor_clone_to_host(batch2);
+    auto result_cpu = at::baddbmm(self_cpu, batch1_cpu, batch2_cpu, beta, alpha);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sum.dim_IntList]:", "diopiSum");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sum.dim_IntList: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " sum.dim_IntList: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsum.dim_IntList:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsum.dim_IntList:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tsum.dim_IntList:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tsum.dim_IntList:\tdtype:" << dumpArg(dtype) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSum)");
+  ::diopiError_t ret = ::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::sum(self_cpu, dim, keepdim, dtype);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[mean.dim]:", "diopiMean");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " mean.dim: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " mean.dim: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmean.dim:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmean.dim:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tmean.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tmean.dim:\tdtype:" << dumpArg(dtype) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMean)");
+  ::diopiError_t ret = ::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::mean(self_cpu, dim, keepdim, dtype);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<at::Tensor &,at::Tensor &> dipu_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
+  c10::OptionalDeviceGuard guard(at::device_of(max));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max.dim_max]:", "diopiMax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max);
+  ::diopiTensorHandle_t max_valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max_values);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max.dim_max: self should be on dipu");
+    TORCH_CHECK(!max.defined() || max.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
+                __FILE__, ":", __LINE__, " max.dim_max: max should be on dipu");
+    TORCH_CHECK(!max_values.defined() || max_values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max_values),
+                __FILE__, ":", __LINE__, " max.dim_max: max_values should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax.dim_max:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax.dim_max:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tmax.dim_max:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tmax.dim_max:\tmax:" << dumpArg(max) << std::endl;
+    std::cout << "\tmax.dim_max:\tmax_values:" << dumpArg(max_values) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
+  ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto max_cpu = tensor_reference_or_clone_to_host(max, {{self, self_cpu}});
+    auto max_values_cpu = tensor_reference_or_clone_to_host(max_values, {{self, self_cpu}});
+    at::max_outf(self_cpu, dim, keepdim, max_cpu, max_values_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(max, max_cpu, current_stream);
+    tensor_copy_host_to_device(max_values, max_values_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(max, max_values);
+}
+
+// max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor,at::Tensor> dipu_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[max.dim]:", "diopiMax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
+  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " max.dim: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " max.dim: values should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " max.dim: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmax.dim:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmax.dim:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tmax.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
+  ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::max(self_cpu, dim, keepdim);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(values, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(values, indices);
+}
+
+// argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[argmax.out]:", "diopiArgmax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " argmax.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " argmax.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\targmax.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\targmax.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\targmax.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\targmax.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
+  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::argmax_outf(self_cpu, dim, keepdim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[amax.out]:", "diopiAmax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " amax.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " amax.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tamax.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tamax.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tamax.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tamax.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmax)");
+  ::diopiError_t ret = ::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::amax_outf(self_cpu, dim, keepdim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[all.all_out]:", "diopiAll");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " all.all_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " all.all_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tall.all_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tall.all_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
+  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::all_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[all.out]:", "diopiAll");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " all.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " all.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tall.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tall.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tall.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tall.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
+  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::all_outf(self_cpu, dim, keepdim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[any.all_out]:", "diopiAny");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " any.all_out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " any.all_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tany.all_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tany.all_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
+  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::any_outf(self_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[any.out]:", "diopiAny");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " any.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " any.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tany.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tany.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tany.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tany.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
+  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::any_outf(self_cpu, dim, keepdim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[norm.out]:", "diopiNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t pDiopiScalar{};
+  const ::diopiScalar_t* pDiopiScalarPtr = nullptr;
+  if (p.has_value()) {
+    pDiopiScalar = dipu::diopi_helper::toDiopiScalar(p.value());
+    pDiopiScalarPtr = &pDiopiScalar;
+  }
+  ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " norm.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " norm.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnorm.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnorm.out:\tp:" << dumpArg(p) << std::endl;
+    std::cout << "\tnorm.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tnorm.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tnorm.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNorm)");
+  ::diopiError_t ret = ::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::norm_outf(self_cpu, p, dim, keepdim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[linalg_vector_norm.out]:", "diopiNorm");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
+  ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " linalg_vector_norm.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " linalg_vector_norm.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tlinalg_vector_norm.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tlinalg_vector_norm.out:\tord:" << dumpArg(ord) << std::endl;
+    std::cout << "\tlinalg_vector_norm.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tlinalg_vector_norm.out:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+    std::cout << "\tlinalg_vector_norm.out:\tdtype:" << dumpArg(dtype) << std::endl;
+    std::cout << "\tlinalg_vector_norm.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNorm)");
+  ::diopiError_t ret = ::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::linalg_vector_norm_outf(self_cpu, ord, dim, keepdim, dtype, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[argmax]:", "diopiArgmax");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " argmax: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " argmax: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\targmax:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\targmax:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\targmax:\tkeepdim:" << dumpArg(keepdim) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
+  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::argmax(self_cpu, dim, keepdim);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[cumsum.out]:", "diopiCumsum");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " cumsum.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " cumsum.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tcumsum.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tcumsum.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tcumsum.out:\tdtype:" << dumpArg(dtype) << std::endl;
+    std::cout << "\tcumsum.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCumsum)");
+  ::diopiError_t ret = ::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::cumsum_outf(self_cpu, dim, dtype, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<at::Tensor &,at::Tensor &> dipu_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices) {
+  c10::OptionalDeviceGuard guard(at::device_of(values));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[topk.values]:", "diopiTopk");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " topk.values: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " topk.values: values should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " topk.values: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttopk.values:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttopk.values:\tk:" << dumpArg(k) << std::endl;
+    std::cout << "\ttopk.values:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\ttopk.values:\tlargest:" << dumpArg(largest) << std::endl;
+    std::cout << "\ttopk.values:\tsorted:" << dumpArg(sorted) << std::endl;
+    std::cout << "\ttopk.values:\tvalues:" << dumpArg(values) << std::endl;
+    std::cout << "\ttopk.values:\tindices:" << dumpArg(indices) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTopk)");
+  ::diopiError_t ret = ::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto values_cpu = tensor_reference_or_clone_to_host(values, {{self, self_cpu}});
+    auto indices_cpu = tensor_reference_or_clone_to_host(indices, {{self, self_cpu}});
+    at::topk_symint_outf(self_cpu, k, dim, largest, sorted, values_cpu, indices_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(values, values_cpu, current_stream);
+    tensor_copy_host_to_device(indices, indices_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(values, indices);
+}
+
+// topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k.expect_int(); } return nodispatch::empty(shape, self.options()); }();
+  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " topk: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " topk: values should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " topk: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttopk:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttopk:\tk:" << dumpArg(k) << std::endl;
+    std::cout << "\ttopk:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\ttopk:\tlargest:" << dumpArg(largest) << std::endl;
+    std::cout << "\ttopk:\tsorted:" << dumpArg(sorted) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTopk)");
+  ::diopiError_t ret = ::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::topk_symint(self_cpu, k, dim, largest, sorted);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(values, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(values, indices);
+}
+
+// sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<at::Tensor &,at::Tensor &> dipu_sort_values(const at::Tensor & self, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices) {
+  c10::OptionalDeviceGuard guard(at::device_of(values));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[sort.values]:", "diopiSort");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " sort.values: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " sort.values: values should be on dipu");
+    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
+                __FILE__, ":", __LINE__, " sort.values: indices should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tsort.values:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tsort.values:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tsort.values:\tdescending:" << dumpArg(descending) << std::endl;
+    std::cout << "\tsort.values:\tvalues:" << dumpArg(values) << std::endl;
+    std::cout << "\tsort.values:\tindices:" << dumpArg(indices) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
+  ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto values_cpu = tensor_reference_or_clone_to_host(values, {{self, self_cpu}});
+    auto indices_cpu = tensor_reference_or_clone_to_host(indices, {{self, self_cpu}});
+    at::sort_outf(self_cpu, dim, descending, values_cpu, indices_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(values, values_cpu, current_stream);
+    tensor_copy_host_to_device(indices, indices_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(values, indices);
+}
+
+// where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  c10::OptionalDeviceGuard guard(at::device_of(condition));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[where.self]:", "diopiWhere");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t conditionDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(condition);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
+                __FILE__, ":", __LINE__, " where.self: condition should be on dipu");
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " where.self: self should be on dipu");
+    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
+                __FILE__, ":", __LINE__, " where.self: other should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " where.self: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\twhere.self:\tcondition:" << dumpArg(condition) << std::endl;
+    std::cout << "\twhere.self:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\twhere.self:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiWhere)");
+  ::diopiError_t ret = ::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto condition_cpu = tensor_clone_to_host(condition);
+    auto self_cpu = tensor_clone_to_host(self);
+    auto other_cpu = tensor_clone_to_host(other);
+    auto result_cpu = at::where(condition_cpu, self_cpu, other_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// zero_(Tensor(a!) self) -> Tensor(a!)
+at::Tensor & dipu_zero_(at::Tensor & self) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[zero_]:", "diopiZeroInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " zero_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tzero_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiZeroInp)");
+  ::diopiError_t ret = ::diopiZeroInp(ctx, selfDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    at::zero_(self_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[fill_.Tensor]:", "diopiFill");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
+                __FILE__, ":", __LINE__, " fill_.Tensor: value should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tfill_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tfill_.Tensor:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
+  ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto value_cpu = tensor_clone_to_host(value);
+    at::fill_(self_cpu, value_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[cat.out]:", "diopiCat");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " cat.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tcat.out:\ttensors:" << dumpArg(tensors) << std::endl;
+    std::cout << "\tcat.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tcat.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
+  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto tensors_cpu = tensor_clone_to_host(tensors);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {});
+    at::cat_outf(tensors_cpu, dim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// cat(Tensor[] tensors, int dim=0) -> Tensor
+at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[cat]:", "diopiCat");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " cat: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tcat:\ttensors:" << dumpArg(tensors) << std::endl;
+    std::cout << "\tcat:\tdim:" << dumpArg(dim) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
+  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto tensors_cpu = tensor_clone_to_host(tensors);
+    auto result_cpu = at::cat(tensors_cpu, dim);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[stack.out]:", "diopiStack");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " stack.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tstack.out:\ttensors:" << dumpArg(tensors) << std::endl;
+    std::cout << "\tstack.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tstack.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
+  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto tensors_cpu = tensor_clone_to_host(tensors);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {});
+    at::stack_outf(tensors_cpu, dim, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[stack]:", "diopiStack");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " stack: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tstack:\ttensors:" << dumpArg(tensors) << std::endl;
+    std::cout << "\tstack:\tdim:" << dumpArg(dim) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
+  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto tensors_cpu = tensor_clone_to_host(tensors);
+    auto result_cpu = at::stack(tensors_cpu, dim);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[index_select.out]:", "diopiIndexSelect");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " index_select.out: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " index_select.out: index should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " index_select.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tindex_select.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tindex_select.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tindex_select.out:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tindex_select.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexSelect)");
+  ::diopiError_t ret = ::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {index, index_cpu}});
+    at::index_select_outf(self_cpu, dim, index_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// index_select(Tensor self, int dim, Tensor index) -> Tensor
+at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[index_select]:", "diopiIndexSelect");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " index_select: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " index_select: index should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " index_select: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tindex_select:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tindex_select:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tindex_select:\tindex:" << dumpArg(index) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexSelect)");
+  ::diopiError_t ret = ::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto result_cpu = at::index_select(self_cpu, dim, index_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gather.out]:", "diopiGather");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gather.out: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " gather.out: index should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " gather.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgather.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgather.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tgather.out:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tgather.out:\tsparse_grad:" << dumpArg(sparse_grad) << std::endl;
+    std::cout << "\tgather.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGather)");
+  ::diopiError_t ret = ::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {index, index_cpu}});
+    at::gather_outf(self_cpu, dim, index_cpu, sparse_grad, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[gather]:", "diopiGather");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty(index.sizes(), self.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " gather: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " gather: index should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " gather: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tgather:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tgather:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tgather:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tgather:\tsparse_grad:" << dumpArg(sparse_grad) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGather)");
+  ::diopiError_t ret = ::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto result_cpu = at::gather(self_cpu, dim, index_cpu, sparse_grad);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[scatter.src_out]:", "diopiScatter");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " scatter.src_out: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " scatter.src_out: index should be on dipu");
+    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
+                __FILE__, ":", __LINE__, " scatter.src_out: src should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " scatter.src_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tscatter.src_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tscatter.src_out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tscatter.src_out:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tscatter.src_out:\tsrc:" << dumpArg(src) << std::endl;
+    std::cout << "\tscatter.src_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
+  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto src_cpu = tensor_clone_to_host(src);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {index, index_cpu}, {src, src_cpu}});
+    at::scatter_outf(self_cpu, dim, index_cpu, src_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[scatter.value_out]:", "diopiScatterScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " scatter.value_out: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " scatter.value_out: index should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " scatter.value_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tscatter.value_out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tscatter.value_out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tscatter.value_out:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tscatter.value_out:\tvalue:" << dumpArg(value) << std::endl;
+    std::cout << "\tscatter.value_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
+  ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {index, index_cpu}});
+    at::scatter_outf(self_cpu, dim, index_cpu, value, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[scatter_add.out]:", "diopiScatter");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
+  ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " scatter_add.out: self should be on dipu");
+    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
+                __FILE__, ":", __LINE__, " scatter_add.out: index should be on dipu");
+    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
+                __FILE__, ":", __LINE__, " scatter_add.out: src should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " scatter_add.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tscatter_add.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tscatter_add.out:\tdim:" << dumpArg(dim) << std::endl;
+    std::cout << "\tscatter_add.out:\tindex:" << dumpArg(index) << std::endl;
+    std::cout << "\tscatter_add.out:\tsrc:" << dumpArg(src) << std::endl;
+    std::cout << "\tscatter_add.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
+  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto index_cpu = tensor_clone_to_host(index);
+    auto src_cpu = tensor_clone_to_host(src);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {index, index_cpu}, {src, src_cpu}});
+    at::scatter_add_outf(self_cpu, dim, index_cpu, src_cpu, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[masked_fill_.Scalar]:", "diopiMaskedFillInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " masked_fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
+                __FILE__, ":", __LINE__, " masked_fill_.Scalar: mask should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmasked_fill_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmasked_fill_.Scalar:\tmask:" << dumpArg(mask) << std::endl;
+    std::cout << "\tmasked_fill_.Scalar:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaskedFillInpScalar)");
+  ::diopiError_t ret = ::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mask_cpu = tensor_clone_to_host(mask);
+    self_cpu.masked_fill_(mask_cpu, value);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[masked_fill_.Tensor]:", "diopiMaskedFillInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
+  ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " masked_fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
+                __FILE__, ":", __LINE__, " masked_fill_.Tensor: mask should be on dipu");
+    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
+                __FILE__, ":", __LINE__, " masked_fill_.Tensor: value should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmasked_fill_.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmasked_fill_.Tensor:\tmask:" << dumpArg(mask) << std::endl;
+    std::cout << "\tmasked_fill_.Tensor:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaskedFillInp)");
+  ::diopiError_t ret = ::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mask_cpu = tensor_clone_to_host(mask);
+    auto value_cpu = tensor_clone_to_host(value);
+    self_cpu.masked_fill_(mask_cpu, value_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[masked_fill.Scalar]:", "diopiMaskedFillScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
+  ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " masked_fill.Scalar: self should be on dipu");
+    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
+                __FILE__, ":", __LINE__, " masked_fill.Scalar: mask should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " masked_fill.Scalar: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmasked_fill.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmasked_fill.Scalar:\tmask:" << dumpArg(mask) << std::endl;
+    std::cout << "\tmasked_fill.Scalar:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaskedFillScalar)");
+  ::diopiError_t ret = ::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mask_cpu = tensor_clone_to_host(mask);
+    auto result_cpu = at::masked_fill(self_cpu, mask_cpu, value);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & mask, const at::Tensor & value) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[masked_fill.Tensor]:", "diopiMaskedFill");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
+  ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " masked_fill.Tensor: self should be on dipu");
+    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
+                __FILE__, ":", __LINE__, " masked_fill.Tensor: mask should be on dipu");
+    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
+                __FILE__, ":", __LINE__, " masked_fill.Tensor: value should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " masked_fill.Tensor: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tmasked_fill.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tmasked_fill.Tensor:\tmask:" << dumpArg(mask) << std::endl;
+    std::cout << "\tmasked_fill.Tensor:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMaskedFill)");
+  ::diopiError_t ret = ::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto mask_cpu = tensor_clone_to_host(mask);
+    auto value_cpu = tensor_clone_to_host(value);
+    auto result_cpu = at::masked_fill(self_cpu, mask_cpu, value_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[tril.out]:", "diopiTril");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " tril.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " tril.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttril.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttril.out:\tdiagonal:" << dumpArg(diagonal) << std::endl;
+    std::cout << "\ttril.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTril)");
+  ::diopiError_t ret = ::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::tril_symint_outf(self_cpu, diagonal, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// tril(Tensor self, SymInt diagonal=0) -> Tensor
+at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[tril]:", "diopiTril");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " tril: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " tril: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttril:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttril:\tdiagonal:" << dumpArg(diagonal) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTril)");
+  ::diopiError_t ret = ::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::tril_symint(self_cpu, diagonal);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[triu.out]:", "diopiTriu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " triu.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " triu.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttriu.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttriu.out:\tdiagonal:" << dumpArg(diagonal) << std::endl;
+    std::cout << "\ttriu.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTriu)");
+  ::diopiError_t ret = ::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::triu_symint_outf(self_cpu, diagonal, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// triu(Tensor self, SymInt diagonal=0) -> Tensor
+at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[triu]:", "diopiTriu");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " triu: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " triu: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttriu:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttriu:\tdiagonal:" << dumpArg(diagonal) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTriu)");
+  ::diopiError_t ret = ::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::triu_symint(self_cpu, diagonal);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
+at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[triu_]:", "diopiTriuInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " triu_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\ttriu_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\ttriu_:\tdiagonal:" << dumpArg(diagonal) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTriuInp)");
+  ::diopiError_t ret = ::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int());
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.triu__symint(diagonal);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[uniform_]:", "diopiUniformInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " uniform_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tuniform_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tuniform_:\tfrom:" << dumpArg(from) << std::endl;
+    std::cout << "\tuniform_:\tto:" << dumpArg(to) << std::endl;
+    std::cout << "\tuniform_:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiUniformInp)");
+  ::diopiError_t ret = ::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.uniform_(from, to, generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[normal_]:", "diopiNormalInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " normal_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnormal_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tnormal_:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tnormal_:\tstd:" << dumpArg(std) << std::endl;
+    std::cout << "\tnormal_:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNormalInp)");
+  ::diopiError_t ret = ::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.normal_(mean, std, generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[normal.Tensor_float_out]:", "diopiNormalTensorScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
+                __FILE__, ":", __LINE__, " normal.Tensor_float_out: mean should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " normal.Tensor_float_out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnormal.Tensor_float_out:\tmean:" << dumpArg(mean) << std::endl;
+    std::cout << "\tnormal.Tensor_float_out:\tstd:" << dumpArg(std) << std::endl;
+    std::cout << "\tnormal.Tensor_float_out:\tgenerator:" << dumpArg(generator) << std::endl;
+    std::cout << "\tnormal.Tensor_float_out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNormalTensorScalar)");
+  ::diopiError_t ret = ::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto mean_cpu = tensor_clone_to_host(mean);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{mean, mean_cpu}});
+    at::normal_outf(mean_cpu, std, generator, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[random_]:", "diopiRandomInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " random_: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\trandom_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\trandom_:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
+  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.random_(generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[random_.to]:", "diopiRandomInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " random_.to: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\trandom_.to:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\trandom_.to:\tto:" << dumpArg(to) << std::endl;
+    std::cout << "\trandom_.to:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
+  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.random_(to, generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[random_.from]:", "diopiRandomInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " random_.from: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\trandom_.from:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\trandom_.from:\tfrom:" << dumpArg(from) << std::endl;
+    std::cout << "\trandom_.from:\tto:" << dumpArg(to) << std::endl;
+    std::cout << "\trandom_.from:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
+  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.random_(from, to, generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<at::Generator> generator) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[bernoulli_.float]:", "diopiBernoulliScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " bernoulli_.float: self should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbernoulli_.float:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbernoulli_.float:\tp:" << dumpArg(p) << std::endl;
+    std::cout << "\tbernoulli_.float:\tgenerator:" << dumpArg(generator) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBernoulliScalar)");
+  ::diopiError_t ret = ::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    self_cpu.bernoulli_(p, generator);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Generator> generator, at::Tensor & out) {
+  c10::OptionalDeviceGuard guard(at::device_of(out));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[bernoulli.out]:", "diopiBernoulli");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  at::Generator generatorValue = (generator.has_value() && generator.value().defined())
+      ? generator.value() : dipu::getDefaultDIPUGenerator();
+  ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " bernoulli.out: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " bernoulli.out: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tbernoulli.out:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tbernoulli.out:\tgenerator:" << dumpArg(generator) << std::endl;
+    std::cout << "\tbernoulli.out:\tout:" << dumpArg(out) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBernoulli)");
+  ::diopiError_t ret = ::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
+    at::bernoulli_outf(self_cpu, generator, out_cpu);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, out_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+::std::tuple<at::Tensor,at::Tensor> dipu_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  c10::OptionalDeviceGuard guard(at::device_of(input));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_dropout]:", "diopiDropout");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out0 = nodispatch::empty_like(input);
+  at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
+  ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
+  ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
+                __FILE__, ":", __LINE__, " native_dropout: input should be on dipu");
+    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
+                __FILE__, ":", __LINE__, " native_dropout: out0 should be on dipu");
+    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
+                __FILE__, ":", __LINE__, " native_dropout: out1 should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_dropout:\tinput:" << dumpArg(input) << std::endl;
+    std::cout << "\tnative_dropout:\tp:" << dumpArg(p) << std::endl;
+    std::cout << "\tnative_dropout:\ttrain:" << dumpArg(train) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
+  ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto input_cpu = tensor_clone_to_host(input);
+    auto result_cpu = at::native_dropout(input_cpu, p, train);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
+    tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return std::tie(out0, out1);
+}
+
 }  // namespace native
 }  // namespace dipu
 
 namespace at {
 
 DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu.out", ::diopiRelu, dipu::native::dipu_relu_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold.out", ::diopiThreshold, dipu::native::dipu_threshold_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold_", ::diopiThresholdInp, dipu::native::dipu_threshold_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold_backward.grad_input", ::diopiThresholdBackward, dipu::native::dipu_threshold_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold_backward", ::diopiThresholdBackward, dipu::native::dipu_threshold_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu.out", ::diopiGelu, dipu::native::dipu_gelu_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu", ::diopiGelu, dipu::native::dipu_gelu);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_", ::diopiGelu, dipu::native::dipu_gelu_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_backward.grad_input", ::diopiGeluBackward, dipu::native::dipu_gelu_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_backward", ::diopiGeluBackward, dipu::native::dipu_gelu_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu.out", ::diopiSilu, dipu::native::dipu_silu_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu", ::diopiSilu, dipu::native::dipu_silu);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_", ::diopiSiluInp, dipu::native::dipu_silu_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_backward.grad_input", ::diopiSiluBackward, dipu::native::dipu_silu_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_backward", ::diopiSiluBackward, dipu::native::dipu_silu_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid", ::diopiSigmoid, dipu::native::dipu_sigmoid);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_backward.grad_input", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_backward", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh", ::diopiTanh, dipu::native::dipu_tanh);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh_backward.grad_input", ::diopiTanhBackward, dipu::native::dipu_tanh_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh_backward", ::diopiTanhBackward, dipu::native::dipu_tanh_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardtanh.out", ::diopiHardtanh, dipu::native::dipu_hardtanh_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardtanh_", ::diopiHardtanhInp, dipu::native::dipu_hardtanh_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardtanh_backward.grad_input", ::diopiHardtanhBackward, dipu::native::dipu_hardtanh_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("leaky_relu.out", ::diopiLeakyRelu, dipu::native::dipu_leaky_relu_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("leaky_relu_", ::diopiLeakyReluInp, dipu::native::dipu_leaky_relu_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("leaky_relu_backward.grad_input", ::diopiLeakyReluBackward, dipu::native::dipu_leaky_relu_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardswish.out", ::diopiHardswish, dipu::native::dipu_hardswish_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardswish_", ::diopiHardswishInp, dipu::native::dipu_hardswish_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardswish_backward", ::diopiHardswishBackward, dipu::native::dipu_hardswish_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax", ::diopiSoftmax, dipu::native::dipu__softmax);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax_backward_data.out", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax_backward_data", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax", ::diopiLogSoftmax, dipu::native::dipu__log_softmax);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax_backward_data.out", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax_backward_data", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_overrideable", ::diopiConvolution2d, dipu::native::dipu_convolution_overrideable);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_backward_overrideable", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward_overrideable);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_backward", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("embedding", ::diopiEmbedding, dipu::native::dipu_embedding);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("embedding_dense_backward", ::diopiEmbeddingBackward, dipu::native::dipu_embedding_dense_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("embedding_renorm_", ::diopiEmbeddingRenorm_, dipu::native::dipu_embedding_renorm_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss_forward.output", ::diopiNLLLoss, dipu::native::dipu_nll_loss_forward_output);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss_forward", ::diopiNLLLoss, dipu::native::dipu_nll_loss_forward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss_backward.grad_input", ::diopiNLLLossBackward, dipu::native::dipu_nll_loss_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss_backward", ::diopiNLLLossBackward, dipu::native::dipu_nll_loss_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss2d_forward.output", ::diopiNLLLoss, dipu::native::dipu_nll_loss2d_forward_output);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("nll_loss2d_backward.grad_input", ::diopiNLLLossBackward, dipu::native::dipu_nll_loss2d_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mse_loss.out", ::diopiMSELoss, dipu::native::dipu_mse_loss_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mse_loss", ::diopiMSELoss, dipu::native::dipu_mse_loss);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mse_loss_backward.grad_input", ::diopiMSELossBackward, dipu::native::dipu_mse_loss_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mse_loss_backward", ::diopiMSELossBackward, dipu::native::dipu_mse_loss_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("binary_cross_entropy.out", ::diopiBCELoss, dipu::native::dipu_binary_cross_entropy_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("binary_cross_entropy_backward.grad_input", ::diopiBCELossBackward, dipu::native::dipu_binary_cross_entropy_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("smooth_l1_loss.out", ::diopiSmoothL1Loss, dipu::native::dipu_smooth_l1_loss_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("smooth_l1_loss_backward.grad_input", ::diopiSmoothL1LossBackward, dipu::native::dipu_smooth_l1_loss_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_batch_norm", ::diopiBatchNorm, dipu::native::dipu_native_batch_norm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_batch_norm.out", ::diopiBatchNorm, dipu::native::dipu_native_batch_norm_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_batch_norm_backward", ::diopiBatchNormBackward, dipu::native::dipu_native_batch_norm_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_native_batch_norm_legit", ::diopiBatchNorm, dipu::native::dipu__native_batch_norm_legit);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_native_batch_norm_legit.out", ::diopiBatchNorm, dipu::native::dipu__native_batch_norm_legit_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_native_batch_norm_legit.no_stats", ::diopiBatchNorm, dipu::native::dipu__native_batch_norm_legit_no_stats);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_native_batch_norm_legit.no_stats_out", ::diopiBatchNorm, dipu::native::dipu__native_batch_norm_legit_no_stats_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_native_batch_norm_legit_no_training", ::diopiBatchNorm, dipu::native::dipu__native_batch_norm_legit_no_training);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("batch_norm_stats", ::diopiBatchNormStats, dipu::native::dipu_batch_norm_stats);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("batch_norm_gather_stats_with_counts", ::diopiBatchNormGatherStatsWithCounts, dipu::native::dipu_batch_norm_gather_stats_with_counts);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("batch_norm_elemt", ::diopiBatchNormElemt, dipu::native::dipu_batch_norm_elemt);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("batch_norm_backward_reduce", ::diopiBatchNormBackwardReduce, dipu::native::dipu_batch_norm_backward_reduce);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("batch_norm_backward_elemt", ::diopiBatchNormBackwardElemt, dipu::native::dipu_batch_norm_backward_elemt);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_layer_norm", ::diopiLayerNorm, dipu::native::dipu_native_layer_norm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_layer_norm_backward", ::diopiLayerNormBackward, dipu::native::dipu_native_layer_norm_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_group_norm", ::diopiGroupNorm, dipu::native::dipu_native_group_norm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_group_norm_backward", ::diopiGroupNormBackward, dipu::native::dipu_native_group_norm_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_add_.Scalar", ::diopiForeachaddInpScalar, dipu::native::dipu__foreach_add__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.Scalar", ::diopiForeachmulInpScalar, dipu::native::dipu__foreach_mul__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.Tensor", ::diopiForeachmulInpTensor, dipu::native::dipu__foreach_mul__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, dipu::native::dipu__amp_update_scale_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add.out", ::diopiAdd, dipu::native::dipu_add_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add_.Tensor", ::diopiAddInp, dipu::native::dipu_add__tensor);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add.Tensor", ::diopiAdd, dipu::native::dipu_add_tensor);
@@ -2362,6 +11548,72 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu", ::diopiRelu, dipu::native::dipu_relu);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu_", ::diopiReluInp, dipu::native::dipu_relu_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("fill_.Scalar", ::diopiFill, dipu::native::dipu_fill__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add.Scalar_out", ::diopiAddScalar, dipu::native::dipu_add_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sub.Scalar_out", ::diopiSubScalar, dipu::native::dipu_sub_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mul.Scalar_out", ::diopiMulScalar, dipu::native::dipu_mul_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mul.Scalar", ::diopiMulScalar, dipu::native::dipu_mul_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div.Scalar_out", ::diopiDivScalar, dipu::native::dipu_div_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div_.Scalar", ::diopiDivInpScalar, dipu::native::dipu_div__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div.Scalar", ::diopiDivScalar, dipu::native::dipu_div_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div.out_mode", ::diopiDiv, dipu::native::dipu_div_out_mode);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div_.Tensor_mode", ::diopiDivInp, dipu::native::dipu_div__tensor_mode);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sqrt", ::diopiSqrt, dipu::native::dipu_sqrt);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt", ::diopiRsqrt, dipu::native::dipu_rsqrt);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("exp", ::diopiExp, dipu::native::dipu_exp);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("log", ::diopiLog, dipu::native::dipu_log);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("neg", ::diopiNeg, dipu::native::dipu_neg);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("abs", ::diopiAbs, dipu::native::dipu_abs);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("log2.out", ::diopiLog2, dipu::native::dipu_log2_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("erf.out", ::diopiErf, dipu::native::dipu_erf_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("erf_", ::diopiErfInp, dipu::native::dipu_erf_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("reciprocal.out", ::diopiReciprocal, dipu::native::dipu_reciprocal_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("reciprocal_", ::diopiReciprocalInp, dipu::native::dipu_reciprocal_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sign.out", ::diopiSign, dipu::native::dipu_sign_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sgn.out", ::diopiSgn, dipu::native::dipu_sgn_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("floor.out", ::diopiFloor, dipu::native::dipu_floor_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("ceil.out", ::diopiCeil, dipu::native::dipu_ceil_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow.Tensor_Scalar_out", ::diopiPow, dipu::native::dipu_pow_tensor_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow.Tensor_Scalar", ::diopiPow, dipu::native::dipu_pow_tensor_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow_.Scalar", ::diopiPowInp, dipu::native::dipu_pow__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow.Tensor_Tensor_out", ::diopiPowTensor, dipu::native::dipu_pow_tensor_tensor_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow_.Tensor", ::diopiPowInpTensor, dipu::native::dipu_pow__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("pow.Scalar_out", ::diopiPowScalar, dipu::native::dipu_pow_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp.out", ::diopiClampScalar, dipu::native::dipu_clamp_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_", ::diopiClampInpScalar, dipu::native::dipu_clamp_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp.Tensor_out", ::diopiClamp, dipu::native::dipu_clamp_tensor_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_.Tensor", ::diopiClampInp, dipu::native::dipu_clamp__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_min.out", ::diopiClampMinScalar, dipu::native::dipu_clamp_min_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_min_", ::diopiClampMinInpScalar, dipu::native::dipu_clamp_min_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_max.out", ::diopiClampMaxScalar, dipu::native::dipu_clamp_max_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("clamp_max_", ::diopiClampMaxInpScalar, dipu::native::dipu_clamp_max_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("maximum.out", ::diopiMaximum, dipu::native::dipu_maximum_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("minimum.out", ::diopiMinimum, dipu::native::dipu_minimum_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addcmul.out", ::diopiAddcmul, dipu::native::dipu_addcmul_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addcmul_", ::diopiAddcmulInp, dipu::native::dipu_addcmul_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addcdiv.out", ::diopiAddcdiv, dipu::native::dipu_addcdiv_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addcdiv_", ::diopiAddcdivInp, dipu::native::dipu_addcdiv_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("lerp.Scalar_out", ::diopiLerpScalar, dipu::native::dipu_lerp_scalar_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("lerp.Tensor_out", ::diopiLerpTensor, dipu::native::dipu_lerp_tensor_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("lerp_.Scalar", ::diopiLerpScalar, dipu::native::dipu_lerp__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("lerp_.Tensor", ::diopiLerpTensor, dipu::native::dipu_lerp__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("logical_not.out", ::diopiLogicalNot, dipu::native::dipu_logical_not_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("logical_and.out", ::diopiLogicalAnd, dipu::native::dipu_logical_and_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("logical_or.out", ::diopiLogicalOr, dipu::native::dipu_logical_or_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bitwise_not.out", ::diopiBitwiseNot, dipu::native::dipu_bitwise_not_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("eq.Scalar", ::diopiEqScalar, dipu::native::dipu_eq_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("ne.Scalar", ::diopiNeScalar, dipu::native::dipu_ne_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("isnan", ::diopiIsNan, dipu::native::dipu_isnan);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("eq.Tensor", ::diopiEq, dipu::native::dipu_eq_tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max_pool2d_with_indices.out", ::diopiMaxPool2dWithIndices, dipu::native::dipu_max_pool2d_with_indices_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max_pool2d_with_indices", ::diopiMaxPool2dWithIndices, dipu::native::dipu_max_pool2d_with_indices);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max_pool2d_with_indices_backward.grad_input", ::diopiMaxPool2dBackward, dipu::native::dipu_max_pool2d_with_indices_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max_pool2d_with_indices_backward", ::diopiMaxPool2dBackward, dipu::native::dipu_max_pool2d_with_indices_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("avg_pool2d.out", ::diopiAvgPool2d, dipu::native::dipu_avg_pool2d_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("avg_pool2d_backward.grad_input", ::diopiAvgPool2dBackward, dipu::native::dipu_avg_pool2d_backward_grad_input);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("avg_pool2d_backward", ::diopiAvgPool2dBackward, dipu::native::dipu_avg_pool2d_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("adaptive_avg_pool2d.out", ::diopiAdaptiveAvgPool2d, dipu::native::dipu_adaptive_avg_pool2d_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d", ::diopiAdaptiveAvgPool2d, dipu::native::dipu__adaptive_avg_pool2d);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d_backward", ::diopiAdaptiveAvgPool2dBackward, dipu::native::dipu__adaptive_avg_pool2d_backward);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm.out", ::diopiMm, dipu::native::dipu_mm_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm.out", ::diopiBmm, dipu::native::dipu_bmm_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addmm.out", ::diopiAddmm, dipu::native::dipu_addmm_out);
@@ -2370,6 +11622,61 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax.out", ::diopiSoftmax, dipu::native::dipu__softmax_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax.out", ::diopiLogSoftmax, dipu::native::dipu__log_softmax_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("where.self_out", ::diopiWhere, dipu::native::dipu_where_self_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm", ::diopiMm, dipu::native::dipu_mm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm", ::diopiBmm, dipu::native::dipu_bmm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addmm", ::diopiAddmm, dipu::native::dipu_addmm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("baddbmm.out", ::diopiBaddbmm, dipu::native::dipu_baddbmm_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("baddbmm_", ::diopiBaddbmmInp, dipu::native::dipu_baddbmm_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("baddbmm", ::diopiBaddbmm, dipu::native::dipu_baddbmm);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sum.dim_IntList", ::diopiSum, dipu::native::dipu_sum_dim_intlist);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mean.dim", ::diopiMean, dipu::native::dipu_mean_dim);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max.dim_max", ::diopiMax, dipu::native::dipu_max_dim_max);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("max.dim", ::diopiMax, dipu::native::dipu_max_dim);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("argmax.out", ::diopiArgmax, dipu::native::dipu_argmax_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("amax.out", ::diopiAmax, dipu::native::dipu_amax_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("all.all_out", ::diopiAll, dipu::native::dipu_all_all_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("all.out", ::diopiAll, dipu::native::dipu_all_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("any.all_out", ::diopiAny, dipu::native::dipu_any_all_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("any.out", ::diopiAny, dipu::native::dipu_any_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("norm.out", ::diopiNorm, dipu::native::dipu_norm_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("linalg_vector_norm.out", ::diopiNorm, dipu::native::dipu_linalg_vector_norm_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("argmax", ::diopiArgmax, dipu::native::dipu_argmax);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("cumsum.out", ::diopiCumsum, dipu::native::dipu_cumsum_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("topk.values", ::diopiTopk, dipu::native::dipu_topk_values);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("topk", ::diopiTopk, dipu::native::dipu_topk);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sort.values", ::diopiSort, dipu::native::dipu_sort_values);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("where.self", ::diopiWhere, dipu::native::dipu_where_self);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("zero_", ::diopiZeroInp, dipu::native::dipu_zero_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("fill_.Tensor", ::diopiFill, dipu::native::dipu_fill__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("cat.out", ::diopiCat, dipu::native::dipu_cat_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("cat", ::diopiCat, dipu::native::dipu_cat);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("stack.out", ::diopiStack, dipu::native::dipu_stack_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("stack", ::diopiStack, dipu::native::dipu_stack);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index_select.out", ::diopiIndexSelect, dipu::native::dipu_index_select_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index_select", ::diopiIndexSelect, dipu::native::dipu_index_select);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gather.out", ::diopiGather, dipu::native::dipu_gather_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gather", ::diopiGather, dipu::native::dipu_gather);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("scatter.src_out", ::diopiScatter, dipu::native::dipu_scatter_src_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("scatter.value_out", ::diopiScatterScalar, dipu::native::dipu_scatter_value_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("scatter_add.out", ::diopiScatter, dipu::native::dipu_scatter_add_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("masked_fill_.Scalar", ::diopiMaskedFillInpScalar, dipu::native::dipu_masked_fill__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("masked_fill_.Tensor", ::diopiMaskedFillInp, dipu::native::dipu_masked_fill__tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("masked_fill.Scalar", ::diopiMaskedFillScalar, dipu::native::dipu_masked_fill_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("masked_fill.Tensor", ::diopiMaskedFill, dipu::native::dipu_masked_fill_tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tril.out", ::diopiTril, dipu::native::dipu_tril_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tril", ::diopiTril, dipu::native::dipu_tril);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("triu.out", ::diopiTriu, dipu::native::dipu_triu_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("triu", ::diopiTriu, dipu::native::dipu_triu);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("triu_", ::diopiTriuInp, dipu::native::dipu_triu_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("uniform_", ::diopiUniformInp, dipu::native::dipu_uniform_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("normal_", ::diopiNormalInp, dipu::native::dipu_normal_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("normal.Tensor_float_out", ::diopiNormalTensorScalar, dipu::native::dipu_normal_tensor_float_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("random_", ::diopiRandomInp, dipu::native::dipu_random_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("random_.to", ::diopiRandomInp, dipu::native::dipu_random__to);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("random_.from", ::diopiRandomInp, dipu::native::dipu_random__from);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bernoulli_.float", ::diopiBernoulliScalar, dipu::native::dipu_bernoulli__float);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bernoulli.out", ::diopiBernoulli, dipu::native::dipu_bernoulli_out);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_dropout", ::diopiDropout, dipu::native::dipu_native_dropout);
 }
 
 }  // namespace at
