@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-
-from torchgen.model import FunctionSchema
 
 from deeplink_gen.model import TorchVersion
 
@@ -31,7 +30,9 @@ class AtenOp:
     ilistref: bool = False               # torchgen passes Tensor[] as ITensorListRef
 
     @functools.cached_property
-    def func(self) -> FunctionSchema:
+    def func(self):
+        from torchgen.model import FunctionSchema
+
         return FunctionSchema.parse(self.schema)
 
 
@@ -40,9 +41,10 @@ def installed_torch_version() -> TorchVersion:
 
 
 def _native_dir() -> Path:
-    import torchgen
-
-    return Path(torchgen.__file__).resolve().parent / "packaged" / "ATen" / "native"
+    """torchgen's packaged ATen data, located without importing torchgen."""
+    spec = importlib.util.find_spec("torchgen")
+    root = Path(next(iter(spec.submodule_search_locations))).resolve()
+    return root / "packaged" / "ATen" / "native"
 
 
 def cache_dir() -> Path:
@@ -66,9 +68,14 @@ def _build_index(yaml_path: Path) -> dict[str, list]:
 
 
 @functools.lru_cache(maxsize=1)
+def native_functions_digest() -> str:
+    return hashlib.sha256((_native_dir() / "native_functions.yaml").read_bytes()).hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
 def op_index() -> dict[str, AtenOp]:
     yaml_path = _native_dir() / "native_functions.yaml"
-    digest = hashlib.sha256(yaml_path.read_bytes()).hexdigest()[:20]
+    digest = native_functions_digest()[:20]
     cache = cache_dir() / f"aten-ops-{_CACHE_FORMAT}-{digest}.json"
     raw = None
     try:

@@ -56,6 +56,12 @@ def main(ctx: click.Context, directory: Path) -> None:
     ctx.obj = Context(directory)
 
 
+def diopi_api_include() -> str | None:
+    from deeplink_gen import diopi_api
+
+    return str(diopi_api._include) if diopi_api._include is not None else None
+
+
 def _use_diopi_include(include: Path | None) -> None:
     from deeplink_gen import diopi_api
 
@@ -112,16 +118,13 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     directory that is swapped into place, so an interrupted render leaves the
     previous tree intact. Output is byte-identical from run to run.
     """
-    from deeplink_gen import writer
-    from deeplink_gen.render.vendor import render_vendor
-    from deeplink_gen.resolve import resolve
+    from deeplink_gen import stamps, writer
 
     if bool(vendors) == bool(all_vendors):
         raise click.UsageError("give --vendor NAME (repeatable) or --all")
     if show_diff and not check:
         raise click.UsageError("--diff goes with --check")
     version = _torch_version(torch_version)
-    ws = _load(ctx, None if all_vendors else vendors)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
@@ -129,6 +132,18 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
     report = writer.Report()
+    options = {"autocompare": autocompare, "torch": str(version), "diopi_include": diopi_api_include()}
+    names = sorted(p.stem for p in (ctx.root / "vendors").glob("*.yaml")) if all_vendors else list(vendors)
+    digests = {n: stamps.input_digest(ctx.root, n, options) for n in names} if not check else {}
+    current = {n: stamps.fresh(out_root, n, digests[n]) for n in digests}
+    if names and not check and all(current.get(n) is not None for n in names):
+        count = sum(len(files) for files in current.values())
+        click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
+        return
+    from deeplink_gen.render.vendor import render_vendor
+    from deeplink_gen.resolve import resolve
+
+    ws = _load(ctx, None if all_vendors else vendors)
     rendered = {}
     try:
         for v in ws.vendors:
@@ -158,6 +173,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     writer.recover(out_root)
     for name, files in rendered.items():
         writer.write_tree(out_root, name, files, report)
+    stamps.record(out_root, {name: (digests.get(name), files) for name, files in rendered.items()})
     click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
                f"{len(report.removed)} removed ({', '.join(rendered)})")
 

@@ -36,6 +36,13 @@ def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None)
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Keep the torch op index and render stamps out of the user's home."""
+    os.environ["DEEPLINK_GEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A scratch copy of the bundled workspace (catalog and vendors, no output)."""

@@ -225,3 +225,24 @@ def test_out_outside_the_workspace_needs_a_flag(workspace: Path, tmp_path: Path)
     inside = workspace / "build" / "gen"
     assert run_cli("render", "--vendor", "camb", "--out", str(inside), cwd=workspace).exit_code == 0
     assert (inside / "camb" / "manifest.json").is_file()
+
+
+def test_unchanged_render_skips_work_but_not_hand_edits(workspace: Path):
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    kernels = workspace / "generated" / "camb" / KERNELS
+    original = kernels.read_text()
+    # Nothing changed: the stamp short-cut answers without rendering.
+    assert run_cli("render", "--all", cwd=workspace).output.startswith("0 written")
+    # A hand edit is noticed and repaired even though no input changed.
+    kernels.write_text(original + "// hand edit\n")
+    result = run_cli("render", "--all", cwd=workspace)
+    assert result.output.startswith("1 written") and kernels.read_text() == original
+    # A stray file too.
+    stray = workspace / "generated" / "camb" / "stray.cpp"
+    stray.write_text("x")
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0 and not stray.exists()
+    # An input change re-renders.
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("  print_op_args: true", "  print_op_args: false"))
+    result = run_cli("render", "--all", cwd=workspace)
+    assert not result.output.startswith("0 written") and "dumpArg(" not in kernels.read_text()

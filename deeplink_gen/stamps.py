@@ -1,0 +1,113 @@
+"""The no-change fast path. After a successful render, a stamp records a digest
+of everything the output depends on (the vendor file, the catalog, the
+package's own code, templates, schemas and data, the torch op table, the
+options) and the sha256 of every file written. A later render whose inputs
+have the same digest and whose files on disk still match is a no-op that
+neither loads nor renders anything. Stamps live in the cache directory, keyed
+by the output directory, never in the output tree."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from deeplink_gen.aten import cache_dir
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _hash_files(h, paths: list[Path], root: Path) -> None:
+    for path in paths:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+
+
+@functools.lru_cache(maxsize=1)
+def tool_digest() -> str:
+    """Everything of deeplink-gen itself that shapes output, plus torch's op table."""
+    from deeplink_gen import aten
+
+    h = hashlib.sha256()
+    files = sorted(p for p in _PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    _hash_files(h, files, _PACKAGE)
+    schemas = _PACKAGE / "schemas"
+    if not schemas.is_dir():  # editable install: the repository's schemas/
+        schemas = _PACKAGE.parent / "schemas"
+    _hash_files(h, sorted(schemas.glob("*.json")), schemas)
+    h.update(aten.native_functions_digest().encode())
+    return h.hexdigest()
+
+
+def input_digest(root: Path, vendor: str, options: dict) -> str | None:
+    vendor_file = root / "vendors" / f"{vendor}.yaml"
+    catalog = sorted((root / "catalog").glob("*.yaml"))
+    if not vendor_file.is_file():
+        return None
+    h = hashlib.sha256(tool_digest().encode())
+    h.update(json.dumps(options, sort_keys=True, default=str).encode())
+    _hash_files(h, [vendor_file, *catalog], root)
+    extra = options.get("diopi_include")
+    if extra:
+        inc = Path(extra)
+        _hash_files(h, sorted(p for p in inc.rglob("*.h") if p.is_file()), inc)
+    return h.hexdigest()
+
+
+def _stamp_path(out_root: Path) -> Path:
+    key = hashlib.sha256(str(out_root.resolve()).encode()).hexdigest()[:24]
+    return cache_dir() / "stamps" / f"{key}.json"
+
+
+def _load(out_root: Path) -> dict:
+    try:
+        data = json.loads(_stamp_path(out_root).read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
+    """The vendor's files (relative paths) if its output is current, else None."""
+    if digest is None:
+        return None
+    entry = _load(out_root).get(vendor)
+    if not isinstance(entry, dict) or entry.get("inputs") != digest:
+        return None
+    target = out_root / vendor
+    files = entry.get("files") or {}
+    try:
+        on_disk = sorted(p.relative_to(target).as_posix() for p in target.rglob("*")
+                         if p.is_file() or p.is_symlink())
+    except OSError:
+        return None
+    if on_disk != sorted(files):
+        return None
+    for rel, sha in files.items():
+        path = target / rel
+        if path.is_symlink() or hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+            return None
+    return sorted(files)
+
+
+def record(out_root: Path, rendered: dict[str, tuple[str | None, dict[str, str]]]) -> None:
+    """Remember {vendor: (digest, files)} after a successful write."""
+    data = _load(out_root)
+    for vendor, (digest, files) in rendered.items():
+        if digest is None:
+            data.pop(vendor, None)
+            continue
+        data[vendor] = {"inputs": digest, "files": {
+            rel: hashlib.sha256(text.encode("utf-8")).hexdigest() for rel, text in sorted(files.items())}}
+    path = _stamp_path(out_root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".stamp-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # without a stamp the next render just does the full work
