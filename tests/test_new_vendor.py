@@ -1,0 +1,232 @@
+"""`deeplink-gen new-vendor`: each mode scaffolds a vendor file that validates,
+renders, and whose rendered runtime (and, once, kernels) compiles like the
+bundled vendors'; bad names exit 1 and write nothing; cookiecutter leaves
+HOME alone."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conftest import INCLUDE, KERNELS, REPO, run_cli, run_subprocess, syntax_check, torch_include_flags
+
+MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
+FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
+SDK = INCLUDE / "sdk"
+# name -> (new-vendor arguments, SDK shim directory for the compile check)
+MODES = {
+    "acme": ((), None),
+    "tangy": (("--runtime-prefix", "tang", "--with-sources"), SDK / "droplet"),
+    "drop2": (("--like", "droplet"), SDK / "droplet"),
+}
+HELPER_H = "#pragma once\r\nint tangyHelper();\r\n"       # CRLF on purpose: copied byte for byte
+HELPER_CPP = '#include "tangy_helpers.h"\nint tangyHelper() { return 1; }\n'
+
+
+def _copy_workspace(dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for part in ("catalog", "vendors"):
+        shutil.copytree(REPO / part, dest / part)
+    return dest
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(root.rglob("*"))}
+
+
+def vendor_dir(generated: Path, name: str) -> Path:
+    return generated / name / "dipu/torch_dipu/csrc_dipu/vendor" / name
+
+
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory) -> Path:
+    ws = _copy_workspace(tmp_path_factory.mktemp("newvendor") / "ws")
+    for name, (args, _) in MODES.items():
+        result = run_cli("new-vendor", name, *args, cwd=ws)
+        assert result.exit_code == 0, result.output
+    (ws / "vendors/tangy/tangy_helpers.h").write_bytes(HELPER_H.encode())
+    (ws / "vendors/tangy/tangy_helpers.cpp").write_bytes(HELPER_CPP.encode())
+    result = run_cli("render", *[a for n in MODES for a in ("--vendor", n)], cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws
+
+
+@pytest.mark.parametrize("name", MODES)
+def test_scaffold_validates_with_modeline_and_comments(scaffolded: Path, name: str):
+    text = (scaffolded / "vendors" / f"{name}.yaml").read_text()
+    assert text.splitlines()[0] == MODELINE
+    assert "new-vendor" in text.splitlines()[1]
+    assert text.count("\n#") > 10                     # sections are explained
+    result = run_cli("validate", "--vendor", name, cwd=scaffolded)
+    assert result.exit_code == 0, result.output
+
+
+def _compile_runtime(generated: Path, name: str, sdk: Path | None, tmp: Path) -> list[str]:
+    vdir = vendor_dir(generated, name)
+    overlay = tmp / "overlay"
+    (overlay / "csrc_dipu" / "vendor").mkdir(parents=True)
+    shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
+    sdk_flags = [f"-I{sdk}"] if sdk else []
+    dipu = [f"-I{overlay}", f"-I{INCLUDE / 'dipu'}", *sdk_flags, *torch_include_flags()]
+    cls = "".join(p.capitalize() for p in name.split("_"))
+    jobs = [FLAGS + dipu + [str(vdir / f)] for f in ("deviceimpl.cpp", "communicatorimpl.cpp", f"{cls}GeneratorImpl.cpp")]
+    conform = generated / name / f"dipu/third_party/DIOPI/impl/{name}/test/conform_test.cpp"
+    jobs.append(FLAGS + [f"-I{INCLUDE / 'diopi'}", f"-I{SDK / 'common'}", *sdk_flags, str(conform)])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda cmd: subprocess.run(cmd, capture_output=True, text=True, timeout=900), jobs))
+    return [f"{cmd[-1]}:\n{r.stderr}" for cmd, r in zip(jobs, results) if r.returncode != 0]
+
+
+@pytest.mark.parametrize("name", MODES)
+def test_rendered_runtime_compiles(scaffolded: Path, name: str, tmp_path: Path):
+    failures = _compile_runtime(scaffolded / "generated", name, MODES[name][1], tmp_path)
+    assert not failures, "\n".join(failures)
+
+
+def test_stub_kernels_compile(scaffolded: Path):
+    result = syntax_check(scaffolded / "generated" / "acme" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    assert result.returncode == 0, result.stderr[-6000:]
+
+
+def test_stub_runtime_is_unsupported_everywhere(scaffolded: Path):
+    from deeplink_gen.runtime.interface import DEVICE_FUNCTIONS
+
+    text = (vendor_dir(scaffolded / "generated", "acme") / "deviceimpl.cpp").read_text()
+    for fn in DEVICE_FUNCTIONS:
+        if fn.strong:
+            assert f'"acme: {fn.name} is not supported"' in text
+    assert "#include <" not in (vendor_dir(scaffolded / "generated", "acme") / "vendorapi.h").read_text().split(
+        "#include <c10")[0]
+
+
+def test_prefix_mode_uses_the_prefix(scaffolded: Path):
+    text = (vendor_dir(scaffolded / "generated", "tangy") / "deviceimpl.cpp").read_text()
+    for call in ("tangStreamCreate(stream)", "tangMalloc(p, nbytes)", "tangSetDevice(devId)", "DIPU_CALLTANGY("):
+        assert call in text
+    assert "#include <tang_runtime.h>" in (vendor_dir(scaffolded / "generated", "tangy") / "vendorapi.h").read_text()
+
+
+def test_like_mode_keeps_comments_and_data_with_new_identity(scaffolded: Path):
+    text = (scaffolded / "vendors" / "drop2.yaml").read_text()
+    original = (REPO / "vendors" / "droplet.yaml").read_text()
+    assert "# droplet bring-up: always compile the comparison twins" in text
+    assert "name: drop2" in text and "device_type: DROP2" in text and "cmake_aliases: [DROP2, drop2]" in text
+    assert "name: droplet" not in text and "device_type: DROPLET" not in text
+    # everything after the identity is the same text
+    assert text.split("\ndefaults:", 1)[1] == original.split("\ndefaults:", 1)[1]
+    manifest = (scaffolded / "generated" / "drop2" / "manifest.json").read_text()
+    assert '"device_type": "DROP2"' in manifest
+
+
+def test_sources_folder_is_copied_into_the_vendor_folder(scaffolded: Path):
+    vdir = vendor_dir(scaffolded / "generated", "tangy")
+    assert (vdir / "tangy_helpers.h").read_bytes() == HELPER_H.encode()
+    assert (vdir / "tangy_helpers.cpp").read_bytes() == HELPER_CPP.encode()
+    assert not (vdir / "README.md").exists()
+    assert "${CMAKE_CURRENT_SOURCE_DIR} PARENT_SCOPE" in (vdir / "CMakeLists.txt").read_text()
+    readme = (scaffolded / "vendors" / "tangy" / "README.md").read_text()
+    assert "return {{0, 0}};" in readme                  # C++ braces survive the template
+    # The bundled vendors have no folder: their CMakeLists stays as it was.
+    assert "CMAKE_CURRENT_SOURCE_DIR} PARENT_SCOPE" not in (
+        vendor_dir(REPO / "generated", "droplet") / "CMakeLists.txt").read_text()
+
+
+def test_a_source_named_like_a_rendered_file_is_an_error(tmp_path: Path):
+    ws = _copy_workspace(tmp_path / "ws")
+    assert run_cli("new-vendor", "acme", "--with-sources", cwd=ws).exit_code == 0
+    (ws / "vendors/acme/deviceimpl.cpp").write_text("// mine\n")
+    result = run_cli("render", "--vendor", "acme", cwd=ws)
+    assert result.exit_code == 1
+    assert "deviceimpl.cpp" in result.stderr and "rendered file" in result.stderr
+    assert not (ws / "generated" / "acme").exists()
+
+
+def test_output_is_deterministic_and_prints_next_steps(tmp_path: Path):
+    outputs = []
+    for i in range(2):
+        ws = _copy_workspace(tmp_path / f"ws{i}")
+        result = run_cli("new-vendor", "acme", "--runtime-prefix", "tang", cwd=ws)
+        assert result.exit_code == 0, result.output
+        outputs.append((ws / "vendors/acme.yaml").read_bytes())
+    assert outputs[0] == outputs[1]
+    out = result.stdout
+    for needle in ("render --vendor acme", 'list(APPEND DEVICE_ACME "ACME" "acme")', "VendorDeviceType",
+                   "DIPU_DEVICE=acme", "test_add.py"):
+        assert needle in out
+
+
+def test_force_replaces_an_existing_vendor(tmp_path: Path):
+    ws = _copy_workspace(tmp_path / "ws")
+    result = run_cli("new-vendor", "droplet", "--force", cwd=ws)
+    assert result.exit_code == 0, result.output
+    assert "replaced" in result.stdout
+    assert "unsupported" in (ws / "vendors/droplet.yaml").read_text()
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("Acme",), "not a lower-case C identifier"),
+    (("1acme",), "not a lower-case C identifier"),
+    (("acme-x",), "not a lower-case C identifier"),
+    (("../x",), "is a path"),
+    (("a/b",), "is a path"),
+    (("/tmp/abs",), "is a path"),
+    (("",), "empty"),
+    (("class",), "C/C++ keyword"),
+    (("common",), "reserved"),
+    (("device",), "reserved"),
+    (("droplet",), "already exists; use --force"),
+    (("acme", "--device-type", "DROPLET"), "already used by"),
+    (("acme", "--device-type", "GCU"), "upstream DIPU's enumerator for topsrider"),
+    (("acme", "--device-type", "Acme"), "not an upper-case C identifier"),
+    (("acme", "--runtime-prefix", "ta-ng"), "runtime prefix"),
+    (("acme", "--like", "nosuch"), "no vendors/nosuch.yaml"),
+])
+def test_bad_input_exits_1_and_writes_nothing(tmp_path: Path, args, message):
+    ws = _copy_workspace(tmp_path / "ws")
+    before = _snapshot(ws)
+    result = run_cli("new-vendor", *args, cwd=ws)
+    assert result.exit_code == 1, result.output
+    assert message in result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.output
+    assert _snapshot(ws) == before
+
+
+def test_like_and_prefix_together_is_a_usage_error(tmp_path: Path):
+    ws = _copy_workspace(tmp_path / "ws")
+    result = run_cli("new-vendor", "acme", "--like", "droplet", "--runtime-prefix", "tang", cwd=ws)
+    assert result.exit_code == 2
+    assert not (ws / "vendors/acme.yaml").exists()
+
+
+def test_unknown_context_keys_are_rejected():
+    from deeplink_gen.scaffold import ScaffoldError, check_context
+
+    with pytest.raises(ScaffoldError, match="not in cookiecutter.json: bogus"):
+        check_context({"name": "acme", "device_type": "ACME", "bogus": 1})
+    with pytest.raises(ScaffoldError, match="device_type"):
+        check_context({"name": "acme", "device_type": "acme"})
+
+
+def test_cookiecutter_leaves_home_alone(tmp_path: Path):
+    ws = _copy_workspace(tmp_path / "ws")
+    home = tmp_path / "home"
+    home.mkdir()
+    before = _snapshot(ws)
+    result = run_subprocess("-C", str(ws), "new-vendor", "acme", "--with-sources",
+                            env={"HOME": str(home), "DEEPLINK_GEN_CACHE_DIR": str(tmp_path / "cache"),
+                                 "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stderr
+    assert list(home.iterdir()) == []
+    after = _snapshot(ws)
+    assert sorted(set(after) - set(before)) == ["vendors/acme", "vendors/acme.yaml", "vendors/acme/README.md"]
+    assert not any("replay" in p or p.startswith(".") for p in after)
+    assert os.listdir(ws) == os.listdir(ws) and sorted(os.listdir(ws)) == ["catalog", "vendors"]
