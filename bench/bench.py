@@ -4,13 +4,15 @@
 
 Reports (min and median of --runs):
   * `deeplink-gen --help` start-up (a subprocess);
-  * `validate` of the bundled workspace (in-process, after imports);
-  * a full render of the bundled vendors into an empty directory (in-process);
-  * a no-change re-render (and asserts it rewrote no file);
+  * `validate` of the bundled workspace (the CLI, in-process, after imports);
+  * `render --all` of the bundled vendors into an empty directory (in-process);
+  * `render --all` again with nothing changed (and asserts it rewrote no file);
+  * a 400-op workspace rendered for one vendor with autocompare on, full and unchanged;
   * a synthetic catalog built from real torch ops at 1x, 2x, ... --scale times the
     bundled catalog's size, rendered for one vendor with autocompare on, to show
     how time grows with the op count (per-op cost should stay flat).
-Times are wall-clock seconds on this machine; compare the ratios, not the absolutes.
+In-process numbers exclude Python start-up and imports (a warm-up run comes
+first). Times are wall-clock seconds on this machine; compare the ratios.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from deeplink_gen import aten, workspace, writer  # noqa: E402
-from deeplink_gen.render.vendor import render_vendor  # noqa: E402
-from deeplink_gen.resolve import resolve  # noqa: E402
+from click.testing import CliRunner  # noqa: E402
+
+from deeplink_gen import aten, workspace  # noqa: E402
+from deeplink_gen.cli import main as cli  # noqa: E402
 from deeplink_gen.signature import Conv, signature_of  # noqa: E402
 
 
@@ -42,15 +45,15 @@ def timed(fn, runs: int) -> tuple[float, float]:
     return min(samples), statistics.median(samples)
 
 
-def render_all(root: Path, out: Path, vendors=None, autocompare=None) -> writer.Report:
-    ws = workspace.load(root, vendors)
-    version = aten.installed_torch_version()
-    report = writer.Report()
-    writer.recover(out)
-    for v in ws.vendors:
-        files = render_vendor(resolve(ws, v, version, {"autocompare": autocompare}), ws.rel(v.path))
-        writer.write_tree(out, v.name, files, report)
-    return report
+def run(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    if result.exit_code != 0:
+        raise SystemExit(f"deeplink-gen {' '.join(args)} failed:\n{result.output}")
+    return result.output
+
+
+def render(root: Path, out: Path, *select: str) -> str:
+    return run("-C", str(root), "render", *(select or ("--all",)), "--out", str(out), "--allow-outside-workspace")
 
 
 def synthetic_entries(count: int, taken: set[str]) -> list[str]:
@@ -100,21 +103,26 @@ def main() -> None:
     help_t = timed(lambda: subprocess.run([sys.executable, "-m", "deeplink_gen", "--help"],
                                           check=True, capture_output=True), runs)
     rows.append(("deeplink-gen --help (process)", help_t))
-    rows.append(("validate bundled workspace", timed(lambda: workspace.load(REPO), runs)))
+    run("-C", str(REPO), "validate")
+    rows.append(("validate bundled workspace", timed(lambda: run("-C", str(REPO), "validate"), runs)))
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out"
-        full = timed(lambda: (shutil.rmtree(out, ignore_errors=True), render_all(REPO, out)), runs)
-        rows.append(("render --all, empty output", full))
-        unchanged = []
+    def full_and_unchanged(label: str, root: Path, *select: str) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out"
+            render(root, out, *select)
+            full = timed(lambda: (shutil.rmtree(out, ignore_errors=True), render(root, out, *select)), runs)
+            rows.append((f"{label}, empty output", full))
 
-        def again():
-            report = render_all(REPO, out)
-            assert not report.written and not report.removed, "a no-change render rewrote files"
-            unchanged.append(report)
-        rows.append(("render --all, nothing changed", timed(again, runs)))
+            def again():
+                assert render(root, out, *select).startswith("0 written"), "a no-change render rewrote files"
+            rows.append((f"{label}, nothing changed", timed(again, runs)))
 
+    full_and_unchanged("render --all (3 vendors)", REPO)
     bundled = len(workspace.load(REPO).catalog.entries)
+    with tempfile.TemporaryDirectory() as tmp:
+        make_synthetic(Path(tmp), 400)
+        full_and_unchanged("400 ops, camb, --autocompare", Path(tmp), "--vendor", "camb", "--autocompare")
+
     scaling = []
     for factor in sorted({1, 2, max(1, args.scale // 2), args.scale}):
         with tempfile.TemporaryDirectory() as tmp:
@@ -122,7 +130,7 @@ def main() -> None:
             make_synthetic(root, bundled * factor)
             n = len(workspace.load(root).catalog.entries)
             t = timed(lambda: (shutil.rmtree(root / "out", ignore_errors=True),
-                               render_all(root, root / "out", ["camb"], True)), max(2, runs // 2))
+                               render(root, root / "out", "--vendor", "camb", "--autocompare")), max(2, runs // 2))
             scaling.append((factor, n, t))
 
     base = rows[1][1][0]

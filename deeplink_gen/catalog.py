@@ -24,8 +24,11 @@ def _located(doc: Document, where: tuple, raw: dict, key: str):
     return Located(raw[key], doc.loc(where + (key,)))
 
 
-def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics) -> CatalogEntry | None:
-    where = ("ops", op)
+def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics,
+                where: tuple | None = None) -> CatalogEntry | None:
+    """*where*: the key path of the entry (ops.<op> in a catalog file,
+    ops.<op>.replace in a vendor file)."""
+    where = where or ("ops", op)
     loc = doc.loc(where, key=True)
     try:
         function, args = parse_call(raw["call"])
@@ -102,8 +105,8 @@ def aten_op(entry: CatalogEntry) -> aten.AtenOp | None:
     return found
 
 
-def check_entry(doc: Document, entry: CatalogEntry, diags: Diagnostics) -> None:
-    where = ("ops", entry.op)
+def check_entry(doc: Document, entry: CatalogEntry, diags: Diagnostics, where: tuple | None = None) -> None:
+    where = where or ("ops", entry.op)
     op = aten.lookup(entry.op)
     if op is None and is_helper(entry):
         try:
@@ -191,7 +194,7 @@ def check_entry(doc: Document, entry: CatalogEntry, diags: Diagnostics) -> None:
             diags.add(doc.loc(where + ("no_device_check",)), key_path(where + ("no_device_check",)),
                       f"'{name}' is not a device-checked tensor of {entry.op}"
                       f"{did_you_mean(name, checkable)}")
-    _check_switches(doc, entry, sig, diags)
+    _check_switches(doc, entry, sig, diags, where)
     guard = entry.device_guard.value if entry.device_guard else None
     if isinstance(guard, str):
         param = params.get(guard)
@@ -200,9 +203,8 @@ def check_entry(doc: Document, entry: CatalogEntry, diags: Diagnostics) -> None:
                       f"'{guard}' is not a tensor argument of {entry.op}")
 
 
-def _check_switches(doc: Document, entry: CatalogEntry, sig, diags: Diagnostics) -> None:
+def _check_switches(doc: Document, entry: CatalogEntry, sig, diags: Diagnostics, where: tuple) -> None:
     """Settings that contradict each other; both places are named."""
-    where = ("ops", entry.op)
     if entry.dummy_call is not None and entry.dummy_call.value and "beginning" not in dict(entry.code) \
             and "before_call" not in dict(entry.code):
         diags.add(entry.dummy_call.loc, key_path(where + ("dummy_call",)),
@@ -229,7 +231,8 @@ def _check_switches(doc: Document, entry: CatalogEntry, sig, diags: Diagnostics)
                   f"autograd wraps functional ops only; {entry.op} is {sig.kind.name}")
 
 
-def check_autograd(catalog_entries: dict[str, CatalogEntry], entry: CatalogEntry, diags: Diagnostics) -> None:
+def check_autograd(catalog_entries: dict[str, CatalogEntry], entry: CatalogEntry, diags: Diagnostics,
+                   where: tuple | None = None) -> None:
     """autograd.backward/forward name ops of the catalog (their wrappers are called)."""
     ag = entry.autograd
     if ag is None:
@@ -238,7 +241,7 @@ def check_autograd(catalog_entries: dict[str, CatalogEntry], entry: CatalogEntry
         if ref is None:
             continue
         if ref.value not in catalog_entries:
-            diags.add(ref.loc, key_path(("ops", entry.op, "autograd", key)),
+            diags.add(ref.loc, key_path((where or ("ops", entry.op)) + ("autograd", key)),
                       f"'{ref.value}' is not in the op catalog (its wrapper is called)"
                       f"{did_you_mean(ref.value, catalog_entries)}")
 

@@ -109,9 +109,14 @@ def validate(ctx: Context, vendors: tuple[str, ...]) -> None:
               help="Allow --out to point outside the workspace (e.g. straight into a DIPU checkout).")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --check: also print a unified diff.")
+@click.option("--shards", type=click.IntRange(1, 64), metavar="N",
+              help="Split the kernels into N translation units that DIPU can compile in parallel: "
+                   "AutoGenedKernels_0.cpp .. _<N-1>.cpp, each declaring the wrappers of other shards it calls; "
+                   "an op's shard depends only on its name (stable hash). Default: the vendor file's defaults.shards, else 1 "
+                   "(one AutoGenedKernels.cpp, as DIPU's build expects).")
 @click.pass_obj
 def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
-           check, show_diff) -> None:
+           check, show_diff, shards) -> None:
     """Render generated/<vendor>/ for the chosen vendors.
 
     Files are written only when their content changed, through a staging
@@ -132,7 +137,8 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
     report = writer.Report()
-    options = {"autocompare": autocompare, "torch": str(version), "diopi_include": diopi_api_include()}
+    options = {"autocompare": autocompare, "torch": str(version), "diopi_include": diopi_api_include(),
+               "shards": shards}
     names = sorted(p.stem for p in (ctx.root / "vendors").glob("*.yaml")) if all_vendors else list(vendors)
     digests = {n: stamps.input_digest(ctx.root, n, options) for n in names} if not check else {}
     current = {n: stamps.fresh(out_root, n, digests[n]) for n in digests}
@@ -147,7 +153,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     rendered = {}
     try:
         for v in ws.vendors:
-            rv = resolve(ws, v, version, {"autocompare": autocompare})
+            rv = resolve(ws, v, version, {"autocompare": autocompare, "shards": shards})
             rendered[v.name] = render_vendor(rv, ws.rel(v.path))
     except UserError as exc:
         _fail(exc)
@@ -183,8 +189,9 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
 @click.option("--vendor", required=True, metavar="NAME", help="The vendor whose settings to explain.")
 @click.option("--autocompare/--no-autocompare", default=None, help="As for render.")
 @click.option("--torch-version", metavar="X.Y", help="As for render.")
+@click.option("--shards", type=click.IntRange(1, 64), metavar="N", help="As for render.")
 @click.pass_obj
-def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version) -> None:
+def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shards) -> None:
     """Show how OP is rendered for a vendor, and where each setting came from.
 
     Precedence: command line > vendor op override > vendor default > catalog >
@@ -197,7 +204,7 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version) -> N
 
     version = _torch_version(torch_version)
     ws = _load(ctx, (vendor,))
-    rv = resolve(ws, ws.vendor(vendor), version, {"autocompare": autocompare})
+    rv = resolve(ws, ws.vendor(vendor), version, {"autocompare": autocompare, "shards": shards})
     found = next((r for r in rv.ops if r.op == op), None)
     if found is None:
         skipped = next((s for s in rv.skipped if s.op == op), None)
@@ -211,6 +218,16 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version) -> N
     click.echo(f"  schema      {found.aten.schema}")
     click.echo(f"  wrapper     {wrapper_name(op)}")
     click.echo(f"  DIOPI call  {e.call}")
+    if found.replaced is not None:
+        click.echo(f"  {'definition':16}vendor replace ({e.loc}), instead of the catalog's ({found.replaced.loc})")
+    else:
+        click.echo(f"  {'definition':16}catalog ({e.loc})")
+    if found.enabled.value:
+        from deeplink_gen.render.kernels import shard_of, shard_paths
+        count = int(rv.shards.value)
+        index = shard_of(op, count)
+        click.echo(f"  {'shard':16}{index} of {count}: {shard_paths(count)[index].rsplit('/', 1)[-1]}"
+                   f" (shards: {rv.shards.describe().split(' ', 1)[1].strip()})")
     click.echo(f"  {'enabled':16}{found.enabled.describe()}")
     for name, s in found.settings:
         click.echo(f"  {name:16}{s.describe()}")
@@ -319,6 +336,42 @@ def import_dipu_cmd(functions, convert_configs, vendors, out_dir, torch_version,
         click.echo(str(n), err=True)
     click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out_dir} "
                f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
+
+
+@main.command("new-vendor")
+@click.argument("name")
+@click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml (comments kept, identity changed; "
+              "its vendors/VENDOR/ sources are copied too).")
+@click.option("--device-type", metavar="ENUM", help="The VendorDeviceType enumerator (default: NAME upper-cased).")
+@click.option("--runtime-prefix", metavar="PREFIX", help="Pre-fill the device runtime with CUDA-style calls "
+              "using PREFIX (tang: tangStreamCreate, tangMalloc, ...). Default: every function unsupported.")
+@click.option("--with-sources", is_flag=True, help="Also create vendors/NAME/ for hand-written files, which "
+              "render copies into DIPU's vendor folder.")
+@click.option("--force", is_flag=True, help="Replace an existing vendors/NAME.yaml.")
+@click.pass_obj
+def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, with_sources, force) -> None:
+    """Scaffold vendors/NAME.yaml: a vendor file that validates, renders and
+    compiles right away, with every section explained in comments.
+
+    NAME is a lower-case C identifier. Nothing is written when anything is
+    wrong; on success the next steps are printed (what to fill in, the
+    render command, the DIPU edits outside the vendor folder, the build and
+    the first test).
+    """
+    from deeplink_gen.scaffold import ScaffoldError, new_vendor, next_steps
+
+    if like is not None and runtime_prefix is not None:
+        raise click.UsageError("--like and --runtime-prefix do not combine (--like copies that vendor's runtime)")
+    try:
+        result = new_vendor(ctx.root, name, like=like, device_type=device_type, runtime_prefix=runtime_prefix,
+                            with_sources=with_sources, force=force)
+    except ScaffoldError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except UserError as exc:
+        _fail(exc)
+    cd = "" if ctx.root == Path(".") else f" -C {ctx.root}"
+    click.echo(next_steps(result, cd), nl=False)
 
 
 if __name__ == "__main__":

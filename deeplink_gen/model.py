@@ -205,6 +205,7 @@ class OpOverride:
     reason: str = ""
     register: Located[bool] | None = None
     memory_format: Located[str] | None = None   # contiguous | channels_last | preserve
+    replace: CatalogEntry | None = None          # this vendor's own definition of the op
 
     def switch(self, name: str) -> Located[bool] | None:
         return dict(self.switches).get(name)
@@ -222,6 +223,8 @@ class Vendor:
     # the vendor runtime and its build wiring (deeplink_gen.runtime)
     runtime: "RuntimeSpec | None" = None
     build: "BuildSpec | None" = None
+    # defaults.shards: how many translation units the kernels are split into
+    shards: Located[int] | None = None
 
     @property
     def name(self) -> str:

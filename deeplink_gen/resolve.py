@@ -38,6 +38,7 @@ class ResolvedOp:
     enabled: Setting
     settings: tuple[tuple[str, Setting], ...]
     memory_format: Setting | None = None   # value: contiguous | channels_last | preserve
+    replaced: CatalogEntry | None = None   # the catalog entry, when the vendor replaced it (entry)
 
     @property
     def op(self) -> str:
@@ -62,16 +63,17 @@ class ResolvedVendor:
     torch_version: TorchVersion
     ops: tuple[ResolvedOp, ...]      # enabled and disabled, catalog order
     skipped: tuple[Skipped, ...]     # not applicable to this torch version
+    shards: Setting = Setting(1, "built-in default")   # kernel translation units (value: int)
 
     @property
     def enabled_ops(self) -> tuple[ResolvedOp, ...]:
         return tuple(o for o in self.ops if o.enabled.value)
 
 
-def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict) -> Setting:
+def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict, origin: str = "catalog") -> Setting:
     fact = getattr(entry, name, None) if name in _FACTS else None
     if fact is not None and fact.value is False:
-        return Setting(False, "catalog", fact.loc)
+        return Setting(False, origin, fact.loc)
     if cli.get(name) is not None:
         return Setting(bool(cli[name]), "command line")
     override = vendor.override(entry.op)
@@ -84,21 +86,21 @@ def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict) -> Settin
     return Setting(BUILTIN_DEFAULTS[name], "built-in default")
 
 
-def _enabled(entry: CatalogEntry, vendor: Vendor) -> Setting:
+def _enabled(entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
     override = vendor.override(entry.op)
     if override is not None and override.enabled is not None:
         return Setting(override.enabled.value, "vendor op override", override.enabled.loc)
     if entry.enabled is not None:
-        return Setting(entry.enabled.value, "catalog", entry.enabled.loc)
+        return Setting(entry.enabled.value, origin, entry.enabled.loc)
     return Setting(True, "built-in default")
 
 
-def _register(entry: CatalogEntry, vendor: Vendor) -> Setting:
+def _register(entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
     override = vendor.override(entry.op)
     if override is not None and override.register is not None:
         return Setting(override.register.value, "vendor op override", override.register.loc)
     if entry.register is not None:
-        return Setting(entry.register.value, "catalog", entry.register.loc)
+        return Setting(entry.register.value, origin, entry.register.loc)
     return Setting(True, "built-in default")
 
 
@@ -137,14 +139,26 @@ def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting | None:
 def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dict | None = None) -> ResolvedVendor:
     cli = cli or {}
     ops, skipped = [], []
-    for entry in ws.catalog.entries:
+    for catalog_entry in ws.catalog.entries:
+        override = vendor.override(catalog_entry.op)
+        replaced = override is not None and override.replace is not None
+        entry = override.replace if replaced else catalog_entry
+        origin = "vendor replace" if replaced else "catalog"
         if entry.torch is not None and not entry.torch.admits(torch_version):
             skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
             continue
         op = aten_op(entry)
         sig = signature_of(op, entry.returns)
-        settings = tuple((name, _switch(name, entry, vendor, cli)) for name in SWITCHES)
-        settings += (("register", _register(entry, vendor)),)
-        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor), settings,
-                              _memory_format(entry, vendor)))
-    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped))
+        settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
+        settings += (("register", _register(entry, vendor, origin)),)
+        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor, origin), settings,
+                              _memory_format(entry, vendor), catalog_entry if replaced else None))
+    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))
+
+
+def _shards(vendor: Vendor, cli: dict) -> Setting:
+    if cli.get("shards") is not None:
+        return Setting(int(cli["shards"]), "command line")
+    if vendor.shards is not None:
+        return Setting(vendor.shards.value, "vendor default", vendor.shards.loc)
+    return Setting(1, "built-in default")

@@ -35,7 +35,14 @@ def load_schema(name: str) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _validator(name: str) -> jsonschema.Draft7Validator:
-    return jsonschema.Draft7Validator(load_schema(name))
+    # Schemas refer to each other by relative URL (vendor ops.<op>.replace is a
+    # catalog entry), resolved here from the packaged files, never the network.
+    from referencing import Registry, Resource
+
+    registry = Registry().with_resources(
+        (load_schema(other)["$id"], Resource.from_contents(load_schema(other)))
+        for other in ("catalog", "vendor"))
+    return jsonschema.Draft7Validator(load_schema(name), registry=registry)
 
 
 def _describe(value: Any) -> str:

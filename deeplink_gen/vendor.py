@@ -35,7 +35,10 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     )
     defaults = tuple(
         (k, Located(v, doc.loc(("defaults", k)))) for k, v in sorted((raw.get("defaults") or {}).items())
+        if k != "shards"
     )
+    shards = (Located(raw["defaults"]["shards"], doc.loc(("defaults", "shards")))
+              if "shards" in (raw.get("defaults") or {}) else None)
     overrides = []
     for op, o in (raw.get("ops") or {}).items():
         where = ("ops", op)
@@ -48,6 +51,7 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
             register=Located(o["register"], doc.loc(where + ("register",))) if "register" in o else None,
             memory_format=(Located(o["memory_format"], doc.loc(where + ("memory_format",)))
                            if "memory_format" in o else None),
+            replace=_replacement(doc, op, o, diags),
         ))
     conversions = parse_conversions(doc)
     tests = parse_tests(doc)
@@ -56,7 +60,21 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     if runtime is not None:
         check_runtime(runtime, diags)
     return Vendor(doc.path, identity, defaults, tuple(overrides), conversions=conversions, tests=tests,
-                  runtime=runtime, build=parse_build(doc))
+                  runtime=runtime, build=parse_build(doc), shards=shards)
+
+
+def _replacement(doc: Document, op: str, o: dict, diags: Diagnostics):
+    """ops.<op>.replace: the vendor's own definition of the op, read and
+    checked by the same rules as a catalog entry."""
+    if "replace" not in o:
+        return None
+    from deeplink_gen.catalog import check_entry, parse_entry
+
+    where = ("ops", op, "replace")
+    entry = parse_entry(doc, op, o["replace"], diags, where=where)
+    if entry is not None:
+        check_entry(doc, entry, diags, where=where)
+    return entry
 
 
 def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
@@ -68,10 +86,14 @@ def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
             diags.add(o.loc, key_path(("ops", o.op)),
                       f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
             continue
+        if o.replace is not None:
+            _check_replacement(o, catalog, diags)
+            entry = o.replace
+        source = "the vendor's replacement" if o.replace is not None else "the catalog"
         wanted = o.switch("autocompare")
         if wanted and wanted.value and entry.autocompare is not None and not entry.autocompare.value:
             diags.add(wanted.loc, key_path(("ops", o.op, "autocompare")),
-                      f"conflicts with the catalog, which marks {o.op} as not comparable at {entry.autocompare.loc}")
+                      f"conflicts with {source}, which marks {o.op} as not comparable at {entry.autocompare.loc}")
         register = o.register if o.register is not None else entry.register
         wanted = o.switch("autocompare")
         if register is not None and not register.value and wanted is not None and wanted.value:
@@ -80,8 +102,22 @@ def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
         wanted = o.switch("fallback_to_cpu")
         if wanted and wanted.value and entry.fallback_to_cpu is not None and not entry.fallback_to_cpu.value:
             diags.add(wanted.loc, key_path(("ops", o.op, "fallback_to_cpu")),
-                      f"conflicts with the catalog, which marks {o.op} as having no CPU fallback at "
+                      f"conflicts with {source}, which marks {o.op} as having no CPU fallback at "
                       f"{entry.fallback_to_cpu.loc}")
+
+
+def _check_replacement(o: OpOverride, catalog: Catalog, diags: Diagnostics) -> None:
+    """A replacement is a whole definition: its autograd ops must be in the
+    catalog, and a setting given both in it and beside it is an error naming
+    both places."""
+    from deeplink_gen.catalog import check_autograd
+
+    check_autograd({e.op: e for e in catalog.entries}, o.replace, diags, where=("ops", o.op, "replace"))
+    for key in ("enabled", "register"):
+        outer, inner = getattr(o, key), getattr(o.replace, key)
+        if outer is not None and inner is not None:
+            diags.add(inner.loc, key_path(("ops", o.op, "replace", key)),
+                      f"'{key}' is also set beside replace: at {outer.loc}; say it once")
 
 
 def check_unique_identity(vendors: list[Vendor], diags: Diagnostics) -> None:

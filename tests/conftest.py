@@ -53,6 +53,17 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
+@pytest.fixture(scope="session")
+def rendered(tmp_path_factory) -> Path:
+    """The bundled workspace rendered once into a scratch directory (read-only for tests)."""
+    ws = tmp_path_factory.mktemp("rendered-ws")
+    for part in ("catalog", "vendors"):
+        shutil.copytree(REPO / part, ws / part)
+    result = run_cli("render", "--all", cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws / "generated"
+
+
 def torch_include_flags() -> list[str]:
     """torch's header directories, found without importing torch."""
     spec = importlib.util.find_spec("torch")
@@ -71,3 +82,7 @@ def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = (
         cmd += torch_include_flags()
     cmd += [*extra, str(source)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: builds C++ against torch (about a minute); runs by default")

@@ -4,7 +4,6 @@ dtypes/layouts sections: golden files, compilation, round-trip, validation."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,16 +17,6 @@ VENDORS = ("ascend", "camb", "droplet")
 
 def impl(vendor: str) -> str:
     return f"dipu/third_party/DIOPI/impl/{vendor}"
-
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    ws = tmp_path_factory.mktemp("ws")
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, ws / part)
-    result = run_cli("render", "--all", cwd=ws)
-    assert result.exit_code == 0, result.output
-    return ws / "generated"
 
 
 @pytest.mark.parametrize("vendor", VENDORS)

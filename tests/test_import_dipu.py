@@ -108,7 +108,7 @@ def test_imported_workspace_validates(imported):
     assert sorted(p.name for p in (ws / "vendors").iterdir()) == ["ascend.yaml", "camb.yaml", "droplet.yaml"]
 
 
-@pytest.mark.parametrize("vendor", ["camb", "ascend"])
+@pytest.mark.parametrize("vendor", VENDORS)
 def test_registrations_match_dipus_rules(imported, torch_ops, vendor: str):
     from deeplink_gen.aten import installed_torch_version
     v = installed_torch_version()
@@ -117,17 +117,35 @@ def test_registrations_match_dipus_rules(imported, torch_ops, vendor: str):
     assert got == expected
 
 
-def test_droplet_registrations_except_per_vendor_definitions(imported, torch_ops):
-    """nll_loss.out has a different definition for droplet than for camb and
-    ascend; a vendor cannot replace a catalog entry yet, so import disables it
-    for droplet and says so. Everything else matches DIPU's rules."""
+def test_per_vendor_definitions(imported, torch_ops):
+    """Ops DIPU defines differently per vendor (complementary device filters):
+    the catalog holds one definition, each other vendor replaces it in its own
+    file, and every vendor registers the DIOPI function DIPU would give it."""
+    ws, _ = imported
     from deeplink_gen.aten import installed_torch_version
     v = installed_torch_version()
-    expected = upstream_expectation("droplet", f"{v.major}{v.minor:02d}{v.patch:02d}", torch_ops)
-    got, _ = rendered_registrations(render(imported[0], "droplet"))
-    assert expected.pop("nll_loss.out")[0] == "diopiNLLLoss"
-    assert got == expected
-    assert "'nll_loss.out' has another definition for droplet" in imported[1].stderr
+    code = f"{v.major}{v.minor:02d}{v.patch:02d}"
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    files = {name: yaml.safe_load((ws / "vendors" / f"{name}.yaml").read_text()).get("ops", {}) for name in VENDORS}
+    assert catalog["nll_loss.out"]["call"].startswith("diopiNLLLossV2(")       # camb + ascend: the majority
+    assert files["droplet"]["nll_loss.out"]["replace"]["call"].startswith("diopiNLLLoss(")
+    assert "replace" not in files["camb"].get("nll_loss.out", {})
+    assert catalog["hardtanh.out"]["call"].startswith("diopiHardtanh(")        # ascend + droplet
+    camb = files["camb"]["hardtanh.out"]["replace"]
+    assert camb["call"].startswith("diopiClampScalar(") and camb["autocompare"] is False
+    assert camb["code"]["beginning"] == "// camb clamps instead (illustration)\n"
+    for vendor in VENDORS:
+        expected = upstream_expectation(vendor, code, torch_ops)
+        got, _ = rendered_registrations(render(ws, vendor))
+        for op in ("nll_loss.out", "hardtanh.out"):
+            assert got[op] == expected[op], (vendor, op)
+    assert rendered_registrations(render(ws, "camb"))[0]["hardtanh.out"][1] == "NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER"
+    out = run_cli("explain", "hardtanh.out", "--vendor", "camb", cwd=ws).output
+    assert re.search(r"definition\s+vendor replace \(\S*vendors/camb\.yaml:\d+:\d+\), instead of the catalog's "
+                     r"\(\S*catalog/dipu\.yaml:\d+:\d+\)", out), out
+    assert re.search(r"autocompare\s+false from vendor replace", out), out
+    out = run_cli("explain", "hardtanh.out", "--vendor", "ascend", cwd=ws).output
+    assert re.search(r"definition\s+catalog \(\S*catalog/dipu\.yaml:\d+:\d+\)", out), out
 
 
 def test_warnings_name_the_upstream_line(imported):
@@ -189,6 +207,20 @@ def test_custom_code_is_carried_byte_for_byte(imported):
     text = render(ws, "camb")
     assert add["custom_code_at_the_beginning"] in text
     assert "at::MemoryFormat::ChannelsLast3d" in text
+
+
+def test_older_spellings_are_read_as_meant(imported):
+    """An older file's argument names (lerp's 'input' for torch's 'self') and
+    register_op: False on an op torch does not have are fixed, with a warning."""
+    ws, result = imported
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    assert catalog["lerp.Scalar_out"]["call"] == "diopiLerpScalar(ctx, out, self, end, weight)"
+    assert catalog["wrap_diopi_copy_inp"]["register"] is False and "schema" in catalog["wrap_diopi_copy_inp"]
+    assert "the call is read with torch's names (input -> self) (fixed)" in result.stderr
+    assert "'wrap_diopi_copy_inp' is not an op of torch and says register_op: False" in result.stderr
+    text = render(ws, "camb")
+    assert "::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar)" in text
+    assert "dipu_wrap_diopi_copy_inp(" in text and '"wrap_diopi_copy_inp"' not in text
 
 
 def test_import_refuses_to_overwrite(imported, tmp_path: Path):

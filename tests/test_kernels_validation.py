@@ -290,3 +290,86 @@ def test_dummy_call_checks_the_function_but_not_the_arguments(tmp_path: Path):
     """)
     (err,) = errors(ws)
     assert "'diopiReluInpX' is not a DIOPI operator" in err
+
+
+# ---------------------------------------------------------------- vendor replace: (per-vendor definitions)
+
+REPLACE_CATALOG = """\
+    abs.out:
+      call: diopiAbs(ctx, out, self)
+      autocompare: false
+    """
+
+
+def test_replace_is_checked_like_a_catalog_entry(tmp_path: Path):
+    ws = make(tmp_path, REPLACE_CATALOG, VENDOR + dedent("""\
+        ops:
+          abs.out:
+            replace:
+              call: diopiAbs(ctx, out, selff)
+              dummy_call: true
+              fallback_to_cpu: true
+              colour: red
+        """))
+    errs = errors(ws)
+    vendor = "vendors/droplet.yaml"
+    assert any(re.search(rf"{vendor}:{line_of(ws, 'colour', vendor)}:\d+: error: ops\S*abs\.out\S*replace\S*colour: "
+                         r"unknown key 'colour'", e) for e in errs), errs
+    # Schema errors stop there; fix the key and the semantic checks of a catalog entry apply.
+    text = (ws / vendor).read_text().replace("      colour: red\n", "")
+    (ws / vendor).write_text(text)
+    errs = errors(ws)
+    assert any(re.search(rf"{vendor}:{line_of(ws, 'fallback_to_cpu', vendor)}:\d+: error: \S*replace\S*fallback_to_cpu: "
+                         r"the CPU-fallback block can never run: dummy_call is set at \S*droplet\.yaml:\d+", e)
+               for e in errs), errs
+    text = text.replace("      dummy_call: true\n      fallback_to_cpu: true\n", "")
+    (ws / vendor).write_text(text)
+    errs = errors(ws)
+    assert any(re.search(rf"{vendor}:\d+:\d+: error: \S*replace\S*call: 'selff' is not an argument of abs\.out", e)
+               for e in errs), errs
+
+
+def test_replace_conflicts_name_both_places(tmp_path: Path):
+    ws = make(tmp_path, REPLACE_CATALOG, VENDOR + dedent("""\
+        ops:
+          abs.out:
+            enabled: true
+            autocompare: true
+            replace:
+              call: diopiAbs(ctx, out, self)
+              enabled: false
+              autocompare: false
+        """))
+    vendor = "vendors/droplet.yaml"
+    errs = errors(ws)
+    enabled_outer = line_of(ws, "enabled: true", vendor)
+    assert any(re.search(rf"{vendor}:{line_of(ws, 'enabled: false', vendor)}:\d+: error: \S*replace\S*enabled: "
+                         rf"'enabled' is also set beside replace: at \S*droplet\.yaml:{enabled_outer}:", e)
+               for e in errs), errs
+    assert any(re.search(rf"{vendor}:{line_of(ws, 'autocompare: true', vendor)}:\d+: error: \S*autocompare: conflicts "
+                         rf"with the vendor's replacement, which marks abs\.out as not comparable at "
+                         rf"\S*droplet\.yaml:{line_of(ws, 'autocompare: false', vendor)}:", e) for e in errs), errs
+
+
+def test_replace_changes_only_that_vendor(tmp_path: Path):
+    ws = make(tmp_path, """\
+        abs.out:
+          call: diopiAbs(ctx, out, self)
+        """, VENDOR + dedent("""\
+        ops:
+          abs.out:
+            replace:
+              call: diopiNeg(ctx, out, self)
+              autocompare: false
+        """))
+    (ws / "vendors" / "other.yaml").write_text("vendor:\n  name: other\n  device_type: OTHER\n")
+    result = run_cli("render", "--all", "--autocompare", cwd=ws)
+    assert result.exit_code == 0, result.output
+    kernels = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+    mine = (ws / "generated" / "droplet" / kernels).read_text()
+    other = (ws / "generated" / "other" / kernels).read_text()
+    assert '_REGISTER("abs.out", ::diopiNeg, dipu::native::dipu_abs_out);' in mine
+    assert "NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER(\"abs.out\"" in mine and "dipu_abs_out_autocompare" not in mine
+    assert 'NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("abs.out", ::diopiAbs, dipu::native::dipu_abs_out);' in other
+    manifest = (ws / "generated" / "droplet" / "manifest.json").read_text()
+    assert '"definition": "vendor"' in manifest

@@ -157,6 +157,28 @@ def test_raw_broken_files(workspace: Path, case: str):
     _assert_rejected(workspace, rel, render=True)
 
 
+@pytest.mark.parametrize("case", ["alias bomb", "huge file"])
+def test_hostile_files_run_in_bounded_memory(workspace: Path, case: str):
+    """Under a 2 GiB address-space limit the process still answers with a located error."""
+    import resource
+    import subprocess
+    import sys
+
+    rel = "vendors/camb.yaml"
+    if case == "alias bomb":
+        (workspace / rel).write_bytes(RAW_CASES["alias bomb"])
+    else:
+        (workspace / rel).write_bytes(b"vendor:\n  description: '" + b"x" * (50 * 1024 * 1024) + b"'\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "validate"],
+                          capture_output=True, text=True, preexec_fn=limit, timeout=60)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and re.search(r"camb\.yaml:\d+:\d+: error: ", proc.stderr)
+
+
 def test_huge_file_is_rejected_quickly(workspace: Path):
     rel = "vendors/camb.yaml"
     with open(workspace / rel, "wb") as fh:

@@ -44,16 +44,6 @@ def _check_vendor(root: Path, vendor: str, tmp: Path) -> list[str]:
     return [f"{src.name}:\n{r.stderr}" for src, r in results if r.returncode != 0]
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    ws = tmp_path_factory.mktemp("ws")
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, ws / part)
-    result = run_cli("render", "--all", cwd=ws)
-    assert result.exit_code == 0, result.output
-    return ws / "generated"
-
-
 @pytest.mark.parametrize("vendor", VENDORS)
 def test_runtime_sources_compile(rendered: Path, vendor: str, tmp_path: Path):
     failures = _check_vendor(rendered, vendor, tmp_path)

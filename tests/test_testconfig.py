@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import runpy
-import shutil
 import sys
 from pathlib import Path
 
@@ -41,16 +40,6 @@ def prepare_match_set(s):
         out[cls] = m
     return out
 """
-
-
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> Path:
-    ws = tmp_path_factory.mktemp("ws")
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, ws / part)
-    result = run_cli("render", "--all", cwd=ws)
-    assert result.exit_code == 0, result.output
-    return ws / "generated"
 
 
 @pytest.fixture

@@ -41,6 +41,8 @@ KNOWN_KEYS = {
     "print_op_args", "use_diopi_adapter", "enable_dipu_extra_feature", "current_device",
     "current_torch_ver",
 }
+CODE_KEYS = ("custom_code_at_the_beginning", "custom_code", "custom_code_before_call_diopi",
+             "custom_code_before_return")
 AUTOGRAD_KEYS = ("forward_schema", "forward_process_code", "backward_schema", "saved_data",
                  "cal_grad_code", "backward_return_code", "wrappter_custom_return")
 LEGACY_KEYS = {"autocompare": "enable_autocompare: false", "register_op": "register_operator: false"}
@@ -307,6 +309,12 @@ def translate(up: Upstream, path: str, torch_code: str) -> Imported | None:
     register = not ("register_operator" in d and not d["register_operator"])
     entry: dict = {}
     found = aten.lookup(op)
+    if found is None and register and "register_op" in d and not d["register_op"]:
+        # Older files spell it register_op (ignored by DIPU's generator since it was renamed); an op
+        # torch does not have cannot be registered anyway, so the intent is unambiguous.
+        note(f"'{op}' is not an op of torch and says register_op: False (the old spelling);"
+             " read as register_operator: False (fixed)", "register_op")
+        register = False
     if found is None:
         if register:
             return skipped(f"'{op}' is not an op of the installed torch", "schema")
@@ -315,9 +323,17 @@ def translate(up: Upstream, path: str, torch_code: str) -> Imported | None:
         found = aten.AtenOp(op, str(parsed), ("function",))
     sig = signature_of(found)
     up_returns = tuple(_return_names(parsed))
+    renamed: dict[str, str] = {}
     if fixed is None and found.schema != str(parsed) and aten.lookup(op) is not None:
         up_args = [a.name for a in parsed.arguments.flat_all]
-        if up_args != [p.name for p in sig.params]:
+        torch_args = [p.name for p in sig.params]
+        has_code = any(isinstance(d.get(k), str) and d[k].strip() for k in CODE_KEYS)
+        if up_args != torch_args and len(up_args) == len(torch_args) and not has_code:
+            # Same arguments under other names (e.g. lerp's input vs self): the call means them by position.
+            renamed = {u: t for u, t in zip(up_args, torch_args) if u != t}
+            note(f"argument names differ from torch's {found.schema}; the call is read with torch's names"
+                 f" ({', '.join(f'{u} -> {t}' for u, t in renamed.items())}) (fixed)", "schema")
+        elif up_args != torch_args:
             note(f"argument names differ from torch's {found.schema}; custom code may not compile", "schema")
     # ---- call
     interface = d.get("interface")
@@ -331,6 +347,8 @@ def translate(up: Upstream, path: str, torch_code: str) -> Imported | None:
         fn, args = parse_call(text)
     except CallSyntaxError as exc:
         return skipped(f"interface is not a call ({exc})", "interface")
+    if renamed:
+        args = [type(a)(_IDENT.sub(lambda m: renamed.get(m.group(), m.group()), a.text)) for a in args]
     size_attr = list(d.get("size_attr") or [])
     ins = [str(n) for n in d.get("ins") or []]
     outs = [str(n) for n in d.get("outs") or []]
@@ -524,6 +542,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     catalog: dict[str, dict] = {}
     overrides: dict[str, dict[str, dict]] = {v: {} for v in vendors}
     origin: dict[str, Imported] = {}
+    replaced: dict[str, dict[str, Imported]] = {}     # op -> vendor -> its own upstream entry
     for op, items in groups.items():
         choice: dict[str, Imported | None] = {}
         for v in vendors:
@@ -545,13 +564,6 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
                                                    f" {', '.join(vendors)}; not imported"))
         best = max(used, key=lambda i: (sum(c is i for c in choice.values()),
                                         -min(vendors.index(v) for v in vendors if choice[v] is i)))
-        for other in used:
-            if other is not best:
-                losers = [v for v in vendors if choice[v] is other]
-                notes.append(Note(path, other.up.line,
-                                  f"'{op}' has another definition for {', '.join(losers)} than for the other"
-                                  f" vendors (line {best.up.line}); a vendor cannot replace a catalog entry yet,"
-                                  f" so the op is disabled for {', '.join(losers)}"))
         entry = dict(best.entry)
         devices = best.devices
         if devices is not None and "all" not in devices:
@@ -560,15 +572,23 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         origin[op] = best
         line = best.up.line
         for v in vendors:
-            kept = choice[v] is best
+            mine = choice[v]
+            kept = mine is best
             default_on = "enabled" not in entry
-            if kept != default_on:
-                reason = (f"upstream device filter {devices} at line {line}" if choice[v] is None or kept
-                          else f"upstream uses another definition (line {choice[v].up.line})")
-                overrides[v][op] = {"enabled": kept, "reason": reason}
-            if kept and best.has_placeholders and best.interface_fn and v in layouts:
+            if mine is not None and not kept:
+                # Another upstream entry defines the op for this vendor: it replaces the catalog's.
+                replacement = {k: val for k, val in mine.entry.items() if k != "enabled"}
+                overrides[v][op] = {"replace": replacement,
+                                    "reason": f"upstream defines {op} for {v} at line {mine.up.line}"
+                                              f" (device {mine.devices}); the catalog has line {line}"}
+                if not default_on:
+                    overrides[v][op]["enabled"] = True
+                replaced.setdefault(op, {})[v] = mine
+            elif kept != default_on:
+                overrides[v][op] = {"enabled": kept, "reason": f"upstream device filter {devices} at line {line}"}
+            if mine is not None and mine.has_placeholders and mine.interface_fn and v in layouts:
                 common, per_fn = layouts[v]
-                fmt = memory_format_of(per_fn.get(best.interface_fn, common))
+                fmt = memory_format_of(per_fn.get(mine.interface_fn, common))
                 if fmt is not None:
                     overrides[v].setdefault(op, {})["memory_format"] = fmt
     # Write, validate, drop what deeplink-gen rejects, until the workspace loads.
@@ -579,12 +599,22 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
             break
         except UserError as exc:
             bad: dict[str, Diagnostic] = {}
+            bad_replacements: dict[tuple[str, str], Diagnostic] = {}
             for diag in exc.diagnostics:
                 m = _OP_PATH.match(diag.path)
-                if m and (m.group(1) or m.group(2)) in catalog:
-                    bad.setdefault(m.group(1) or m.group(2), diag)
-            if not bad:
+                op = m and (m.group(1) or m.group(2))
+                vendor = Path(diag.loc.file).stem if Path(diag.loc.file).parent.name == "vendors" else None
+                if op and vendor in overrides and "replace" in overrides[vendor].get(op, {}):
+                    bad_replacements.setdefault((op, vendor), diag)
+                elif op in catalog:
+                    bad.setdefault(op, diag)
+            if not bad and not bad_replacements:
                 raise
+            for (op, vendor), diag in bad_replacements.items():
+                mine = replaced[op][vendor]
+                notes.append(Note(path, mine.up.line, f"'{op}' for {vendor} is not valid for deeplink-gen:"
+                                                      f" {diag.message}; the op is disabled for {vendor}"))
+                overrides[vendor][op] = {"enabled": False, "reason": f"upstream line {mine.up.line} cannot be imported"}
             for op, diag in bad.items():
                 notes.append(Note(path, origin[op].up.line,
                                   f"'{op}' is not valid for deeplink-gen: {diag.message}; entry skipped"))

@@ -3,6 +3,7 @@ autocompare twin, and the DIPU_LIBRARY_IMPL registrations."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -14,7 +15,9 @@ from deeplink_gen.signature import (
 from deeplink_gen.callexpr import referenced_names
 from deeplink_gen.templating import environment, render
 
-KERNELS_PATH = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+KERNELS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
+KERNELS_PATH = f"{KERNELS_DIR}/AutoGenedKernels.cpp"
+MAX_SHARDS = 64
 
 # Conversions that need a local variable before the call.
 _LOCAL_CONVS = {
@@ -312,8 +315,65 @@ def plan_op(r: ResolvedOp, ops: dict[str, aten.AtenOp]) -> WrapperPlan:
     )
 
 
-def render_kernels(rv: ResolvedVendor, source: str) -> str:
+def shard_of(op: str, shards: int) -> int:
+    """The shard an op's code goes to: rendezvous (highest-random-weight)
+    hashing on sha1("<op>#<shard>"). It depends on nothing but the op name and
+    the shard count, so adding, removing or editing an op never moves another
+    op (and recompiles only the shard it lands in), and going from N to N+1
+    shards moves only the ~1/(N+1) of ops that win the new shard. Balance is
+    statistical: sha1 spreads names uniformly, so a shard's op count deviates
+    from ops/N by about sqrt(ops/N) (tests/test_shards.py states the bound for
+    the bundled vendors). No rule can balance by line count and keep every
+    other op in place when one op is added: that needs the assignment to
+    depend on the other ops."""
+    if shards <= 1:
+        return 0
+
+    def score(i: int) -> bytes:
+        return hashlib.sha1(f"{op}#{i}".encode("utf-8")).digest()
+    return max(range(shards), key=score)
+
+
+def shard_paths(shards: int) -> list[str]:
+    """AutoGenedKernels.cpp for one shard (DIPU's name), else AutoGenedKernels_<i>.cpp."""
+    if shards <= 1:
+        return [KERNELS_PATH]
+    return [f"{KERNELS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(shards)]
+
+
+_WRAPPER_NAME = re.compile(r"\bdipu_\w+")
+
+
+def _called_wrappers(p: WrapperPlan) -> set[str]:
+    """Wrappers an op's code calls: its autograd forward/backward, and any
+    dipu_<op> named in its custom code."""
+    texts = [p.code_beginning, p.code_before_call, p.code_before_return]
+    names = set()
+    if p.autograd is not None:
+        a = p.autograd
+        names |= {a.forward_wrapper, a.backward_wrapper}
+        texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
+    for text in texts:
+        names.update(_WRAPPER_NAME.findall(text or ""))
+    return names - {p.wrapper}
+
+
+def render_kernels(rv: ResolvedVendor, source: str) -> dict[str, str]:
+    """{path: text}: one translation unit, or *rv.shards* of them. A shard
+    declares the wrappers its code calls, so it compiles on its own and
+    changes only when one of its own ops (or a callee's signature) does."""
     ops = {r.op: r.aten for r in rv.ops}
     plans = [plan_op(r, ops) for r in rv.enabled_ops]
-    return render("kernels/AutoGenedKernels.cpp.j2", plans=plans, vendor=rv.vendor.identity,
-                  source=source, torch_version=rv.torch_version)
+    count = int(rv.shards.value)
+    common = dict(vendor=rv.vendor.identity, source=source, torch_version=rv.torch_version)
+    if count <= 1:
+        return {KERNELS_PATH: render("kernels/AutoGenedKernels.cpp.j2", plans=plans, shard=None, **common)}
+    by_wrapper = {p.wrapper: p for p in plans}
+    files = {}
+    for i, path in enumerate(shard_paths(count)):
+        mine = [p for p in plans if shard_of(p.op, count) == i]
+        called = set().union(*(_called_wrappers(p) for p in mine)) if mine else set()
+        declared = [p for p in plans if p.wrapper in called and p.wrapper in by_wrapper]
+        files[path] = render("kernels/AutoGenedKernels.cpp.j2", plans=mine,
+                             shard={"index": i, "count": count, "declared": declared}, **common)
+    return files

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from deeplink_gen.render.kernels import shard_of, shard_paths
 from deeplink_gen.resolve import ResolvedVendor
 from deeplink_gen.signature import wrapper_name
 from deeplink_gen.templating import render
@@ -14,6 +15,8 @@ MANIFEST_PATH = "manifest.json"
 
 
 def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> str:
+    shards = int(rv.shards.value)
+    paths = shard_paths(shards)
     ops = []
     for r in rv.ops:
         ops.append({
@@ -21,6 +24,8 @@ def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> s
             "enabled": r.enabled.value,
             "diopi": r.entry.call.function,
             "wrapper": wrapper_name(r.op),
+            "definition": "vendor" if r.replaced is not None else "catalog",
+            "shard": shard_of(r.op, shards) if r.enabled.value else None,
             "flags": {name: s.value for name, s in r.settings},
         })
     body = {
@@ -31,6 +36,12 @@ def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> s
             {"path": path, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
             for path, text in sorted(files.items())
         ],
+        "kernels": {
+            "shards": shards,
+            "files": [{"path": path, "ops": sum(1 for o in ops if o["shard"] == i),
+                       "lines": files[path].count("\n") if path in files else 0}
+                      for i, path in enumerate(paths)],
+        },
         "ops": ops,
         "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
     }

@@ -119,7 +119,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
     comm = CommSpec(
         checker=comm_checker,
         checker_loc=doc.loc(("runtime", "comm", "checker")) if comm_checker else None,
-        unique_id_bytes=cm["unique_id_bytes"],
+        unique_id_bytes=str(cm["unique_id_bytes"]),
         dtype_type=cm["dtype_type"], reduce_op_type=cm["reduce_op_type"],
         dtypes=tuple(sorted((cm.get("dtypes") or {}).items())),
         reduce_ops=tuple(sorted((cm.get("reduce_ops") or {}).items())),
