@@ -208,7 +208,10 @@ class OpOverride:
     replace: CatalogEntry | None = None          # this vendor's own definition of the op
 
     def switch(self, name: str) -> Located[bool] | None:
-        return dict(self.switches).get(name)
+        for key, value in self.switches:
+            if key == name:
+                return value
+        return None
 
 
 @dataclass(frozen=True)
@@ -231,10 +234,16 @@ class Vendor:
         return self.identity.name
 
     def default(self, name: str) -> Located[bool] | None:
-        return dict(self.defaults).get(name)
+        return self._lookup("defaults", lambda: dict(self.defaults)).get(name)
 
     def override(self, op: str) -> OpOverride | None:
-        for o in self.overrides:
-            if o.op == op:
-                return o
-        return None
+        return self._lookup("overrides", lambda: {o.op: o for o in self.overrides}).get(op)
+
+    def _lookup(self, name: str, build) -> dict:
+        """Index tables built once per (immutable) instance."""
+        key = f"_{name}_index"
+        table = self.__dict__.get(key)
+        if table is None:
+            table = build()
+            object.__setattr__(self, key, table)
+        return table

@@ -4,6 +4,7 @@ file:line:col and friendly messages (unknown keys get a did-you-mean)."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -126,6 +127,37 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
     if "." in str(error.schema.get("pattern", "")):
         return f"{_describe(value)} is not an op name (expected name or name.overload, e.g. add.out)"
     return f"{_describe(value)} is not a C identifier"
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_digest() -> str:
+    h = hashlib.sha256()
+    for path in sorted(schema_dir().glob("*.schema.json")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _marker(raw: bytes, schema_name: str) -> Path:
+    from deeplink_gen.aten import cache_dir
+
+    key = hashlib.sha256(f"{_schema_digest()}:{schema_name}:".encode() + raw).hexdigest()
+    return cache_dir() / "valid" / key[:2] / key[2:]
+
+
+def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic]:
+    """check(), skipped for file contents that already passed the same schemas
+    (a marker per content digest in the cache directory)."""
+    marker = _marker(raw, schema_name)
+    if marker.is_file():
+        return []
+    problems = check(doc, schema_name)
+    if not problems:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+    return problems
 
 
 def check(doc: Document, schema_name: str) -> list[Diagnostic]:
