@@ -70,13 +70,18 @@ def synthetic_entries(count: int, taken: set[str]) -> list[str]:
         except Exception:
             continue
         first = sig.params[0] if sig.params else None
-        if first is None or first.name != "self" or first.conv not in (Conv.TENSOR, Conv.MUT_TENSOR):
+        if first is None or first.conv not in (Conv.TENSOR, Conv.MUT_TENSOR):
             continue
+        x = first.name
         kind = sig.kind.name
         if kind == "out" and [r.alias for r in sig.returns] == ["out"] and sig.param("out").conv == Conv.MUT_TENSOR:
-            lines += [f"  {name}:", "    call: diopiAbs(ctx, out, self)", "    autocompare: true"]
+            lines += [f"  {name}:", f"    call: diopiAbs(ctx, out, {x})", "    autocompare: true"]
         elif kind == "inplace" and first.conv == Conv.MUT_TENSOR and len(sig.returns) == 1:
-            lines += [f"  {name}:", "    call: diopiAbsInp(ctx, self)", "    fallback_to_cpu: true"]
+            lines += [f"  {name}:", f"    call: diopiAbsInp(ctx, {x})", "    fallback_to_cpu: true"]
+        elif (kind == "functional" and first.conv == Conv.TENSOR and len(sig.returns) == 1
+              and sig.returns[0].is_tensor and sig.returns[0].name == "out"):
+            lines += [f"  {name}:", f"    call: diopiAbs(ctx, out, {x})",
+                      f"    alloc: {{out: 'nodispatch::empty_like({x})'}}"]
     return lines
 
 
