@@ -215,9 +215,9 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shar
         sys.exit(1)
     e = found.entry
     click.echo(f"{op}  ({e.loc})")
-    click.echo(f"  schema      {found.aten.schema}")
-    click.echo(f"  wrapper     {wrapper_name(op)}")
-    click.echo(f"  DIOPI call  {e.call}")
+    click.echo(f"  {'schema':16}{found.aten.schema}")
+    click.echo(f"  {'wrapper':16}{wrapper_name(op)}")
+    click.echo(f"  {'DIOPI call':16}{e.call}")
     if found.replaced is not None:
         click.echo(f"  {'definition':16}vendor replace ({e.loc}), instead of the catalog's ({found.replaced.loc})")
     else:
