@@ -43,6 +43,282 @@ using dipu::diopi_helper::toDiopiGeneratorHandle;
 using dipu::diopi_helper::toDiopiRoundMode;
 using dipu::diopi_helper::toDiopiSize;
 
+// Custom code may call any wrapper, whatever the catalog order.
+at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out);
+at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value);
+at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input);
+at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold);
+at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out);
+at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate);
+at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate);
+at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input);
+at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate);
+at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor dipu_silu(const at::Tensor & self);
+at::Tensor & dipu_silu_(at::Tensor & self);
+at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input);
+at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor & self);
+at::Tensor dipu_sigmoid(const at::Tensor & self);
+at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input);
+at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output);
+at::Tensor dipu_tanh(const at::Tensor & self);
+at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input);
+at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output);
+at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & out);
+at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val);
+at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, at::Tensor & grad_input);
+at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & negative_slope, at::Tensor & out);
+at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope);
+at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, at::Tensor & grad_input);
+at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_hardswish_(at::Tensor & self);
+at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self);
+at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_float);
+at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & grad_input);
+at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype);
+at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float);
+at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out);
+at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype);
+at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
+at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse);
+at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq);
+at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight);
+::std::tuple<at::Tensor,at::Tensor> dipu_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index);
+at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input);
+at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_nll_loss2d_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, at::Tensor & output, at::Tensor & total_weight);
+at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, c10::SymInt ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input);
+at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out);
+at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction);
+at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & grad_input);
+at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction);
+at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & out);
+at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, at::Tensor & grad_input);
+at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out);
+at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & grad_input);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps);
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu_native_batch_norm_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps);
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu__native_batch_norm_legit_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, at::Tensor & running_mean, at::Tensor & running_var, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit_no_stats(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps);
+::std::tuple<at::Tensor &,at::Tensor &,at::Tensor &> dipu__native_batch_norm_legit_no_stats_out(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, bool training, double momentum, double eps, at::Tensor & out, at::Tensor & save_mean, at::Tensor & save_invstd);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu__native_batch_norm_legit_no_training(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor & running_mean, const at::Tensor & running_var, double momentum, double eps);
+::std::tuple<at::Tensor,at::Tensor> dipu_batch_norm_stats(const at::Tensor & input, double eps);
+::std::tuple<at::Tensor,at::Tensor> dipu_batch_norm_gather_stats_with_counts(const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, double momentum, double eps, const at::Tensor & counts);
+at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor & mean, const at::Tensor & invstd, double eps);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> dipu_batch_norm_backward_reduce(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & weight, bool input_g, bool weight_g, bool bias_g);
+at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & invstd, const ::std::optional<at::Tensor> & weight, const at::Tensor & sum_dy, const at::Tensor & sum_dy_xmu, const at::Tensor & count);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_layer_norm(const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, c10::SymIntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, double eps);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, c10::SymInt N, c10::SymInt C, c10::SymInt HxW, int64_t group, ::std::array<bool,3> output_mask);
+void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar);
+void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar);
+void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other);
+void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Tensor & found_inf, const at::Tensor & inv_scale);
+at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_tracker, const at::Tensor & found_inf, double scale_growth_factor, double scale_backoff_factor, int64_t growth_interval);
+void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at::Scalar & alpha);
+void dipu__foreach_mul__list(at::TensorList self, at::TensorList other);
+void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar);
+void dipu__foreach_div__list(at::TensorList self, at::TensorList other);
+void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value);
+void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value);
+void dipu__foreach_sqrt_(at::TensorList self);
+::std::vector<at::Tensor> dipu__foreach_sqrt(at::TensorList self);
+void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight);
+::std::vector<at::Tensor> dipu__foreach_norm_scalar(at::TensorList self, const at::Scalar & ord, ::std::optional<at::ScalarType> dtype);
+void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf);
+void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf);
+at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha);
+at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha);
+at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha);
+at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha);
+at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha);
+at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha);
+at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other);
+at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other);
+at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other);
+at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other);
+at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other);
+at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_abs_(at::Tensor & self);
+at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_neg_(at::Tensor & self);
+at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_exp_(at::Tensor & self);
+at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_log_(at::Tensor & self);
+at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_sqrt_(at::Tensor & self);
+at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_rsqrt_(at::Tensor & self);
+at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_sin_(at::Tensor & self);
+at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_cos_(at::Tensor & self);
+at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_tanh_(at::Tensor & self);
+at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_sigmoid_(at::Tensor & self);
+at::Tensor dipu_relu(const at::Tensor & self);
+at::Tensor & dipu_relu_(at::Tensor & self);
+at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value);
+at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other);
+at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out);
+at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other);
+at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other);
+at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out);
+at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode);
+at::Tensor dipu_sqrt(const at::Tensor & self);
+at::Tensor dipu_rsqrt(const at::Tensor & self);
+at::Tensor dipu_exp(const at::Tensor & self);
+at::Tensor dipu_log(const at::Tensor & self);
+at::Tensor dipu_neg(const at::Tensor & self);
+at::Tensor dipu_abs(const at::Tensor & self);
+at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_erf_(at::Tensor & self);
+at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_reciprocal_(at::Tensor & self);
+at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out);
+at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & exponent);
+at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent);
+at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out);
+at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent);
+at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exponent, at::Tensor & out);
+at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out);
+at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max);
+at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out);
+at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max);
+at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out);
+at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min);
+at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max, at::Tensor & out);
+at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max);
+at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value);
+at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out);
+at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value);
+at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out);
+at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out);
+at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight);
+at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight);
+at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other);
+at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other);
+at::Tensor dipu_isnan(const at::Tensor & self);
+at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices);
+::std::tuple<at::Tensor,at::Tensor> dipu_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode);
+at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input);
+at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices);
+at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out);
+at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input);
+at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override);
+at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntArrayRef output_size, at::Tensor & out);
+at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRef output_size);
+at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self);
+at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out);
+at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out);
+at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out);
+at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out);
+at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out);
+at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out);
+at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out);
+at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2);
+at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2);
+at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha);
+at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out);
+at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha);
+at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha);
+at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype);
+at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values);
+::std::tuple<at::Tensor,at::Tensor> dipu_max_dim(const at::Tensor & self, int64_t dim, bool keepdim);
+at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out);
+at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out);
+at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out);
+at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out);
+at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out);
+at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::Tensor & out);
+at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out);
+at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim);
+at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices);
+::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted);
+::std::tuple<at::Tensor &,at::Tensor &> dipu_sort_values(const at::Tensor & self, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices);
+at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other);
+at::Tensor & dipu_zero_(at::Tensor & self);
+at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value);
+at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out);
+at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim);
+at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & out);
+at::Tensor dipu_stack(at::TensorList tensors, int64_t dim);
+at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, at::Tensor & out);
+at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index);
+at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out);
+at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad);
+at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out);
+at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out);
+at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out);
+at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value);
+at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask, const at::Tensor & value);
+at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value);
+at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & mask, const at::Tensor & value);
+at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out);
+at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal);
+at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Tensor & out);
+at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal);
+at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal);
+at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, ::std::optional<at::Generator> generator, at::Tensor & out);
+at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<int64_t> to, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<at::Generator> generator);
+at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Generator> generator, at::Tensor & out);
+::std::tuple<at::Tensor,at::Tensor> dipu_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train);
+at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale);
+at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_blocking);
+at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices);
+at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate);
+at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe);
+
 // relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
   c10::OptionalDeviceGuard guard(at::device_of(out));
@@ -4077,6 +4353,412 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   return self;
 }
 
+// _foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()
+void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at::Scalar & alpha) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_add_.List]:", "diopiAddInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+const ::diopiScalar_t alphaDiopi = dipu::diopi_helper::toDiopiScalar(alpha);
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
+    std::cout << "\t_foreach_add_.List:\talpha:" << dumpArg(alpha) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_mul_.List]:", "diopiMulInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiMulInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, self, other))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_div_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_div_.Scalar]:", "diopiDivInpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+const ::diopiScalar_t scalarDiopi = dipu::diopi_helper::toDiopiScalar(scalar);
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInpScalar
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_div_.List(Tensor(a!)[] self, Tensor[] other) -> ()
+void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_div_.List]:", "diopiDivInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_addcmul_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()
+void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_addcmul_.Scalar]:", "diopiAddcmulInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiAddcmulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
+                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\t_foreach_addcmul_.Scalar:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\t_foreach_addcmul_.Scalar:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcmulInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_addcdiv_.Scalar(Tensor(a!)[] self, Tensor[] tensor1, Tensor[] tensor2, Scalar value=1) -> ()
+void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, at::TensorList tensor2, const at::Scalar & value) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_addcdiv_.Scalar]:", "diopiAddcdivInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiAddcdivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
+                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
+    std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor2:" << dumpArg(tensor2) << std::endl;
+    std::cout << "\t_foreach_addcdiv_.Scalar:\tvalue:" << dumpArg(value) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcdivInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_sqrt_(Tensor(a!)[] self) -> ()
+void dipu__foreach_sqrt_(at::TensorList self) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_sqrt_]:", "diopiSqrtInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrtInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrtInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, self))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_sqrt(Tensor[] self) -> Tensor[]
+::std::vector<at::Tensor> dipu__foreach_sqrt(at::TensorList self) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_sqrt]:", "diopiSqrt");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrt
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, out, self))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _foreach_lerp_.Scalar(Tensor(a!)[] self, Tensor[] tensors1, Scalar weight) -> ()
+void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, const at::Scalar & weight) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_lerp_.Scalar]:", "diopiLerpScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+using dipu::diopi_helper::toDiopiTensorHandle;
+const ::diopiScalar_t weightDiopi = dipu::diopi_helper::toDiopiScalar(weight);
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor selfI = self[i];
+  const ::diopiError_t stepRet = ::diopiLerpScalar(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(self[i]),
+                                                   toDiopiTensorHandle(tensors1[i]), &weightDiopi);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
+    std::cout << "\t_foreach_lerp_.Scalar:\tweight:" << dumpArg(weight) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiLerpScalar
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]
+::std::vector<at::Tensor> dipu__foreach_norm_scalar(at::TensorList self, const at::Scalar & ord, ::std::optional<at::ScalarType> dtype) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_foreach_norm.Scalar]:", "diopiForeachnormScalar");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+std::vector<at::Tensor> inputs(self.begin(), self.end());
+std::vector<at::Tensor> out;
+for (at::Tensor& t : inputs) {
+  if (dtype.has_value()) {
+    t = t.to(dtype.value());
+  }
+  out.push_back(nodispatch::empty({}, t.options()));
+}
+std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
+std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_foreach_norm.Scalar:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_foreach_norm.Scalar:\tord:" << dumpArg(ord) << std::endl;
+    std::cout << "\t_foreach_norm.Scalar:\tdtype:" << dumpArg(dtype) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
+  ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto result_cpu = at::_foreach_norm(self_cpu, ord, dtype);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    for (size_t i = 0; i < out.size(); ++i) {
+      at::Tensor dst = out[i];
+      tensor_copy_host_to_device(dst, result_cpu[i], current_stream);
+    }
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_fused_adamw_]:", "diopiAdamW");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
+TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
+            "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
+                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
+                __FILE__, ":", __LINE__, " _fused_adamw_: grad_scale should be on dipu");
+    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
+                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
+                __FILE__, ":", __LINE__, " _fused_adamw_: found_inf should be on dipu");
+  }
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor param = self[i];
+  at::Tensor expAvg = exp_avgs[i];
+  at::Tensor expAvgSq = exp_avg_sqs[i];
+  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
+  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
+  const ::diopiError_t stepRet = ::diopiAdamW(
+      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
+      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
+      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
+      static_cast<float>(weight_decay), step, amsgrad);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
+    std::cout << "\t_fused_adamw_:\texp_avgs:" << dumpArg(exp_avgs) << std::endl;
+    std::cout << "\t_fused_adamw_:\texp_avg_sqs:" << dumpArg(exp_avg_sqs) << std::endl;
+    std::cout << "\t_fused_adamw_:\tmax_exp_avg_sqs:" << dumpArg(max_exp_avg_sqs) << std::endl;
+    std::cout << "\t_fused_adamw_:\tstate_steps:" << dumpArg(state_steps) << std::endl;
+    std::cout << "\t_fused_adamw_:\tlr:" << dumpArg(lr) << std::endl;
+    std::cout << "\t_fused_adamw_:\tbeta1:" << dumpArg(beta1) << std::endl;
+    std::cout << "\t_fused_adamw_:\tbeta2:" << dumpArg(beta2) << std::endl;
+    std::cout << "\t_fused_adamw_:\tweight_decay:" << dumpArg(weight_decay) << std::endl;
+    std::cout << "\t_fused_adamw_:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\t_fused_adamw_:\tamsgrad:" << dumpArg(amsgrad) << std::endl;
+    std::cout << "\t_fused_adamw_:\tmaximize:" << dumpArg(maximize) << std::endl;
+    std::cout << "\t_fused_adamw_:\tgrad_scale:" << dumpArg(grad_scale) << std::endl;
+    std::cout << "\t_fused_adamw_:\tfound_inf:" << dumpArg(found_inf) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdamW)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdamW
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
+// _fused_adam_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, Tensor? grad_scale=None, Tensor? found_inf=None) -> ()
+void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs, at::TensorList max_exp_avg_sqs, at::TensorList state_steps, double lr, double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize, const ::std::optional<at::Tensor> & grad_scale, const ::std::optional<at::Tensor> & found_inf) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_fused_adam_]:", "diopiAdam");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
+TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
+            "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
+                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
+                __FILE__, ":", __LINE__, " _fused_adam_: grad_scale should be on dipu");
+    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
+                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
+                __FILE__, ":", __LINE__, " _fused_adam_: found_inf should be on dipu");
+  }
+using dipu::diopi_helper::toDiopiTensorHandle;
+for (size_t i = 0; i < self.size(); ++i) {
+  at::Tensor param = self[i];
+  at::Tensor expAvg = exp_avgs[i];
+  at::Tensor expAvgSq = exp_avg_sqs[i];
+  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
+  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
+  const ::diopiError_t stepRet = ::diopiAdam(
+      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
+      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
+      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
+      static_cast<float>(weight_decay), step, amsgrad);
+  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
+}
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
+    std::cout << "\t_fused_adam_:\texp_avgs:" << dumpArg(exp_avgs) << std::endl;
+    std::cout << "\t_fused_adam_:\texp_avg_sqs:" << dumpArg(exp_avg_sqs) << std::endl;
+    std::cout << "\t_fused_adam_:\tmax_exp_avg_sqs:" << dumpArg(max_exp_avg_sqs) << std::endl;
+    std::cout << "\t_fused_adam_:\tstate_steps:" << dumpArg(state_steps) << std::endl;
+    std::cout << "\t_fused_adam_:\tlr:" << dumpArg(lr) << std::endl;
+    std::cout << "\t_fused_adam_:\tbeta1:" << dumpArg(beta1) << std::endl;
+    std::cout << "\t_fused_adam_:\tbeta2:" << dumpArg(beta2) << std::endl;
+    std::cout << "\t_fused_adam_:\tweight_decay:" << dumpArg(weight_decay) << std::endl;
+    std::cout << "\t_fused_adam_:\teps:" << dumpArg(eps) << std::endl;
+    std::cout << "\t_fused_adam_:\tamsgrad:" << dumpArg(amsgrad) << std::endl;
+    std::cout << "\t_fused_adam_:\tmaximize:" << dumpArg(maximize) << std::endl;
+    std::cout << "\t_fused_adam_:\tgrad_scale:" << dumpArg(grad_scale) << std::endl;
+    std::cout << "\t_fused_adam_:\tfound_inf:" << dumpArg(found_inf) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdam)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdam
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+}
+
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   c10::OptionalDeviceGuard guard(at::device_of(out));
@@ -4084,6 +4766,9 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[add.out]:", "diopiAdd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_add_scalar_out(self, other.item(), alpha, out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4129,6 +4814,9 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[add_.Tensor]:", "diopiAddInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_add__scalar(self, other.item(), alpha);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -4170,6 +4858,9 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_add_scalar_out(self, other.item(), alpha, out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4250,6 +4941,9 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[sub.out]:", "diopiSub");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_sub_scalar_out(self, other.item(), alpha, out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4295,6 +4989,9 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[sub_.Tensor]:", "diopiSubInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_sub__scalar(self, other.item(), alpha);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -4336,6 +5033,9 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_sub_scalar_out(self, other.item(), alpha, out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4416,6 +5116,9 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[mul.out]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_mul_scalar_out(self, other.item(), out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4459,6 +5162,9 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[mul_.Tensor]:", "diopiMulInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_mul__scalar(self, other.item());
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -4498,6 +5204,9 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_mul_scalar_out(self, other.item(), out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4574,6 +5283,9 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[div.out]:", "diopiDiv");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_div_scalar_out(self, other.item(), out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4617,6 +5329,9 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[div_.Tensor]:", "diopiDivInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_div__scalar(self, other.item());
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -4656,6 +5371,9 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
+if (other.is_cpu() && other.dim() == 0) {
+  return dipu_div_scalar_out(self, other.item(), out);
+}
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11414,6 +12132,226 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   return std::tie(out0, out1);
 }
 
+// native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  c10::OptionalDeviceGuard guard(at::device_of(grad_output));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[native_dropout_backward]:", "diopiMul");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+  at::Tensor out = nodispatch::empty_like(grad_output);
+at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
+  ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
+  ::diopiTensorHandle_t scaledMaskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(scaledMask);
+  ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
+                __FILE__, ":", __LINE__, " native_dropout_backward: grad_output should be on dipu");
+    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
+                __FILE__, ":", __LINE__, " native_dropout_backward: mask should be on dipu");
+    TORCH_CHECK(!scaledMask.defined() || scaledMask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(scaledMask),
+                __FILE__, ":", __LINE__, " native_dropout_backward: scaledMask should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " native_dropout_backward: out should be on dipu");
+  }
+const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
+const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
+TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
+            " error message is ", diopiGetLastErrorString());
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
+    std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
+    std::cout << "\tnative_dropout_backward:\tscale:" << dumpArg(scale) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMul)");
+  ::diopiError_t ret = ::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto grad_output_cpu = tensor_clone_to_host(grad_output);
+    auto mask_cpu = tensor_clone_to_host(mask);
+    auto result_cpu = at::native_dropout_backward(grad_output_cpu, mask_cpu, scale);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(out, result_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return out;
+}
+
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_blocking) {
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[copy_]:", "diopiCopyInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+dipu::native::getDipuCopyInstance()->run(self, src, non_blocking);
+return self;
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  [[maybe_unused]] auto ctx = &context;
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " copy_: self should be on dipu");
+    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
+                __FILE__, ":", __LINE__, " copy_: src should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tcopy_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tcopy_:\tsrc:" << dumpArg(src) << std::endl;
+    std::cout << "\tcopy_:\tnon_blocking:" << dumpArg(non_blocking) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
+  ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiCopyInp
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[index.Tensor]:", "diopiIndex");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+std::vector<at::Tensor> indexTensors;
+indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
+std::vector<::diopiConstTensorHandle_t> indexHandles;
+for (size_t i = 0; i < indices.size(); ++i) {
+  const c10::optional<at::Tensor> index = indices.get(i);
+  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
+  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
+}
+::diopiTensorHandle_t outHandle = nullptr;
+at::Tensor out;
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " index.Tensor: self should be on dipu");
+    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
+                __FILE__, ":", __LINE__, " index.Tensor: out should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tindex.Tensor:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tindex.Tensor:\tindices:" << dumpArg(indices) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
+  ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
+  dipuRecorder.end();
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
+  synchronizeIfEnable();
+  return out;
+}
+
+// index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[index_put_]:", "diopiIndexPutInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+std::vector<at::Tensor> indexTensors;
+indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
+std::vector<::diopiConstTensorHandle_t> indexHandles;
+for (size_t i = 0; i < indices.size(); ++i) {
+  const c10::optional<at::Tensor> index = indices.get(i);
+  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
+  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
+}
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " index_put_: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " index_put_: values should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\tindex_put_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\tindex_put_:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\tindex_put_:\tvalues:" << dumpArg(values) << std::endl;
+    std::cout << "\tindex_put_:\taccumulate:" << dumpArg(accumulate) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
+  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto values_cpu = tensor_clone_to_host(values);
+    at::index_put_(self_cpu, indices_cpu, values_cpu, accumulate);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
+// _index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor(a!)
+at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices, const at::Tensor & values, bool accumulate, bool unsafe) {
+  c10::OptionalDeviceGuard guard(at::device_of(self));
+  if (dumpOpArgLevel() > 0) {
+    printf("--%-50s %-30s \n", "[_index_put_impl_]:", "diopiIndexPutInp");
+  }
+  dipu::profile::RecordBlockCreator _(__FUNCTION__);
+std::vector<at::Tensor> indexTensors;
+indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
+std::vector<::diopiConstTensorHandle_t> indexHandles;
+for (size_t i = 0; i < indices.size(); ++i) {
+  const c10::optional<at::Tensor> index = indices.get(i);
+  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
+  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
+}
+  ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
+  auto ctx = &context;
+  ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
+  ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
+  if (checkTensorDevice()) {
+    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
+                __FILE__, ":", __LINE__, " _index_put_impl_: self should be on dipu");
+    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
+                __FILE__, ":", __LINE__, " _index_put_impl_: values should be on dipu");
+  }
+  if (dumpOpArgLevel() > 1) {
+    std::cout << "\t_index_put_impl_:\tself:" << dumpArg(self) << std::endl;
+    std::cout << "\t_index_put_impl_:\tindices:" << dumpArg(indices) << std::endl;
+    std::cout << "\t_index_put_impl_:\tvalues:" << dumpArg(values) << std::endl;
+    std::cout << "\t_index_put_impl_:\taccumulate:" << dumpArg(accumulate) << std::endl;
+    std::cout << "\t_index_put_impl_:\tunsafe:" << dumpArg(unsafe) << std::endl;
+  }
+  dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
+  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
+  dipuRecorder.end();
+  if (ret == ::diopiForceFallbackToCPU) {
+    auto self_cpu = tensor_clone_to_host(self);
+    auto indices_cpu = tensor_clone_to_host(indices);
+    auto values_cpu = tensor_clone_to_host(values);
+    at::_index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
+    auto current_stream = dipu::getCurrentDIPUStream();
+    tensor_copy_host_to_device(self, self_cpu, current_stream);
+    ret = ::diopiSuccess;
+  }
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
+              " error message is ", diopiGetLastErrorString());
+  synchronizeIfEnable();
+  return self;
+}
+
 }  // namespace native
 }  // namespace dipu
 
@@ -11498,6 +12436,18 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.Tensor", ::diopiForeachmulInpTensor, dipu::native::dipu__foreach_mul__tensor);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, dipu::native::dipu__amp_update_scale_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_add_.List", ::diopiAddInp, dipu::native::dipu__foreach_add__list);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.List", ::diopiMulInp, dipu::native::dipu__foreach_mul__list);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_div_.Scalar", ::diopiDivInpScalar, dipu::native::dipu__foreach_div__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_div_.List", ::diopiDivInp, dipu::native::dipu__foreach_div__list);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_addcmul_.Scalar", ::diopiAddcmulInp, dipu::native::dipu__foreach_addcmul__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_addcdiv_.Scalar", ::diopiAddcdivInp, dipu::native::dipu__foreach_addcdiv__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_sqrt_", ::diopiSqrtInp, dipu::native::dipu__foreach_sqrt_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_sqrt", ::diopiSqrt, dipu::native::dipu__foreach_sqrt);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_lerp_.Scalar", ::diopiLerpScalar, dipu::native::dipu__foreach_lerp__scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_norm.Scalar", ::diopiForeachnormScalar, dipu::native::dipu__foreach_norm_scalar);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_fused_adamw_", ::diopiAdamW, dipu::native::dipu__fused_adamw_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_fused_adam_", ::diopiAdam, dipu::native::dipu__fused_adam_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add.out", ::diopiAdd, dipu::native::dipu_add_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add_.Tensor", ::diopiAddInp, dipu::native::dipu_add__tensor);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("add.Tensor", ::diopiAdd, dipu::native::dipu_add_tensor);
@@ -11677,6 +12627,11 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bernoulli_.float", ::diopiBernoulliScalar, dipu::native::dipu_bernoulli__float);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bernoulli.out", ::diopiBernoulli, dipu::native::dipu_bernoulli_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_dropout", ::diopiDropout, dipu::native::dipu_native_dropout);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("native_dropout_backward", ::diopiMul, dipu::native::dipu_native_dropout_backward);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("copy_", ::diopiCopyInp, dipu::native::dipu_copy_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index.Tensor", ::diopiIndex, dipu::native::dipu_index_tensor);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index_put_", ::diopiIndexPutInp, dipu::native::dipu_index_put_);
+  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_index_put_impl_", ::diopiIndexPutInp, dipu::native::dipu__index_put_impl_);
 }
 
 }  // namespace at
