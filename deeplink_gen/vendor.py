@@ -3,12 +3,15 @@ against the catalog."""
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostics, did_you_mean, key_path
 from deeplink_gen.model import (
     SWITCHES, Catalog, Located, OpOverride, Vendor, VendorIdentity,
 )
+from deeplink_gen.signature import wrapper_name
 from deeplink_gen.yamlload import Document
 from deeplink_gen import diopi_api
 from deeplink_gen.conversions import check_conversions, parse_conversions
@@ -104,6 +107,48 @@ def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
             diags.add(wanted.loc, key_path(("ops", o.op, "fallback_to_cpu")),
                       f"conflicts with {source}, which marks {o.op} as having no CPU fallback at "
                       f"{entry.fallback_to_cpu.loc}")
+
+
+_WRAPPER_CALL = re.compile(r"\b(dipu_[a-z0-9_]+)\s*\(")
+
+
+def _enabled(entry, override: OpOverride | None):
+    """Where the op's enabled state for this vendor is decided: (value, loc)."""
+    if override is not None and override.enabled is not None:
+        return override.enabled.value, override.enabled.loc
+    if override is not None and override.replace is not None and override.replace.enabled is not None:
+        return override.replace.enabled.value, override.replace.enabled.loc
+    if entry.enabled is not None:
+        return entry.enabled.value, entry.enabled.loc
+    return True, entry.loc
+
+
+def check_wrapper_uses(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
+    """An enabled op whose custom code or autograd calls the wrapper of an op
+    this vendor disables would not compile: report both places."""
+    by_wrapper = {wrapper_name(e.op): e for e in catalog.entries}
+    for entry in catalog.entries:
+        override = vendor.override(entry.op)
+        effective = override.replace if override is not None and override.replace is not None else entry
+        if not _enabled(entry, override)[0]:
+            continue
+        uses = []
+        for hook, text in effective.code:
+            uses += [(name, text.loc, f"code.{hook}") for name in _WRAPPER_CALL.findall(text.value)]
+        if effective.autograd is not None:
+            for part in (effective.autograd.backward, effective.autograd.forward):
+                if part is not None:
+                    uses.append((wrapper_name(part.value), part.loc, "autograd"))
+        for name, loc, where in uses:
+            base = name.removesuffix("_autocompare").removesuffix("_wrapper")
+            target = by_wrapper.get(name) or by_wrapper.get(base)
+            if target is None or target.op == entry.op:
+                continue
+            enabled, off_loc = _enabled(target, vendor.override(target.op))
+            if not enabled:
+                diags.add(off_loc, key_path(("ops", target.op, "enabled")),
+                          f"{target.op} is disabled for {vendor.name}, but {entry.op} calls {name} "
+                          f"({where} at {loc})")
 
 
 def _check_replacement(o: OpOverride, catalog: Catalog, diags: Diagnostics) -> None:

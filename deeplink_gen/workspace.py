@@ -10,7 +10,7 @@ from deeplink_gen import schemacheck, yamlload
 from deeplink_gen.catalog import load_catalog
 from deeplink_gen.errors import Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.model import Catalog, Vendor
-from deeplink_gen.vendor import check_unique_identity, check_vendor, parse_vendor
+from deeplink_gen.vendor import check_unique_identity, check_vendor, check_wrapper_uses, parse_vendor
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,7 @@ def load(root: Path, only: list[str] | None = None) -> Workspace:
     vendors = [parse_vendor(d, diags) for d in _load_docs(vendor_paths, "vendor", diags)]
     for v in vendors:
         check_vendor(v, catalog, diags)
+        check_wrapper_uses(v, catalog, diags)
     check_unique_identity(vendors, diags)
     diags.raise_if_any()
     return Workspace(root, catalog, tuple(vendors))

@@ -115,3 +115,19 @@ def test_unknown_vendor_on_command_line(workspace: Path):
 def test_validate_one_vendor_ignores_broken_others(workspace: Path):
     (workspace / "vendors/ascend.yaml").write_text("vendor: [")
     assert run_cli("validate", "--vendor", "camb", cwd=workspace).exit_code == 0
+
+
+def test_disabling_an_op_that_custom_code_calls(workspace: Path):
+    """add.out's code calls the add.Scalar_out wrapper; disabling that op for a
+    vendor would leave an undefined function in its kernels."""
+    assert "dipu_add_scalar_out(" in (workspace / "catalog/pointwise.yaml").read_text()
+    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  add.Scalar_out:\n    enabled: false\n")
+    errors = _errors(run_cli("validate", cwd=workspace))
+    line = _line_of(workspace / "vendors/camb.yaml", "enabled: false")
+    hits = [e for e in errors if "add.Scalar_out is disabled for camb, but add.out calls dipu_add_scalar_out" in e]
+    assert hits and f"camb.yaml:{line}:" in hits[0] and "catalog/pointwise.yaml:" in hits[0]
+    # Disabling it for a vendor that also disables every caller is fine.
+    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n" + "".join(
+        f"  {op}:\n    enabled: false\n" for op in ("add.out", "add.Tensor", "add_.Tensor")))
+    result = run_cli("validate", cwd=workspace)
+    assert "add.Scalar_out is disabled" not in result.stderr, result.stderr
