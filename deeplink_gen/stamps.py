@@ -2,8 +2,8 @@
 of everything the output depends on (the vendor file, the catalog, the
 package's own code, templates, schemas and data, the torch op table, the
 options) and the sha256 of every file written. A later render whose inputs
-have the same digest and whose files on disk still match is a no-op that
-neither loads nor renders anything. Stamps live in the cache directory, keyed
+(the vendor's hand-written vendors/<name>/ files included) have the same
+digest and whose files on disk still match is a no-op that neither loads nor renders anything. Stamps live in the cache directory, keyed
 by the output directory, never in the output tree."""
 
 from __future__ import annotations
@@ -47,9 +47,11 @@ def input_digest(root: Path, vendor: str, options: dict) -> str | None:
     catalog = sorted((root / "catalog").glob("*.yaml"))
     if not vendor_file.is_file():
         return None
+    sources = root / "vendors" / vendor   # hand-written files copied into the output
+    extra = sorted(p for p in sources.rglob("*") if p.is_file()) if sources.is_dir() else []
     h = hashlib.sha256(tool_digest().encode())
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    _hash_files(h, [vendor_file, *catalog], root)
+    _hash_files(h, [vendor_file, *catalog, *extra], root)
     extra = options.get("diopi_include")
     if extra:
         inc = Path(extra)

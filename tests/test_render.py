@@ -247,3 +247,32 @@ def test_unchanged_render_skips_work_but_not_hand_edits(workspace: Path):
     vendor.write_text(vendor.read_text().replace("  print_op_args: true", "  print_op_args: false"))
     result = run_cli("render", "--all", cwd=workspace)
     assert not result.output.startswith("0 written") and "dumpArg(" not in kernels.read_text()
+
+
+def test_a_render_failing_midway_writes_nothing(workspace: Path):
+    """ascend and camb render fine, droplet fails (a hand-written source clashes
+    with a rendered file): no vendor's tree changes."""
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    before = _tree(workspace / "generated")
+    camb = workspace / "vendors" / "camb.yaml"
+    camb.write_text(camb.read_text().replace("  profiler: true", "  profiler: false"))
+    clash = workspace / "vendors" / "droplet" / "deviceimpl.cpp"
+    clash.parent.mkdir()
+    clash.write_text("// hand-written\n")
+    result = run_cli("render", "--all", cwd=workspace)
+    assert result.exit_code == 1 and "deviceimpl.cpp" in result.stderr
+    assert _tree(workspace / "generated") == before
+    assert not list((workspace / "generated").glob(".*"))
+
+
+def test_hand_written_sources_invalidate_the_unchanged_shortcut(workspace: Path):
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    source = workspace / "vendors" / "droplet" / "pccl_shim.cpp"
+    source.parent.mkdir()
+    source.write_text("// v1\n")
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    copied = next((workspace / "generated" / "droplet").rglob("pccl_shim.cpp"))
+    assert copied.read_text() == "// v1\n"
+    source.write_text("// v2\n")
+    result = run_cli("render", "--vendor", "droplet", cwd=workspace)
+    assert result.output.startswith("2 written") and copied.read_text() == "// v2\n"  # the file and the manifest
