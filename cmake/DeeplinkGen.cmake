@@ -7,8 +7,8 @@
 #
 # At configure time the vendor is rendered once, so the output list (read from
 # the rendered manifest.json) is exact. At build time a custom command re-renders
-# whenever an input changes: the vendor file, the op catalog, deeplink-gen's
-# templates, schemas and Python sources. deeplink-gen writes only files whose
+# whenever an input changes: the vendor file, its hand-written vendors/<name>/
+# files, the op catalog, deeplink-gen's templates, schemas and Python sources. deeplink-gen writes only files whose
 # content changed, so an unchanged render rebuilds nothing (Ninja restats the
 # byproducts; Make compares the untouched mtimes). Editing the vendor file or the
 # catalog also re-runs configure, so a changed output list is picked up.
@@ -46,10 +46,11 @@ function(deeplink_gen_render)
   endif()
   set(vendor_file ${DLG_WORKSPACE}/vendors/${DLG_VENDOR}.yaml)
   file(GLOB catalog CONFIGURE_DEPENDS ${DLG_WORKSPACE}/catalog/*.yaml)
+  file(GLOB_RECURSE hand_written CONFIGURE_DEPENDS ${DLG_WORKSPACE}/vendors/${DLG_VENDOR}/*)
   file(GLOB_RECURSE package_files CONFIGURE_DEPENDS ${pkg}/*.py ${pkg}/*.j2 ${pkg}/*.json ${pkg}/*.yaml)
   get_filename_component(repo_schemas ${pkg}/../schemas ABSOLUTE)
   file(GLOB schemas CONFIGURE_DEPENDS ${repo_schemas}/*.json)
-  set(inputs ${vendor_file} ${catalog} ${package_files} ${schemas})
+  set(inputs ${vendor_file} ${catalog} ${hand_written} ${package_files} ${schemas})
   list(SORT inputs)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${vendor_file} ${catalog})
 
