@@ -86,21 +86,15 @@ def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict, origin: s
     return Setting(BUILTIN_DEFAULTS[name], "built-in default")
 
 
-def _enabled(entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
+def _op_flag(name: str, entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
+    """`enabled` or `register`: vendor op override > catalog (or replacement) > true."""
     override = vendor.override(entry.op)
-    if override is not None and override.enabled is not None:
-        return Setting(override.enabled.value, "vendor op override", override.enabled.loc)
-    if entry.enabled is not None:
-        return Setting(entry.enabled.value, origin, entry.enabled.loc)
-    return Setting(True, "built-in default")
-
-
-def _register(entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
-    override = vendor.override(entry.op)
-    if override is not None and override.register is not None:
-        return Setting(override.register.value, "vendor op override", override.register.loc)
-    if entry.register is not None:
-        return Setting(entry.register.value, origin, entry.register.loc)
+    chosen = getattr(override, name) if override is not None else None
+    if chosen is not None:
+        return Setting(chosen.value, "vendor op override", chosen.loc)
+    stated = getattr(entry, name)
+    if stated is not None:
+        return Setting(stated.value, origin, stated.loc)
     return Setting(True, "built-in default")
 
 
@@ -150,8 +144,8 @@ def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dic
         op = aten_op(entry)
         sig = signature_of(op, entry.returns)
         settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
-        settings += (("register", _register(entry, vendor, origin)),)
-        ops.append(ResolvedOp(entry, op, sig, _enabled(entry, vendor, origin), settings,
+        settings += (("register", _op_flag("register", entry, vendor, origin)),)
+        ops.append(ResolvedOp(entry, op, sig, _op_flag("enabled", entry, vendor, origin), settings,
                               _memory_format(entry, vendor), catalog_entry if replaced else None))
     return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))
 
