@@ -124,6 +124,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     previous tree intact. Output is byte-identical from run to run.
     """
     from deeplink_gen import stamps, writer
+    from deeplink_gen.paths import vendor_files
 
     if bool(vendors) == bool(all_vendors):
         raise click.UsageError("give --vendor NAME (repeatable) or --all")
@@ -139,7 +140,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     report = writer.Report()
     options = {"autocompare": autocompare, "torch": str(version), "diopi_include": diopi_api_include(),
                "shards": shards}
-    names = sorted(p.stem for p in (ctx.root / "vendors").glob("*.yaml")) if all_vendors else list(vendors)
+    names = [p.stem for p in vendor_files(ctx.root)] if all_vendors else list(vendors)
     digests = {n: stamps.input_digest(ctx.root, n, options) for n in names} if not check else {}
     current = {n: stamps.fresh(out_root, n, digests[n]) for n in digests}
     if names and not check and all(current.get(n) is not None for n in names):

@@ -21,6 +21,7 @@ import jsonschema
 
 from deeplink_gen import schemacheck, yamlload
 from deeplink_gen.errors import Diagnostics, UserError, display_path
+from deeplink_gen.paths import vendor_files
 from deeplink_gen.render.onboarding import UPSTREAM_ENUM, UPSTREAM_VENDORS
 from deeplink_gen.runtime.interface import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 
@@ -124,7 +125,7 @@ def check_prefix(prefix: str) -> None:
 def _other_device_types(root: Path, name: str) -> dict[str, str]:
     """device_type -> vendor file, for the workspace's other (loadable) vendor files."""
     out = {}
-    for path in sorted((root / "vendors").glob("*.yaml")):
+    for path in vendor_files(root):
         if path.stem == name:
             continue
         try:
@@ -296,7 +297,8 @@ def _validate(root: Path, path: Path, name: str):
     runtime semantics, op overrides against the catalog when there is one)."""
     from deeplink_gen.catalog import load_catalog
     from deeplink_gen.vendor import check_vendor, parse_vendor
-    from deeplink_gen.workspace import _load_docs, catalog_files
+    from deeplink_gen.paths import catalog_files
+    from deeplink_gen.workspace import _load_docs
 
     diags = Diagnostics()
     doc = yamlload.load(path, display=str(root / "vendors" / f"{name}.yaml"))

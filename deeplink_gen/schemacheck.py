@@ -6,27 +6,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from deeplink_gen.errors import Diagnostic, did_you_mean, key_path
+from deeplink_gen.paths import schema_dir, schema_digest
 from deeplink_gen.yamlload import Document
 
 _TYPE_NAMES = {
     "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
     "integer": "an integer", "number": "a number", "null": "null",
 }
-
-
-def schema_dir() -> Path:
-    """The packaged schemas (wheel) or the repository's schemas/ (editable install)."""
-    packaged = resources.files("deeplink_gen") / "schemas"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parent.parent / "schemas"
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,18 +121,10 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
     return f"{_describe(value)} is not a C identifier"
 
 
-@functools.lru_cache(maxsize=None)
-def _schema_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(schema_dir().glob("*.schema.json")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 def _marker(raw: bytes, schema_name: str) -> Path:
     from deeplink_gen.aten import cache_dir
 
-    key = hashlib.sha256(f"{_schema_digest()}:{schema_name}:".encode() + raw).hexdigest()
+    key = hashlib.sha256(f"{schema_digest()}:{schema_name}:".encode() + raw).hexdigest()
     return cache_dir() / "valid" / key[:2] / key[2:]
 
 

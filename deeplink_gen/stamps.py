@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from deeplink_gen.aten import cache_dir
+from deeplink_gen.paths import catalog_files, hand_written_dir, schema_digest, vendor_file
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -34,24 +35,20 @@ def tool_digest() -> str:
     h = hashlib.sha256()
     files = sorted(p for p in _PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     _hash_files(h, files, _PACKAGE)
-    schemas = _PACKAGE / "schemas"
-    if not schemas.is_dir():  # editable install: the repository's schemas/
-        schemas = _PACKAGE.parent / "schemas"
-    _hash_files(h, sorted(schemas.glob("*.json")), schemas)
+    h.update(schema_digest().encode())
     h.update(aten.native_functions_digest().encode())
     return h.hexdigest()
 
 
 def input_digest(root: Path, vendor: str, options: dict) -> str | None:
-    vendor_file = root / "vendors" / f"{vendor}.yaml"
-    catalog = sorted((root / "catalog").glob("*.yaml"))
-    if not vendor_file.is_file():
+    path = vendor_file(root, vendor)
+    if not path.is_file():
         return None
-    sources = root / "vendors" / vendor   # hand-written files copied into the output
+    sources = hand_written_dir(path)   # copied into the output
     extra = sorted(p for p in sources.rglob("*") if p.is_file()) if sources.is_dir() else []
     h = hashlib.sha256(tool_digest().encode())
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    _hash_files(h, [vendor_file, *catalog, *extra], root)
+    _hash_files(h, [path, *catalog_files(root), *extra], root)
     extra = options.get("diopi_include")
     if extra:
         inc = Path(extra)

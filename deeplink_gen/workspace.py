@@ -10,6 +10,7 @@ from deeplink_gen import schemacheck, yamlload
 from deeplink_gen.catalog import load_catalog
 from deeplink_gen.errors import Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.model import Catalog, Vendor
+from deeplink_gen.paths import catalog_files, vendor_files
 from deeplink_gen.vendor import check_unique_identity, check_vendor, check_wrapper_uses, parse_vendor
 
 
@@ -25,14 +26,6 @@ class Workspace:
     def rel(self, path: str | Path) -> str:
         """A path relative to the workspace root, with forward slashes."""
         return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
-
-
-def vendor_files(root: Path) -> list[Path]:
-    return sorted((root / "vendors").glob("*.yaml"))
-
-
-def catalog_files(root: Path) -> list[Path]:
-    return sorted((root / "catalog").glob("*.yaml"))
 
 
 def _load_docs(paths: list[Path], schema: str, diags: Diagnostics) -> list[yamlload.Document]:

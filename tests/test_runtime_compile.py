@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INCLUDE, REPO, run_cli, torch_include_flags
+from conftest import INCLUDE, REPO, torch_include_flags
 
 VENDORS = ("droplet", "camb", "ascend")
 SDK = INCLUDE / "sdk"

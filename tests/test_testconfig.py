@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import run_cli
 
 STANDIN_SKIP = """\
 class Skip:

@@ -4,10 +4,10 @@ csrc_dipu/CMakeLists.txt reads) and cmake/Find<Toolkit>.cmake."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.model import Vendor
+from deeplink_gen.paths import hand_written_dir
 from deeplink_gen.render.runtime import class_prefix, vendor_dir
 from deeplink_gen.runtime.model import BuildSpec
 from deeplink_gen.templating import render
@@ -15,15 +15,10 @@ from deeplink_gen.templating import render
 SOURCES_README = "README.md"
 
 
-def sources_folder(vendor: Vendor) -> Path:
-    """vendors/<name>/ beside vendors/<name>.yaml: the vendor's hand-written files."""
-    return Path(vendor.path).with_suffix("")
-
-
 def custom_sources(vendor: Vendor, rendered: set[str]) -> dict[str, str]:
     """Every file of vendors/<name>/ except its top-level README.md (hidden files and
     folders skipped), byte for byte, keyed by its path inside the vendor folder."""
-    folder = sources_folder(vendor)
+    folder = hand_written_dir(vendor.path)
     if not folder.is_dir():
         return {}
     out: dict[str, str] = {}

@@ -9,7 +9,7 @@ from deeplink_gen.runtime.interface import (
     COMM_FUNCTIONS, DEVICE_FUNCTIONS, MEMCPY_KIND, STRUCT_FIELDS, SUCCESS_RETURN, Function,
 )
 from deeplink_gen.runtime.model import Impl, RuntimeSpec
-from deeplink_gen.runtime.template import C_TYPE, IDENT, QUALIFIED, Template, problems
+from deeplink_gen.runtime.template import C_TYPE, IDENT, QUALIFIED, problems
 
 # Which functions each pattern applies to, and the template keys it needs.
 PATTERN_RULES = {
