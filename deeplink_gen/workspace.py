@@ -32,13 +32,10 @@ def _load_docs(paths: list[Path], schema: str, diags: Diagnostics) -> list[yamll
     docs = []
     for path in paths:
         try:
-            raw = path.read_bytes() if path.stat().st_size <= yamlload.MAX_FILE_BYTES else b""
-            doc = yamlload.load(path)
+            raw = yamlload.read(path)
+            doc = yamlload.loads(raw, str(path))
         except UserError as exc:
             diags.extend(exc.diagnostics)
-            continue
-        except OSError as exc:
-            diags.add(Loc(str(path)), "(file)", f"cannot read file: {exc.strerror or exc}")
             continue
         problems = schemacheck.check_cached(doc, raw, schema)
         if problems:

@@ -84,8 +84,8 @@ def _fail(path: str, line: int, col: int, where: Path_, message: str) -> UserErr
     return UserError([Diagnostic(Loc(path, line, col), key_path(where), message)])
 
 
-def load(path: str | Path, *, display: str | None = None) -> Document:
-    """Read and parse *path*; any problem raises UserError with file:line:col."""
+def read(path: str | Path, *, display: str | None = None) -> bytes:
+    """The bytes of *path*, refusing files over MAX_FILE_BYTES; problems raise UserError."""
     name = display or str(path)
     try:
         raw = Path(path).read_bytes() if Path(path).stat().st_size <= MAX_FILE_BYTES else None
@@ -93,7 +93,12 @@ def load(path: str | Path, *, display: str | None = None) -> Document:
         raise _fail(name, 0, 0, (), f"cannot read file: {exc.strerror or exc}") from None
     if raw is None:
         raise _fail(name, 1, 1, (), f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    return loads(raw, name)
+    return raw
+
+
+def load(path: str | Path, *, display: str | None = None) -> Document:
+    """Read and parse *path*; any problem raises UserError with file:line:col."""
+    return loads(read(path, display=display), display or str(path))
 
 
 def loads(raw: bytes | str, name: str) -> Document:
