@@ -239,6 +239,21 @@ class Vendor:
     def override(self, op: str) -> OpOverride | None:
         return self._lookup("overrides", lambda: {o.op: o for o in self.overrides}).get(op)
 
+    def definition(self, entry: CatalogEntry) -> CatalogEntry:
+        """The op's definition for this vendor: its ops.<op>.replace, else the catalog's."""
+        override = self.override(entry.op)
+        return override.replace if override is not None and override.replace is not None else entry
+
+    def op_flag(self, name: str, entry: CatalogEntry) -> tuple[Located[bool] | None, bool]:
+        """`enabled` or `register` as stated for this vendor: the op override's
+        value, else the definition's; and whether it came from the override.
+        (None: not stated anywhere, i.e. true.)"""
+        override = self.override(entry.op)
+        chosen = getattr(override, name) if override is not None else None
+        if chosen is not None:
+            return chosen, True
+        return getattr(self.definition(entry), name), False
+
     def _lookup(self, name: str, build) -> dict:
         """Index tables built once per (immutable) instance."""
         key = f"_{name}_index"

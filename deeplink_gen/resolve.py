@@ -88,14 +88,10 @@ def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: dict, origin: s
 
 def _op_flag(name: str, entry: CatalogEntry, vendor: Vendor, origin: str = "catalog") -> Setting:
     """`enabled` or `register`: vendor op override > catalog (or replacement) > true."""
-    override = vendor.override(entry.op)
-    chosen = getattr(override, name) if override is not None else None
-    if chosen is not None:
-        return Setting(chosen.value, "vendor op override", chosen.loc)
-    stated = getattr(entry, name)
-    if stated is not None:
-        return Setting(stated.value, origin, stated.loc)
-    return Setting(True, "built-in default")
+    stated, overridden = vendor.op_flag(name, entry)
+    if stated is None:
+        return Setting(True, "built-in default")
+    return Setting(stated.value, "vendor op override" if overridden else origin, stated.loc)
 
 
 def memory_format_of(layout: str) -> str:
@@ -134,9 +130,8 @@ def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: dic
     cli = cli or {}
     ops, skipped = [], []
     for catalog_entry in ws.catalog.entries:
-        override = vendor.override(catalog_entry.op)
-        replaced = override is not None and override.replace is not None
-        entry = override.replace if replaced else catalog_entry
+        entry = vendor.definition(catalog_entry)
+        replaced = entry is not catalog_entry
         origin = "vendor replace" if replaced else "catalog"
         if entry.torch is not None and not entry.torch.admits(torch_version):
             skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))

@@ -7,9 +7,9 @@ import re
 
 from pathlib import Path
 
-from deeplink_gen.errors import Diagnostics, did_you_mean, key_path
+from deeplink_gen.errors import Diagnostics, Loc, did_you_mean, key_path
 from deeplink_gen.model import (
-    SWITCHES, Catalog, Located, OpOverride, Vendor, VendorIdentity,
+    SWITCHES, Catalog, CatalogEntry, Located, OpOverride, Vendor, VendorIdentity,
 )
 from deeplink_gen.signature import wrapper_name
 from deeplink_gen.yamlload import Document
@@ -112,15 +112,10 @@ def check_vendor(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
 _WRAPPER_CALL = re.compile(r"\b(dipu_[a-z0-9_]+)\s*\(")
 
 
-def _enabled(entry, override: OpOverride | None):
-    """Where the op's enabled state for this vendor is decided: (value, loc)."""
-    if override is not None and override.enabled is not None:
-        return override.enabled.value, override.enabled.loc
-    if override is not None and override.replace is not None and override.replace.enabled is not None:
-        return override.replace.enabled.value, override.replace.enabled.loc
-    if entry.enabled is not None:
-        return entry.enabled.value, entry.enabled.loc
-    return True, entry.loc
+def _enabled(entry: CatalogEntry, vendor: Vendor) -> tuple[bool, Loc]:
+    """Whether the vendor keeps the op, and where that is decided (as resolve decides it)."""
+    stated, _ = vendor.op_flag("enabled", entry)
+    return (stated.value, stated.loc) if stated is not None else (True, entry.loc)
 
 
 def check_wrapper_uses(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
@@ -128,9 +123,8 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> 
     this vendor disables would not compile: report both places."""
     by_wrapper = {wrapper_name(e.op): e for e in catalog.entries}
     for entry in catalog.entries:
-        override = vendor.override(entry.op)
-        effective = override.replace if override is not None and override.replace is not None else entry
-        if not _enabled(entry, override)[0]:
+        effective = vendor.definition(entry)
+        if not _enabled(entry, vendor)[0]:
             continue
         uses = []
         for hook, text in effective.code:
@@ -144,7 +138,7 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> 
             target = by_wrapper.get(name) or by_wrapper.get(base)
             if target is None or target.op == entry.op:
                 continue
-            enabled, off_loc = _enabled(target, vendor.override(target.op))
+            enabled, off_loc = _enabled(target, vendor)
             if not enabled:
                 diags.add(off_loc, key_path(("ops", target.op, "enabled")),
                           f"{target.op} is disabled for {vendor.name}, but {entry.op} calls {name} "
