@@ -56,12 +56,6 @@ def main(ctx: click.Context, directory: Path) -> None:
     ctx.obj = Context(directory)
 
 
-def diopi_api_include() -> str | None:
-    from deeplink_gen import diopi_api
-
-    return str(diopi_api._include) if diopi_api._include is not None else None
-
-
 def _use_diopi_include(include: Path | None) -> None:
     from deeplink_gen import diopi_api
 
@@ -138,7 +132,10 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
     report = writer.Report()
-    options = {"autocompare": autocompare, "torch": str(version), "diopi_include": diopi_api_include(),
+    from deeplink_gen import diopi_api
+
+    include = diopi_api.header_dir()
+    options = {"autocompare": autocompare, "torch": str(version), "diopi_include": include and str(include),
                "shards": shards}
     names = [p.stem for p in vendor_files(ctx.root)] if all_vendors else list(vendors)
     digests = {n: stamps.input_digest(ctx.root, n, options) for n in names} if not check else {}

@@ -286,6 +286,11 @@ def use_headers(include: Path | None) -> None:
     _include = include
 
 
+def header_dir() -> Path | None:
+    """The headers chosen with use_headers(), or None for the snapshot."""
+    return _include
+
+
 def active() -> Prototypes:
     key = str(_include) if _include is not None else ""
     if key not in _cache:
