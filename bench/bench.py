@@ -31,9 +31,11 @@ sys.path.insert(0, str(REPO))
 
 from click.testing import CliRunner  # noqa: E402
 
-from deeplink_gen import aten, workspace  # noqa: E402
+from deeplink_gen import pipeline  # noqa: E402
+from deeplink_gen.interfaces import aten  # noqa: E402
 from deeplink_gen.cli import main as cli  # noqa: E402
-from deeplink_gen.signature import Conv, signature_of  # noqa: E402
+from deeplink_gen.plan.args import ArgKind  # noqa: E402
+from deeplink_gen.plan.signature import signature_of  # noqa: E402
 
 
 def timed(fn, runs: int) -> tuple[float, float]:
@@ -70,15 +72,15 @@ def synthetic_entries(count: int, taken: set[str]) -> list[str]:
         except Exception:
             continue
         first = sig.params[0] if sig.params else None
-        if first is None or first.conv not in (Conv.TENSOR, Conv.MUT_TENSOR):
+        if first is None or first.kind not in (ArgKind.TENSOR, ArgKind.MUT_TENSOR):
             continue
         x = first.name
         kind = sig.kind.name
-        if kind == "out" and [r.alias for r in sig.returns] == ["out"] and sig.param("out").conv == Conv.MUT_TENSOR:
+        if kind == "out" and [r.alias for r in sig.returns] == ["out"] and sig.param("out").kind == ArgKind.MUT_TENSOR:
             lines += [f"  {name}:", f"    call: diopiAbs(ctx, out, {x})", "    autocompare: true"]
-        elif kind == "inplace" and first.conv == Conv.MUT_TENSOR and len(sig.returns) == 1:
+        elif kind == "inplace" and first.kind == ArgKind.MUT_TENSOR and len(sig.returns) == 1:
             lines += [f"  {name}:", f"    call: diopiAbsInp(ctx, {x})", "    fallback_to_cpu: true"]
-        elif (kind == "functional" and first.conv == Conv.TENSOR and len(sig.returns) == 1
+        elif (kind == "functional" and first.kind == ArgKind.TENSOR and len(sig.returns) == 1
               and sig.returns[0].is_tensor and sig.returns[0].name == "out"):
             lines += [f"  {name}:", f"    call: diopiAbs(ctx, out, {x})",
                       f"    alloc: {{out: 'nodispatch::empty_like({x})'}}"]
@@ -89,7 +91,7 @@ def make_synthetic(root: Path, total: int) -> None:
     """The bundled workspace plus synthetic entries up to *total* catalog ops."""
     shutil.copytree(REPO / "vendors", root / "vendors")
     shutil.copytree(REPO / "catalog", root / "catalog")
-    bundled = set(workspace.load(REPO).catalog.names())
+    bundled = set(pipeline.load(REPO).catalog.names())
     extra = total - len(bundled)
     if extra > 0:
         entries = synthetic_entries(extra, bundled)
@@ -147,7 +149,7 @@ def main() -> None:
             rows.append((f"{label}, nothing changed", timed(again, runs)))
 
     full_and_unchanged("render --all (3 vendors)", REPO)
-    bundled = len(workspace.load(REPO).catalog.entries)
+    bundled = len(pipeline.load(REPO).catalog.entries)
     with tempfile.TemporaryDirectory() as tmp:
         make_synthetic(Path(tmp), 400)
         full_and_unchanged("400 ops, camb, --autocompare", Path(tmp), "--vendor", "camb", "--autocompare")
@@ -157,7 +159,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             make_synthetic(root, bundled * factor)
-            n = len(workspace.load(root).catalog.entries)
+            n = len(pipeline.load(root).catalog.entries)
             t = timed(lambda: (shutil.rmtree(root / "out", ignore_errors=True),
                                render(root, root / "out", "--vendor", "camb", "--autocompare")), max(2, runs // 2))
             scaling.append((factor, n, t))

@@ -1,5 +1,9 @@
-"""Locations and diagnostics: every problem in user input is reported as
-``file:line:col: key.path: message`` and the CLI exits with code 1."""
+"""Locations and diagnostics, and the one error hierarchy.
+
+Every problem in user input becomes a Diagnostic (``file:line:col: error:
+key.path: message``); a command that meets one raises UserError and the CLI
+exits with code 1. Low-level readers raise ParseError, which the stage that
+called them turns into a Diagnostic at the right place."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ _IDENT_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 @dataclass(frozen=True, order=True)
 class Loc:
-    """A position in an input file; line and column are 1-based."""
+    """A position in an input file; line and column are 1-based (0: the whole file)."""
 
     file: str
     line: int = 0
@@ -48,22 +52,53 @@ def key_path(parts: Iterable[object]) -> str:
     return out or "(top level)"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Diagnostic:
-    loc: Loc
-    path: str
+    """One problem: where (loc), which key (a path into the document as a
+    tuple, a label such as ``--vendor``, or None), what. A warning never
+    stops a run."""
+
+    loc: Loc | None
+    key: tuple | str | None
     message: str
+    severity: str = "error"          # "error" | "warning"
+
+    @property
+    def path(self) -> str:
+        if self.key is None:
+            return ""
+        return self.key if isinstance(self.key, str) else key_path(self.key)
 
     def __str__(self) -> str:
-        return f"{self.loc}: {self.path}: {self.message}"
+        where = f"{self.loc}: " if self.loc is not None else ""
+        what = f"{self.path}: " if self.key is not None else ""
+        return f"{where}{self.severity}: {what}{self.message}"
 
 
-class UserError(Exception):
+class DeeplinkGenError(Exception):
+    """Base of every error the tool raises on purpose."""
+
+
+class UserError(DeeplinkGenError):
     """Bad input: carries every diagnostic found, printed without a traceback."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
-        self.diagnostics = sorted(set(diagnostics))
+        self.diagnostics = sorted(set(diagnostics), key=sort_key)
         super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+def fail(message: str, loc: Loc | None = None, key: tuple | str | None = None) -> UserError:
+    """A UserError with one diagnostic."""
+    return UserError([Diagnostic(loc, key, message)])
+
+
+class ParseError(DeeplinkGenError, ValueError):
+    """A low-level reader could not read a piece of text (a call, a version,
+    a parameter list); the caller knows where that text came from."""
+
+
+def sort_key(d: Diagnostic) -> tuple:
+    return (d.loc or Loc(""), d.path, d.message, d.severity)
 
 
 class Diagnostics:
@@ -72,8 +107,8 @@ class Diagnostics:
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
 
-    def add(self, loc: Loc, path: str, message: str) -> None:
-        self.items.append(Diagnostic(loc, path, message))
+    def add(self, loc: Loc | None, key: tuple | str | None, message: str) -> None:
+        self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message))
 
     def extend(self, items: Iterable[Diagnostic]) -> None:
         self.items.extend(items)

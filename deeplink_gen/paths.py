@@ -1,14 +1,16 @@
-"""Where things live: a workspace's vendor and catalog files, a vendor's
-hand-written sources, and the JSON Schemas. No heavy imports, so the
-unchanged-render shortcut can use it before anything else is loaded."""
+"""Where inputs live: a workspace's vendor and catalog files, a vendor's
+hand-written sources, the JSON Schemas and the cache directory. No heavy
+imports, so the unchanged-render shortcut can use it before anything else is
+loaded. (Output paths are defined in render/paths.py.)"""
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent
 
 
 def vendor_files(root: Path) -> list[Path]:
@@ -30,8 +32,8 @@ def hand_written_dir(vendor_path: str | Path) -> Path:
 
 def schema_dir() -> Path:
     """The packaged schemas (wheel) or the repository's schemas/ (editable install)."""
-    packaged = _PACKAGE / "schemas"
-    return packaged if packaged.is_dir() else _PACKAGE.parent / "schemas"
+    packaged = PACKAGE / "schemas"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "schemas"
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,3 +42,12 @@ def schema_digest() -> str:
     for path in sorted(schema_dir().glob("*.schema.json")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
+
+
+def cache_dir() -> Path:
+    """DEEPLINK_GEN_CACHE_DIR, else $XDG_CACHE_HOME/deeplink-gen, else ~/.cache/deeplink-gen."""
+    env = os.environ.get("DEEPLINK_GEN_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "deeplink-gen"

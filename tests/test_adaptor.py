@@ -128,17 +128,27 @@ def test_omitted_rules_are_listed(rendered):
 
 
 def test_preferred_memory_format():
-    from deeplink_gen import workspace
-    from deeplink_gen.conversions import preferred_memory_format
+    """What the memory-format placeholders of an op calling each function become, as DIPU
+    reads the rendered convert_config.yaml (a substring test, NCHW first)."""
+    from deeplink_gen import pipeline
+    from deeplink_gen.model.layouts import memory_format_of
 
-    ws = workspace.load(REPO)
+    ws = pipeline.load(REPO)
     camb, ascend, droplet = (ws.vendor(n) for n in ("camb", "ascend", "droplet"))
+
+    def preferred_memory_format(vendor, function):
+        found = vendor.layouts.memory_format(function)
+        return found[0] if found else None
+
     assert preferred_memory_format(camb, "diopiConvolution2d") == "channels_last"
     assert preferred_memory_format(camb, "diopiBatchNorm") == "channels_last"
     assert preferred_memory_format(camb, "diopiAdd") == "preserve"
     assert preferred_memory_format(camb, "diopiMm") == "contiguous"          # the NCHW default
     assert preferred_memory_format(ascend, "diopiConvolution2d") == "contiguous"
     assert preferred_memory_format(droplet, "diopiMm") == "preserve"         # default ND
+    # DIPU's reading: NCL and NCDHW contain no "NCHW", so they preserve the input's format.
+    assert [memory_format_of(t) for t in ("NCL", "NCDHW", "NHWC,NCHW", "NDHWC")] == \
+        ["preserve", "preserve", "contiguous", "channels_last"]
 
 
 # ---- validation errors, each exit 1 with file:line

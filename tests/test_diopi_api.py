@@ -10,7 +10,7 @@ import yaml
 
 from conftest import INCLUDE, REPO, run_cli
 
-SNAPSHOT = REPO / "deeplink_gen" / "data" / "diopi_prototypes.yaml"
+SNAPSHOT = REPO / "deeplink_gen" / "interfaces" / "data" / "diopi_prototypes.yaml"
 
 TRICKY = """\
 #ifndef X_H

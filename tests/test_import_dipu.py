@@ -89,8 +89,8 @@ def imported(tmp_path_factory):
 @pytest.fixture(scope="module")
 def torch_ops() -> dict[str, list[str]]:
     """op name -> argument names, from torch's native_functions.yaml."""
-    from deeplink_gen.aten import op_index
-    return {name: [a.name for a in op.func.arguments.flat_all] for name, op in op_index().items()}
+    from deeplink_gen.interfaces.aten import function_schema, op_index
+    return {name: [a.name for a in function_schema(op).arguments.flat_all] for name, op in op_index().items()}
 
 
 def render(ws: Path, vendor: str) -> str:
@@ -110,7 +110,7 @@ def test_imported_workspace_validates(imported):
 
 @pytest.mark.parametrize("vendor", VENDORS)
 def test_registrations_match_dipus_rules(imported, torch_ops, vendor: str):
-    from deeplink_gen.aten import installed_torch_version
+    from deeplink_gen.interfaces.aten import installed_torch_version
     v = installed_torch_version()
     expected = upstream_expectation(vendor, f"{v.major}{v.minor:02d}{v.patch:02d}", torch_ops)
     got, _ = rendered_registrations(render(imported[0], vendor))
@@ -122,7 +122,7 @@ def test_per_vendor_definitions(imported, torch_ops):
     the catalog holds one definition, each other vendor replaces it in its own
     file, and every vendor registers the DIOPI function DIPU would give it."""
     ws, _ = imported
-    from deeplink_gen.aten import installed_torch_version
+    from deeplink_gen.interfaces.aten import installed_torch_version
     v = installed_torch_version()
     code = f"{v.major}{v.minor:02d}{v.patch:02d}"
     catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]

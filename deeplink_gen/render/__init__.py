@@ -1,2 +1,5 @@
-"""One module per rendered artifact; each turns a resolved vendor into
-template contexts. All generated text lives in deeplink_gen/templates/."""
+"""Plan -> {path: text}, through the templates in deeplink_gen/templates/.
+One module per artifact, each with the same entry point
+``render(job, files) -> {path: text}`` (*files*: what the artifacts before
+it rendered); render/artifacts.py runs them in order, and output paths are
+defined in render/paths.py."""

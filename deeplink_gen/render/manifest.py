@@ -1,22 +1,21 @@
-"""manifest.json: every file rendered for a vendor and every op registered,
-with its DIOPI function and flags."""
+"""manifest.json: every file rendered for a vendor and every op, with its
+DIOPI function and flags."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 
-from deeplink_gen.render.kernels import shard_of, shard_paths
-from deeplink_gen.resolve import ResolvedVendor
-from deeplink_gen.signature import wrapper_name
-from deeplink_gen.templating import render
+from deeplink_gen.plan.kernels import shard_of
+from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.render import paths
+from deeplink_gen.render.job import Job
+from deeplink_gen.render.templating import render as render_template
 
-MANIFEST_PATH = "manifest.json"
 
-
-def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> str:
+def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+    rv = job.rv
     shards = int(rv.shards.value)
-    paths = shard_paths(shards)
     ops = []
     for r in rv.ops:
         ops.append({
@@ -40,10 +39,10 @@ def render_manifest(rv: ResolvedVendor, files: dict[str, str], source: str) -> s
             "shards": shards,
             "files": [{"path": path, "ops": sum(1 for o in ops if o["shard"] == i),
                        "lines": files[path].count("\n") if path in files else 0}
-                      for i, path in enumerate(paths)],
+                      for i, path in enumerate(paths.kernels(shards))],
         },
         "ops": ops,
         "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
     }
     lines = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True).splitlines()
-    return render("manifest.json.j2", source=source, body_lines=lines[1:])
+    return {paths.MANIFEST: render_template("manifest.json.j2", source=job.source, body_lines=lines[1:])}

@@ -1,27 +1,19 @@
-"""The edits outside vendor/<name>/ that onboarding a vendor needs
-(dipu-vendor.md §10): a checklist and one snippet per edited upstream file."""
+"""The edits outside vendor/<name>/ that onboarding a vendor needs: a
+checklist and one snippet per edited upstream file."""
 
 from __future__ import annotations
 
-from deeplink_gen.model import Vendor
-from deeplink_gen.templating import render
+from deeplink_gen.plan.onboarding import plan_onboarding
+from deeplink_gen.render import paths
+from deeplink_gen.render.job import Job
+from deeplink_gen.render.templating import render as render_template
 
-ONBOARDING_DIR = "onboarding"
-
-# Already present upstream at DIPU 9dd38082 (dipu-vendor.md §1, §9.1).
-UPSTREAM_ENUM = ("CUDA", "MLU", "NPU", "MUXI", "GCU", "DROPLET", "SUPA", "KLX")
-UPSTREAM_VENDORS = ("cuda", "muxi", "camb", "ascend", "topsrider", "supa", "droplet", "kunlunxin")
+FILES = ("ONBOARDING.md", "dipu_CMakeLists.txt.snippet", "basedef.h.snippet", "vender_helper.hpp.snippet",
+         "diopi_impl_CMakeLists.txt.snippet")
 
 
-def render_onboarding(vendor: Vendor, source: str) -> dict[str, str]:
-    ident = vendor.identity
-    ctx = dict(
-        source=source, vendor=vendor, ident=ident, list_name=f"DEVICE_{vendor.name.upper()}",
-        enum_upstream=ident.device_type in UPSTREAM_ENUM, vendor_upstream=vendor.name in UPSTREAM_VENDORS,
-        has_runtime=vendor.runtime is not None, has_build=vendor.build is not None,
-    )
-    out = {}
-    for name in ("ONBOARDING.md", "dipu_CMakeLists.txt.snippet", "basedef.h.snippet",
-                 "vender_helper.hpp.snippet", "diopi_impl_CMakeLists.txt.snippet"):
-        out[f"{ONBOARDING_DIR}/{name}"] = render(f"onboarding/{name}.j2", **ctx)
-    return out
+def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+    c = plan_onboarding(job.vendor)
+    ctx = dict(source=job.source, c=c, ident=c.ident, list_name=c.list_name, enum_upstream=c.enum_upstream,
+               vendor_upstream=c.vendor_upstream, has_runtime=c.has_runtime, has_build=c.has_build)
+    return {paths.onboarding(name): render_template(f"onboarding/{name}.j2", **ctx) for name in FILES}

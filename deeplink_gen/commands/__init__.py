@@ -1,0 +1,1 @@
+"""The commands behind the CLI, each on top of deeplink_gen.pipeline."""

@@ -1,0 +1,31 @@
+"""`deeplink-gen diopi-snapshot`: refresh the DIOPI prototype snapshot from
+DIOPI's proto headers; the file is rewritten only when it changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.interfaces import diopi
+from deeplink_gen.model import Prototypes
+from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.render.templating import render
+
+
+def snapshot_text(protos: Prototypes, source: str) -> str:
+    for p in list(protos.functions.values()) + list(protos.runtime_functions.values()):
+        if '"' in p.params_text or "\\" in p.params_text:
+            raise UserError([Diagnostic(p.loc, p.name, "parameter text contains a quote or backslash")])
+    return render("diopi/diopi_prototypes.yaml.j2", protos=protos, source=source)
+
+
+def run(include: Path, out: Path | None, commit: str) -> str:
+    """Returns the line to print."""
+    protos = diopi.from_headers(include, commit)
+    text = snapshot_text(protos, display_path(str(include)))
+    target = out if out is not None else diopi.SNAPSHOT
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)"
+    write_atomic(target, text.encode("utf-8"))
+    return (f"wrote {display_path(str(target))}: {len(protos.functions)} functions, "
+            f"{len(protos.runtime_functions)} runtime functions")

@@ -1,0 +1,67 @@
+"""`deeplink-gen explain OP --vendor V`: every setting of one op for one
+vendor, with the place each comes from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deeplink_gen import pipeline
+from deeplink_gen.errors import Diagnostic, Loc, UserError, did_you_mean
+from deeplink_gen.model import ResolvedOp, ResolvedVendor
+from deeplink_gen.plan.kernels import shard_of
+from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.render import paths
+
+
+def _row(label: str, text: str) -> str:
+    return f"  {label:16}{text}"
+
+
+def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
+    e = found.entry
+    op = found.op
+    lines = [f"{op}  ({e.loc})", _row("schema", found.aten.schema), _row("wrapper", wrapper_name(op)),
+             _row("DIOPI call", str(e.call))]
+    if found.replaced is not None:
+        lines.append(_row("definition", f"vendor replace ({e.loc}), instead of the catalog's ({found.replaced.loc})"))
+    else:
+        lines.append(_row("definition", f"catalog ({e.loc})"))
+    if found.enabled.value:
+        count = int(rv.shards.value)
+        index = shard_of(op, count)
+        where = f" ({rv.shards.loc})" if rv.shards.loc else ""
+        lines.append(_row("shard", f"{index} of {count}: {paths.kernels(count)[index].rsplit('/', 1)[-1]}"
+                                   f" (shards: from {rv.shards.source}{where})"))
+    lines.append(_row("enabled", found.enabled.describe()))
+    lines += [_row(name, s.describe()) for name, s in found.settings]
+    if found.memory_format is not None and any("PREFERRED_MEMORY_FORMAT_PLACEHOLDER" in t.value for _, t in e.code):
+        lines.append(_row("memory_format", found.memory_format.describe()))
+    for label in ("dummy_call", "custom_fallback", "force_fallback"):
+        located = getattr(e, label)
+        if located is not None:
+            lines.append(_row(label, f"{str(located.value).lower():5} from catalog ({located.loc})"))
+    for hook, text in e.code:
+        count = text.value.count("\n") + (0 if text.value.endswith("\n") else 1)
+        lines.append(f"  code.{hook:11}{count} line{'s' if count != 1 else ''} of C++ ({text.loc})")
+    for label, names in (("locals", e.locals), ("ins", [n + ("?" if o else "") for n, o in e.ins]),
+                         ("outs", e.outs), ("no_device_check", e.no_device_check)):
+        if names:
+            lines.append(_row(label, ", ".join(names)))
+    if e.autograd is not None:
+        ag = e.autograd
+        forward = ag.forward.value if ag.forward is not None else op
+        lines.append(_row("autograd", f"forward {forward}, backward {ag.backward.value}"
+                                      f"{', saves ' + ', '.join(ag.saved) if ag.saved else ''} ({ag.loc})"))
+    return lines
+
+
+def run(root: Path, op: str, vendor: str, options: pipeline.Options) -> list[str]:
+    ws = pipeline.load_valid(root, [vendor], options)
+    rv = pipeline.resolve(ws, ws.vendor(vendor), options)
+    found = next((r for r in rv.ops if r.op == op), None)
+    if found is not None:
+        return explain_op(found, rv)
+    skipped = next((s for s in rv.skipped if s.op == op), None)
+    if skipped is not None:
+        return [f"{op}: not rendered: {skipped.reason}"]
+    raise UserError([Diagnostic(None, None, f"'{op}' is not in the op catalog{did_you_mean(op, ws.catalog.names())}")])

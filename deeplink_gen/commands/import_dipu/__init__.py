@@ -1,0 +1,20 @@
+"""`deeplink-gen import-dipu`: DIPU's diopi_functions.yaml (plus optional
+DIOPI convert_config.yaml files) -> a workspace: one catalog file and one
+vendor file per named vendor. The steps, in order:
+
+    read        the upstream files, with the line of every entry and key
+    translate   each upstream entry -> a catalog entry, or skipped (with notes)
+    select      per vendor, the definition DIPU's device filter gives it
+    write       validate the workspace in memory, drop what deeplink-gen
+                rejects (by the key path of each problem), write the files
+
+Upstream semantics are reproduced where they decide what a vendor gets: the
+device filter, the torch_ver filter, the boolean readings of each key, the
+rewriting of names inside the interface text, the memory-format lookup.
+Problems of the upstream file are reported as warnings with their line;
+each is either fixed (when the intent is unambiguous) or its entry skipped.
+"""
+
+from deeplink_gen.commands.import_dipu.run import ImportResult, import_dipu
+
+__all__ = ["ImportResult", "import_dipu"]

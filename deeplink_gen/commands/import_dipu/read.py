@@ -1,0 +1,74 @@
+"""Reading DIPU's op config and DIOPI's convert_config.yaml as upstream reads
+them (YAML 1.1), keeping the line of every entry and key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from deeplink_gen.errors import Diagnostic, Loc, UserError
+
+
+def warning(file: str, line: int, message: str) -> Diagnostic:
+    """Something about the upstream input: file:line: warning: message."""
+    return Diagnostic(Loc(file, line, 1), None, message, "warning")
+
+
+@dataclass
+class Upstream:
+    index: int
+    line: int
+    data: dict
+    key_lines: dict
+
+
+def read_functions(path: Path) -> list[Upstream]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError([Diagnostic(Loc(str(path)), "--functions", f"cannot read: {exc}")]) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=yaml.SafeLoader)  # YAML 1.1, as upstream's FullLoader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise UserError([Diagnostic(Loc(str(path), mark.line + 1 if mark else 0, mark.column + 1 if mark else 0),
+                                    "(top level)", f"YAML syntax error: {exc.problem}")]) from None
+    if not isinstance(root, yaml.SequenceNode) or not isinstance(data, list):
+        raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)",
+                                    "expected a YAML list of op entries (DIPU's diopi_functions.yaml)")])
+    out = []
+    for i, (node, item) in enumerate(zip(root.value, data)):
+        key_lines: dict = {}
+        if isinstance(node, yaml.MappingNode):
+            for k, _ in node.value:
+                key_lines.setdefault(k.value, []).append(k.start_mark.line + 1)
+        out.append(Upstream(i, node.start_mark.line + 1, item, key_lines))
+    return out
+
+
+def read_convert_config(path: Path) -> tuple[str | None, dict[str, str], list[Diagnostic]]:
+    """(common layout, {diopiFn: layout}, warnings): only what DIPU reads."""
+    notes: list[Diagnostic] = []
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UserError([Diagnostic(Loc(str(path)), "--convert-config", f"cannot read: {exc}")]) from None
+    common, per_fn = None, {}
+    for item in data or []:
+        if not isinstance(item, dict) or len(item) != 1:
+            continue
+        (name, cfg), = item.items()
+        if not isinstance(cfg, dict) or "layout" not in cfg:
+            continue
+        layout = cfg["layout"]
+        if not isinstance(layout, str):
+            notes.append(warning(str(path), 0, f"{name}: layout is not a string; DIPU cannot read it (ignored)"))
+            continue
+        if name == "common_config":
+            common = layout
+        else:
+            per_fn[name] = layout  # duplicate entries: the last one wins, as in DIOPI
+    return common, per_fn, notes

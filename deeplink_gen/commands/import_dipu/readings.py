@@ -1,0 +1,49 @@
+"""How DIPU's generator reads the values of its op config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deeplink_gen.model import TorchVersion
+
+
+def true_like(value: Any) -> bool:
+    """`True` or `"True"` (custom_fallback, dummy_call_diopi)."""
+    return value is True or value == "True"
+
+
+def on_unless_false(value: Any) -> bool:
+    """Everything but False/"False" is on (generate_device_guard, force_fallback)."""
+    return not (value is False or value == "False")
+
+
+def device_kept(devices: list, vendor: str) -> bool:
+    """(vendor or 'all' listed) and '-vendor' not listed."""
+    return (vendor in devices or "all" in devices) and f"-{vendor}" not in devices
+
+
+def torch_kept(versions: list, current: str) -> bool:
+    """An exact string compare with the 5-digit version."""
+    if f"-{current}" in versions:
+        return False
+    return "all" in versions or current in versions
+
+
+def version_code(v: TorchVersion) -> str:
+    """DIPU's 5-digit torch version: 2.1.1 -> 20101."""
+    return f"{v.major}{v.minor:02d}{v.patch:02d}"
+
+
+def torch_gate(versions: list) -> str | None:
+    """The deeplink-gen torch: gate for a torch_ver list (None: no gate)."""
+    def dotted(code: str) -> str:
+        return f"{int(code[:-4])}.{int(code[-4:-2])}.{int(code[-2:])}"
+    includes = [v for v in versions if v != "all" and not v.startswith("-")]
+    excludes = [v[1:] for v in versions if v.startswith("-")]
+    clauses = []
+    if "all" not in versions:
+        if len(includes) != 1:
+            return None
+        clauses.append(f"=={dotted(includes[0])}")
+    clauses += [f"!={dotted(x)}" for x in excludes]
+    return ",".join(clauses) if clauses else None

@@ -1,0 +1,144 @@
+"""The import, from reading DIPU's file to a workspace that validates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deeplink_gen import pipeline
+from deeplink_gen.commands.import_dipu.read import read_convert_config, read_functions, warning
+from deeplink_gen.commands.import_dipu.readings import version_code
+from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
+from deeplink_gen.commands.import_dipu.translate import translate
+from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, sort_key
+from deeplink_gen.interfaces.dipu import UPSTREAM_VENDORS
+from deeplink_gen.load import schema, yamlfile
+from deeplink_gen.load.catalog import load_catalog
+from deeplink_gen.load.vendor import parse_vendor
+from deeplink_gen.model import Workspace
+from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.validate import Context, validate
+
+
+@dataclass
+class ImportResult:
+    notes: list[Diagnostic]        # warnings about the upstream input
+    ops: list[str]
+    skipped: int
+    vendors: list[str]
+    files: list[str]
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper, value: str):
+    style = "|" if "\n" in value and not any(line != line.rstrip() for line in value.split("\n")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def _dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000, default_flow_style=False)
+
+
+def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[Path, str]:
+    """The workspace's files, by path."""
+    name = Path(source).name
+    texts = {out / "catalog" / "dipu.yaml": "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
+                                            f"# Imported by deeplink-gen import-dipu from DIPU's {name}.\n"
+                                            + _dump({"ops": sel.catalog})}
+    for v in vendors:
+        body: dict = {"vendor": {"name": v, "device_type": UPSTREAM_VENDORS.get(v, v.upper()),
+                                 "cmake_aliases": [v.upper(), v], "diopi_impl": v}}
+        if sel.overrides[v]:
+            body["ops"] = sel.overrides[v]
+        texts[out / "vendors" / f"{v}.yaml"] = ("# yaml-language-server: $schema=../schemas/vendor.schema.json\n"
+                                                f"# Imported by deeplink-gen import-dipu from DIPU's {name}.\n"
+                                                + _dump(body))
+    return texts
+
+
+def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> list[Diagnostic]:
+    """Every problem `deeplink-gen validate` would report for these files."""
+    diags = Diagnostics()
+    docs = {"catalog": [], "vendor": []}
+    for path, text in texts.items():
+        doc = yamlfile.loads(text, str(path))
+        kind = "catalog" if path.parent.name == "catalog" else "vendor"
+        problems = schema.check(doc, kind)
+        diags.extend(problems)
+        if not problems:
+            docs[kind].append(doc)
+    catalog = load_catalog(docs["catalog"], diags)
+    vendors = tuple(parse_vendor(d, diags) for d in docs["vendor"])
+    if diags:
+        return diags.items
+    return validate(Workspace(out, catalog, vendors), Context(options.torch_version, options.prototypes()))
+
+
+def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str], path: str,
+                   notes: list[Diagnostic]) -> bool:
+    """Drop each op (or vendor replacement) a problem is about, by the
+    problem's key path and file; False when a problem is about no op."""
+    bad: dict[str, Diagnostic] = {}
+    bad_replacements: dict[tuple[str, str], Diagnostic] = {}
+    for diag in problems:
+        key = diag.key if isinstance(diag.key, tuple) else ()
+        op = key[1] if len(key) >= 2 and key[0] == "ops" else None
+        file = Path(diag.loc.file) if diag.loc is not None else None
+        vendor = file.stem if file is not None and file.parent.name == "vendors" else None
+        if op and vendor in sel.overrides and "replace" in sel.overrides[vendor].get(op, {}):
+            bad_replacements.setdefault((op, vendor), diag)
+        elif op in sel.catalog:
+            bad.setdefault(op, diag)
+    for (op, vendor), diag in bad_replacements.items():
+        mine = sel.replaced[op][vendor]
+        notes.append(warning(path, mine.up.line, f"'{op}' for {vendor} is not valid for deeplink-gen:"
+                                                 f" {diag.message}; the op is disabled for {vendor}"))
+        sel.overrides[vendor][op] = {"enabled": False, "reason": f"upstream line {mine.up.line} cannot be imported"}
+    for op, diag in bad.items():
+        notes.append(warning(path, sel.origin[op].up.line,
+                             f"'{op}' is not valid for deeplink-gen: {diag.message}; entry skipped"))
+        del sel.catalog[op]
+        for v in vendors:
+            sel.overrides[v].pop(op, None)
+    return bool(bad or bad_replacements)
+
+
+def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
+                options: pipeline.Options) -> ImportResult:
+    path = str(functions)
+    ups = read_functions(functions)
+    notes: list[Diagnostic] = []
+    layouts = {}
+    for v, cfg in sorted(convert_configs.items()):
+        common, per_fn, cfg_notes = read_convert_config(cfg)
+        layouts[v] = (common, per_fn)
+        notes += cfg_notes
+    imported = []
+    for up in ups:
+        item = translate(up, path, version_code(options.torch_version))
+        notes += item.notes
+        if item.op:
+            imported.append(item)
+    point_forward_at_ops(imported, path, notes)
+    sel = select(imported, vendors, layouts, path, notes)
+    # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
+    while True:
+        texts = _texts(out, sel, vendors, path)
+        problems = _problems(out, texts, options)
+        if not problems:
+            break
+        if not _drop_rejected(problems, sel, vendors, path, notes):
+            raise UserError(problems)
+    for file, text in texts.items():
+        write_atomic(file, text.encode("utf-8"))
+    return ImportResult(sorted(set(notes), key=sort_key), list(sel.catalog), len(ups) - len(sel.catalog), vendors,
+                        [str(p) for p in texts])

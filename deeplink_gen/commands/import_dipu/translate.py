@@ -1,0 +1,387 @@
+"""One upstream entry -> a catalog entry (a plain dict, as it will be
+written), or skipped; with a warning for every problem found on the way."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torchgen.model import FunctionSchema
+
+from deeplink_gen.commands.import_dipu.read import Upstream, warning
+from deeplink_gen.commands.import_dipu.readings import on_unless_false, torch_gate, torch_kept, true_like
+from deeplink_gen.cpptext import IDENT, parse_call, referenced_names
+from deeplink_gen.errors import DeeplinkGenError, Diagnostic, ParseError
+from deeplink_gen.interfaces import aten
+from deeplink_gen.model import AtenOp
+from deeplink_gen.plan.args import HANDLE, LOCAL_SUFFIX, ArgKind
+from deeplink_gen.plan.signature import OpSignature, return_names, signature_of
+
+KNOWN_KEYS = {
+    "schema", "interface", "custom_code_at_the_beginning", "custom_code", "custom_code_before_call_diopi",
+    "custom_code_before_return", "device", "torch_ver", "dummy_call_diopi", "custom_fallback",
+    "force_fallback", "enable_autocompare", "enable_fallback_to_cpu", "register_operator",
+    "no_device_check_args", "ins", "outs", "size_attr", "autograd", "forward_schema",
+    "forward_process_code", "backward_schema", "saved_data", "cal_grad_code", "backward_return_code",
+    "wrappter_custom_return", "generate_device_guard", "device_guard_arg", "print_func_call_info",
+    "print_op_args", "use_diopi_adapter", "enable_dipu_extra_feature", "current_device",
+    "current_torch_ver",
+}
+CODE_KEYS = (("custom_code_at_the_beginning", "beginning"), ("custom_code", "beginning"),
+             ("custom_code_before_call_diopi", "before_call"), ("custom_code_before_return", "before_return"))
+AUTOGRAD_KEYS = ("forward_schema", "forward_process_code", "backward_schema", "saved_data",
+                 "cal_grad_code", "backward_return_code", "wrappter_custom_return")
+LEGACY_KEYS = {"autocompare": "enable_autocompare: false", "register_op": "register_operator: false"}
+# What torchgen raises on a schema it cannot read.
+_SCHEMA_ERRORS = (AssertionError, RuntimeError, ValueError, KeyError, IndexError)
+
+
+@dataclass
+class Imported:
+    """One upstream entry translated, before the per-vendor choice."""
+
+    up: Upstream
+    op: str
+    entry: dict
+    devices: list | None
+    interface_fn: str | None
+    has_placeholders: bool
+    notes: list = field(default_factory=list)
+
+
+class Skip(DeeplinkGenError):
+    """The entry cannot be imported; the message says why."""
+
+    def __init__(self, message: str, key: str | None = None):
+        super().__init__(message)
+        self.key = key
+
+
+@dataclass
+class _Work:
+    """The entry being translated, and what each step has found so far."""
+
+    up: Upstream
+    path: str
+    notes: list[Diagnostic] = field(default_factory=list)
+    entry: dict = field(default_factory=dict)
+
+    @property
+    def d(self) -> dict:
+        return self.up.data
+
+    def note(self, message: str, key: str | None = None) -> None:
+        line = self.up.key_lines.get(key, [self.up.line])[0] if key else self.up.line
+        self.notes.append(warning(self.path, line, message))
+
+
+def schema_name(text: str) -> str:
+    return text.strip().removeprefix("aten::").split("(", 1)[0].strip()
+
+
+def parse_schema(text: str) -> tuple[FunctionSchema | None, str | None]:
+    """Parse an upstream schema; fix the known non-ATen spellings. (schema, the fixed text if fixed)."""
+    body = text.strip().removeprefix("aten::")
+    try:
+        return FunctionSchema.parse(body), None
+    except _SCHEMA_ERRORS:
+        pass
+    fixed = re.sub(r"->\s*\(\)", "-> ()", body)
+    fixed = re.sub(r"->\s*void\s*$", "-> ()", fixed)
+    fixed = re.sub(r"const\s+at::ITensorListRef\s*&", "Tensor[]", fixed)
+    fixed = re.sub(r"\bat::TensorList\b", "Tensor[]", fixed)
+    fixed = re.sub(r"\*\s+(?=[A-Za-z])", "*, ", fixed) if ", * " in fixed else fixed
+    if fixed != body:
+        try:
+            return FunctionSchema.parse(fixed), fixed
+        except _SCHEMA_ERRORS:
+            pass
+    return None, None
+
+
+def _rewrite_expr(expr: str, inputs: set, outputs: set, sizes: set, gens: set, scalars: set) -> str:
+    """Upstream rewrote names inside the interface text by kind; an
+    expression keeps that meaning by naming the converted local explicitly."""
+    stripped = expr.strip()
+    m = re.fullmatch(r"&\s*([A-Za-z_]\w*)", stripped)
+    if m and m.group(1) in scalars:
+        return f"&{m.group(1)}{ArgKind.SCALAR.local}"
+    out, pos = [], 0
+    for m in IDENT.finditer(expr):
+        name = m.group()
+        before = expr[: m.start()].rstrip()
+        after = expr[m.end():]
+        if before.endswith((".", "->", "::")):
+            continue
+        follows = re.match(r"\s*([,)]|$)", after)
+        suffix = None
+        if name in inputs and (follows or after.startswith(" ")):
+            suffix = HANDLE
+        elif name in outputs and (before.endswith(("(", ",", "&")) or expr[: m.start()].endswith(" ")):
+            suffix = HANDLE
+        elif name in sizes and follows:
+            suffix = ArgKind.SIZES.local
+        elif name in gens and follows:
+            suffix = ArgKind.GENERATOR.local
+        if suffix:
+            out.append(expr[pos:m.end()] + suffix)
+            pos = m.end()
+    out.append(expr[pos:])
+    return "".join(out)
+
+
+def _derive_interface(op: str, sig: OpSignature) -> str:
+    """Upstream derives a call from the schema for entries without interface
+    (all dummy calls): diopi + CamelCase of the base name."""
+    base = op.split(".")[0].strip("_")
+    fn = "diopi" + "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
+    outs = [r.name for r in sig.returns if r.alias is None and r.is_tensor]
+    return f"{fn}({', '.join(['ctx'] + outs + [p.name for p in sig.params])})"
+
+
+# ---------------------------------------------------------------- the steps
+
+def _check_keys(w: _Work) -> None:
+    for key, lines in w.up.key_lines.items():
+        if len(lines) > 1:
+            w.notes.append(warning(w.path, lines[1], f"duplicate key '{key}' (upstream keeps the last value; so do we)"))
+    for key in w.d:
+        if key in LEGACY_KEYS:
+            w.note(f"'{key}' is ignored by DIPU's generator (it reads {LEGACY_KEYS[key]}); ignored", key)
+        elif key not in KNOWN_KEYS:
+            w.note(f"unknown key '{key}' (DIPU's generator ignores it silently); ignored", key)
+
+
+def _filters(w: _Work, torch_code: str) -> tuple[str, list | None, list | None]:
+    """(op name, device filter, torch_ver filter); skips what DIPU would not generate."""
+    d = w.d
+    if not isinstance(d.get("schema"), str):
+        raise Skip("no schema string (DIPU's generator crashes with KeyError)")
+    devices = d.get("device")
+    if devices is not None and not isinstance(devices, list):
+        raise Skip("device: must be a list (DIPU's generator crashes on a plain string)", "device")
+    vers = d.get("torch_ver")
+    if vers is not None:
+        if not isinstance(vers, list) or not all(isinstance(v, str) for v in vers):
+            raise Skip("torch_ver: must be a list of strings (DIPU's generator crashes on ints)", "torch_ver")
+        if not torch_kept(vers, torch_code):
+            raise Skip(f"torch_ver {vers} does not select torch {torch_code}", "torch_ver")
+    return schema_name(d["schema"]), devices, vers
+
+
+def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool, dict[str, str]]:
+    """(the upstream schema, the op, whether it is registered, upstream -> torch argument names)."""
+    d = w.d
+    parsed, fixed = parse_schema(d["schema"])
+    known = aten.lookup(op)
+    if parsed is None and known is not None:
+        # The op exists: torch's schema is meant when the argument names agree.
+        written = re.findall(r"(\w+)\s*(?:=[^,)]*)?\s*(?=[,)])", d["schema"].split("->")[0].split("(", 1)[-1])
+        if written == [a.name for a in aten.function_schema(known).arguments.flat_all]:
+            parsed, fixed = aten.function_schema(known), known.schema
+    if parsed is None:
+        raise Skip(f"schema does not parse as an ATen schema: {d['schema']!r}", "schema")
+    if fixed is not None:
+        w.note(f"schema is not a valid ATen schema; read as {fixed!r} (fixed)", "schema")
+    register = not ("register_operator" in d and not d["register_operator"])
+    found = known
+    if found is None and register and "register_op" in d and not d["register_op"]:
+        # Older files spell it register_op (ignored by DIPU's generator since it was renamed); an op
+        # torch does not have cannot be registered anyway, so the intent is unambiguous.
+        w.note(f"'{op}' is not an op of torch and says register_op: False (the old spelling);"
+               " read as register_operator: False (fixed)", "register_op")
+        register = False
+    if found is None:
+        if register:
+            raise Skip(f"'{op}' is not an op of the installed torch", "schema")
+        w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
+        w.entry["schema"] = str(parsed)
+        found = AtenOp(op, str(parsed), ("function",), helper=True)
+    renamed: dict[str, str] = {}
+    if fixed is None and known is not None and found.schema != str(parsed):
+        up_args = [a.name for a in parsed.arguments.flat_all]
+        torch_args = [p.name for p in signature_of(found).params]
+        has_code = any(isinstance(d.get(k), str) and d[k].strip() for k, _ in CODE_KEYS)
+        if up_args != torch_args and len(up_args) == len(torch_args) and not has_code:
+            # Same arguments under other names (e.g. lerp's input vs self): the call means them by position.
+            renamed = {u: t for u, t in zip(up_args, torch_args) if u != t}
+            w.note(f"argument names differ from torch's {found.schema}; the call is read with torch's names"
+                   f" ({', '.join(f'{u} -> {t}' for u, t in renamed.items())}) (fixed)", "schema")
+        elif up_args != torch_args:
+            w.note(f"argument names differ from torch's {found.schema}; custom code may not compile", "schema")
+    return parsed, found, register, renamed
+
+
+def _call(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], renamed: dict[str, str]) -> tuple[str, list[str]]:
+    """The DIOPI call: (its function, its arguments as written for deeplink-gen)."""
+    d = w.d
+    interface = d.get("interface")
+    if isinstance(interface, str):
+        text = interface.strip().rstrip(";").strip()
+    else:
+        text = _derive_interface(op, sig)
+        w.note(f"no interface: call derived from the schema as {text}", "schema")
+    try:
+        fn, args = parse_call(text)
+    except ParseError as exc:
+        raise Skip(f"interface is not a call ({exc})", "interface") from None
+    texts = [IDENT.sub(lambda m: renamed.get(m.group(), m.group()), a.text) if renamed else a.text for a in args]
+    size_attr = list(d.get("size_attr") or [])
+    params = {p.name: p for p in sig.params}
+    ins_names = {str(n).rstrip("?") for n in d.get("ins") or []}
+    outs = {str(n) for n in d.get("outs") or []}
+    inputs = {n for n, p in params.items() if p.kind in (ArgKind.TENSOR, ArgKind.OPT_TENSOR)} | ins_names
+    outputs = {n for n, p in params.items() if p.kind == ArgKind.MUT_TENSOR} | outs
+    outputs |= {n for n, r in zip(up_returns, sig.returns) if r.alias is None and r.is_tensor}
+    sizes = set(size_attr) | {n for n, p in params.items() if p.kind == ArgKind.SYMINT_LIST}
+    gens = {n for n, p in params.items() if p.kind == ArgKind.GENERATOR}
+    scalars = {n for n, p in params.items() if p.kind == ArgKind.SCALAR}
+    call_args = []
+    for i, t in enumerate(texts):
+        if i == 0 and t.replace(" ", "") == "&context":
+            w.note("the DIOPI context is written '&context'; passed as ctx (fixed)", "interface")
+            t = "ctx"
+        elif not t.isidentifier():
+            t = _rewrite_expr(t, inputs, outputs, sizes, gens, scalars)
+        elif t in params and params[t].kind in (ArgKind.INT_LIST, ArgKind.OPT_INT_LIST) and t not in size_attr:
+            w.note(f"'{t}' is an int[] passed without size_attr (raw at::IntArrayRef upstream);"
+                   " converted to diopiSize_t (fixed)", "interface")
+        call_args.append(t)
+    w.entry["call"] = f"{fn}({', '.join(call_args)})"
+    return (fn if isinstance(interface, str) else None), call_args
+
+
+def _flags(w: _Work, vers: list | None, register: bool) -> bool:
+    """torch gate, register, dummy call, fallbacks, device guard; returns whether it is a dummy call."""
+    d, entry = w.d, w.entry
+    if vers is not None:
+        gate = torch_gate(vers)
+        if gate is None and "all" not in vers:
+            raise Skip(f"torch_ver {vers} cannot be written as one torch: condition", "torch_ver")
+        if gate:
+            entry["torch"] = gate
+    if not register:
+        entry["register"] = False
+    dummy = true_like(d.get("dummy_call_diopi", False))
+    if dummy:
+        entry["dummy_call"] = True
+    if true_like(d.get("custom_fallback", False)):
+        entry["custom_fallback"] = True
+        if "force_fallback" in d and on_unless_false(d["force_fallback"]):
+            entry["force_fallback"] = True
+    if "enable_autocompare" in d and not d["enable_autocompare"] and register:
+        entry["autocompare"] = False
+    if "enable_fallback_to_cpu" in d and not d["enable_fallback_to_cpu"] and not dummy:
+        entry["fallback_to_cpu"] = False
+    if "generate_device_guard" in d and not on_unless_false(d["generate_device_guard"]):
+        entry["device_guard"] = False
+    elif isinstance(d.get("device_guard_arg"), str):
+        entry["device_guard"] = d["device_guard_arg"]
+    for key in ("print_func_call_info", "print_op_args", "use_diopi_adapter", "enable_dipu_extra_feature"):
+        if key in d:
+            w.note(f"per-op '{key}' is a vendor setting in deeplink-gen; ignored", key)
+    return dummy
+
+
+def _code(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], call_args: list[str], dummy: bool) -> dict:
+    """Custom code, the names it declares (locals, ins, outs, sizes) and return names."""
+    d, entry = w.d, w.entry
+    code: dict = {}
+    for key, hook in CODE_KEYS:
+        value = d.get(key)
+        if isinstance(value, str) and value.strip() and hook not in code:
+            code[hook] = value
+    code_text = "\n".join(code.values())
+    fresh_names = [n for n, r in zip(up_returns, sig.returns) if r.alias is None]
+    if up_returns != tuple(r.name for r in sig.returns) and fresh_names:
+        entry["returns"] = list(up_returns)
+    ins = [str(n) for n in d.get("ins") or []]
+    outs = [str(n) for n in d.get("outs") or []]
+    ins_names = {n.rstrip("?") for n in ins}
+    params = {p.name for p in sig.params}
+    size_locals = [n for n in (d.get("size_attr") or []) if n not in params]
+    local_names = []
+    if fresh_names:
+        if "beginning" not in code and not dummy:
+            raise Skip(f"{op} returns new values but no custom_code_at_the_beginning declares them")
+        names_in_code = set(IDENT.findall(" ".join(code.values())))
+        local_names += [n for n in fresh_names if n in names_in_code or "beginning" in code]
+    derived = {p + s for p in params for s in set(LOCAL_SUFFIX.values())}
+    derived |= {n + HANDLE for n in ins_names | set(outs) | set(fresh_names)}
+    derived |= {n + ArgKind.SIZES.local for n in size_locals}
+    for a in call_args[1:]:
+        for name in referenced_names(a):
+            if name in derived and re.search(rf"[\w>&*]\s*[*&]?\s*\b{re.escape(name)}\s*(=|;|\(|\{{)", code_text) \
+                    and not re.search(rf"^\s*{re.escape(name)}\s*=", code_text, re.M):
+                local_names.append(name)   # the custom code declares a local of that name itself
+                continue
+            if name in params or name in derived or name in ins_names or name in outs or name in local_names \
+                    or name in size_locals or name == "ctx":
+                continue
+            local_names.append(name)
+    if local_names:
+        entry["locals"] = list(dict.fromkeys(local_names))
+    if ins:
+        entry["ins"] = ins
+    if outs:
+        entry["outs"] = outs
+    if size_locals:
+        entry["sizes"] = size_locals
+    if d.get("no_device_check_args"):
+        entry["no_device_check"] = [str(n) for n in d["no_device_check_args"]]
+    if code:
+        entry["code"] = code
+    return code
+
+
+def _autograd(w: _Work, sig: OpSignature) -> None:
+    d = w.d
+    if d.get("autograd") != True:  # noqa: E712 -- upstream compares with == True
+        for key in AUTOGRAD_KEYS:
+            if key in d:
+                w.note(f"'{key}' without 'autograd: True' (DIPU's generator ignores it); ignored", key)
+                break
+        return
+    if not isinstance(d.get("backward_schema"), str):
+        raise Skip("autograd: True without backward_schema")
+    ag: dict = {"backward": schema_name(d["backward_schema"])}
+    if isinstance(d.get("forward_schema"), str):
+        ag["forward"] = schema_name(d["forward_schema"])
+        fwd, _ = parse_schema(d["forward_schema"])
+        if fwd is None:
+            raise Skip("forward_schema is not an ATen schema", "forward_schema")
+        fwd_args = [a.name for a in fwd.arguments.flat_all]
+        if fwd_args != [p.name for p in sig.params]:
+            ag["forward_args"] = fwd_args
+    if d.get("saved_data"):
+        ag["saved"] = [str(n) for n in d["saved_data"]]
+    for key, name in (("forward_process_code", "forward_code"), ("cal_grad_code", "grad_code"),
+                      ("backward_return_code", "return_code"), ("wrappter_custom_return", "wrapper_return")):
+        if isinstance(d.get(key), str) and d[key].strip():
+            ag[name] = d[key]
+    w.entry["autograd"] = ag
+
+
+def translate(up: Upstream, path: str, torch_code: str) -> Imported:
+    """One upstream entry; Imported.op is empty when the entry is skipped."""
+    w = _Work(up, path)
+    if not isinstance(up.data, dict):
+        w.note("entry is not a mapping; entry skipped")
+        return Imported(up, "", {}, None, None, False, w.notes)
+    _check_keys(w)
+    try:
+        op, devices, vers = _filters(w, torch_code)
+        parsed, found, register, renamed = _schema(w, op)
+        sig = signature_of(found)
+        up_returns = tuple(return_names(parsed))
+        interface_fn, call_args = _call(w, op, sig, up_returns, renamed)
+        dummy = _flags(w, vers, register)
+        code = _code(w, op, sig, up_returns, call_args, dummy)
+        _autograd(w, sig)
+    except Skip as skip:
+        w.note(f"{skip}; entry skipped", skip.key)
+        return Imported(up, "", {}, None, None, False, w.notes)
+    w.entry["doc"] = f"imported from {Path(path).name}:{up.line}"
+    placeholders = "PREFERRED_MEMORY_FORMAT_PLACEHOLDER" in " ".join(code.values())
+    return Imported(up, op, w.entry, devices, interface_fn, placeholders, w.notes)

@@ -1,0 +1,336 @@
+"""`deeplink-gen new-vendor`: scaffold vendors/<name>.yaml (and optionally a
+vendors/<name>/ folder for hand-written sources) with cookiecutter, from the
+template in deeplink_gen/scaffold_template/.
+
+Everything is checked before cookiecutter runs (names, the context against
+the vendor schema), cookiecutter writes into a private temporary directory
+(its replay files included), the result is validated like any vendor file,
+and only then is it moved into the workspace: a failure writes nothing."""
+
+from __future__ import annotations
+
+import json
+import keyword as _pykeyword
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+
+from deeplink_gen import pipeline
+from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
+from deeplink_gen.interfaces.aten import installed_torch_version
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM_DEVICE_TYPES
+from deeplink_gen.load import schema, yamlfile
+from deeplink_gen.load.catalog import load_catalog
+from deeplink_gen.load.vendor import parse_vendor
+from deeplink_gen.load.workspace import read_documents
+from deeplink_gen.model import Catalog, Workspace
+from deeplink_gen.paths import catalog_files, vendor_files
+from deeplink_gen.plan.onboarding import plan_onboarding
+from deeplink_gen.render.templating import render
+
+TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
+MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
+MAX_NAME = 48
+
+# C and C++ keywords (C++17 and C23, alternative operator spellings included).
+C_KEYWORDS = frozenset("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
+class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
+goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
+protected public register reinterpret_cast requires restrict return short signed sizeof static
+static_assert static_cast struct switch template this thread_local throw true try typedef typeid
+typename typeof typeof_unqual union unsigned using virtual void volatile wchar_t while xor xor_eq
+""".split())
+
+# Names DIPU/DIOPI use themselves: folders next to the vendor folders, namespaces, build targets.
+DIPU_RESERVED = frozenset("""
+aten autograd base binding common core cpu device devapis diopi diopirt dipu distributed dist
+generated include metrics onboarding ops profiler runtime scripts stub test tests third_party torch
+torch_dipu utils vendor vendors xpu meta
+""".split())
+
+RESERVED_ENUM = frozenset({"NULL", "EOF", "TRUE", "FALSE"})
+
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+ENUM_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+PREFIX_RE = re.compile(r"^[a-z][A-Za-z0-9]*$")
+
+
+def refused(message: str) -> UserError:
+    """Bad input to new-vendor: one line, printed as `error: <message>`."""
+    return UserError([Diagnostic(None, None, message)])
+
+
+@dataclass
+class Result:
+    name: str
+    mode: str
+    yaml_path: Path
+    sources_dir: Path | None
+    replaced: bool
+    workspace: Path
+    vendor: object = None               # the parsed model.Vendor
+    like: str | None = None
+    prefix: str | None = None
+
+
+def class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def check_name(name: str) -> None:
+    shown = repr(name)
+    if not name:
+        raise refused("the vendor name is empty")
+    if name.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", name):
+        raise refused(f"vendor name {shown} is a path; give a bare name such as acme "
+                            "(the file is always vendors/<name>.yaml in the workspace, see -C)")
+    if "/" in name or "\\" in name or ".." in name or name in (".", "~"):
+        raise refused(f"vendor name {shown} is a path; give a bare name such as acme "
+                            "(the file is always vendors/<name>.yaml in the workspace, see -C)")
+    if not NAME_RE.match(name):
+        raise refused(f"vendor name {shown} is not a lower-case C identifier "
+                            "(a-z, 0-9 and _, starting with a letter)")
+    if len(name) > MAX_NAME:
+        raise refused(f"vendor name {shown} is longer than {MAX_NAME} characters")
+    if name in C_KEYWORDS:
+        raise refused(f"vendor name {shown} is a C/C++ keyword")
+    if name in DIPU_RESERVED or _pykeyword.iskeyword(name):
+        raise refused(f"vendor name {shown} is reserved: DIPU/DIOPI or Python use it themselves")
+
+
+def check_device_type(device_type: str, name: str, others: dict[str, str]) -> None:
+    shown = repr(device_type)
+    if not ENUM_RE.match(device_type):
+        raise refused(f"device type {shown} is not an upper-case C identifier "
+                            "(A-Z, 0-9 and _, starting with a letter)")
+    if device_type in RESERVED_ENUM:
+        raise refused(f"device type {shown} is a standard C macro name")
+    if device_type in others:
+        raise refused(f"device type {shown} is already used by {others[device_type]}; "
+                            "choose another with --device-type")
+    owner = UPSTREAM_DEVICE_TYPES.get(device_type)
+    if owner is not None and owner != name:
+        raise refused(f"device type {shown} is upstream DIPU's enumerator for {owner}; "
+                            "choose another with --device-type")
+
+
+def check_prefix(prefix: str) -> None:
+    if not PREFIX_RE.match(prefix) or prefix in C_KEYWORDS:
+        raise refused(f"runtime prefix {prefix!r} is not a C identifier prefix such as tang or cuda "
+                            "(a lower-case letter, then letters and digits)")
+
+
+def _other_device_types(root: Path, name: str) -> dict[str, str]:
+    """device_type -> vendor file, for the workspace's other (loadable) vendor files."""
+    out = {}
+    for path in vendor_files(root):
+        if path.stem == name:
+            continue
+        try:
+            data = yamlfile.load(path).data
+        except UserError:
+            continue
+        ident = data.get("vendor") if isinstance(data, dict) else None
+        if isinstance(ident, dict) and isinstance(ident.get("device_type"), str):
+            out.setdefault(ident["device_type"], display_path(str(path)))
+    return out
+
+
+# ---------------------------------------------------------------- --like: copy a vendor file
+
+def _like_text(root: Path, like: str, name: str, device_type: str) -> str:
+    """The text of vendors/<like>.yaml with its identity changed, comments kept."""
+    import yaml
+
+    path = root / "vendors" / f"{like}.yaml"
+    doc = yamlfile.load(path)                       # file:line:col errors for a broken source
+    problems = schema.check(doc, "vendor")
+    if problems:
+        raise UserError(problems)
+    text = path.read_bytes().decode("utf-8").lstrip("\ufeff")
+    root_node = yaml.compose(text, Loader=yaml.SafeLoader)
+    ident = next(v for k, v in root_node.value if k.value == "vendor")
+    new = {
+        "name": name,
+        "device_type": device_type,
+        "cmake_aliases": f"[{name.upper()}, {name}]",
+        "diopi_impl": name,
+        "description": json.dumps(f"{name} (scaffolded from vendors/{like}.yaml)"),
+    }
+    edits = []
+    for key_node, value_node in ident.value:
+        if key_node.value in new:
+            edits.append((value_node.start_mark.index, value_node.end_mark.index, new[key_node.value]))
+    for start, end, value in sorted(edits, reverse=True):
+        text = text[:start] + value + text[end:]
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].startswith("# yaml-language-server:"):
+        lines = lines[1:]
+    note = (f"# {name}: scaffolded by `deeplink-gen new-vendor {name} --like {like}`; only the identity\n"
+            f"# was changed, so the comments below may still speak of {like}.\n")
+    return MODELINE + "\n" + note + "".join(lines)
+
+
+# ---------------------------------------------------------------- cookiecutter
+
+def _template_keys() -> set[str]:
+    return set(json.loads((TEMPLATE_DIR / "cookiecutter.json").read_text(encoding="utf-8")))
+
+
+def check_context(context: dict) -> None:
+    """cookiecutter silently drops top-level keys its cookiecutter.json does not
+    have, and never checks values against our schema: do both here."""
+    unknown = sorted(set(context) - _template_keys())
+    if unknown:
+        raise refused(f"internal: scaffold context keys not in cookiecutter.json: {', '.join(unknown)}")
+    vendor_schema = schema.load_schema("vendor")
+    identity = {"name": context["name"], "device_type": context["device_type"]}
+    validator = jsonschema.Draft7Validator({**vendor_schema["definitions"]["identity"],
+                                            "definitions": vendor_schema["definitions"]})
+    for error in validator.iter_errors(identity):
+        raise refused(f"vendor.{'.'.join(map(str, error.absolute_path))}: {error.message}")
+
+
+def _cookiecutter(context: dict, tmp: Path) -> Path:
+    from cookiecutter.exceptions import CookiecutterException
+    from cookiecutter.main import cookiecutter
+    from jinja2 import TemplateError
+
+    check_context(context)
+    config = tmp / "cookiecutter-config.yaml"
+    # Keep replay files and template clones out of the user's home directory.
+    config.write_text(f"replay_dir: {json.dumps(str(tmp / 'replay'))}\n"
+                      f"cookiecutters_dir: {json.dumps(str(tmp / 'cookiecutters'))}\n", encoding="utf-8")
+    try:
+        out = cookiecutter(str(TEMPLATE_DIR), no_input=True, extra_context=context, output_dir=str(tmp / "out"),
+                           config_file=str(config), accept_hooks=False)
+    except (CookiecutterException, TemplateError, ValueError) as exc:
+        raise refused(f"internal: the scaffold template failed: {exc}") from None
+    return Path(out)
+
+
+# ---------------------------------------------------------------- the command
+
+def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: str | None = None,
+               runtime_prefix: str | None = None, with_sources: bool = False, force: bool = False) -> Result:
+    check_name(name)
+    if not root.is_dir():
+        raise refused(f"workspace directory {display_path(str(root))} does not exist")
+    if like is not None and runtime_prefix is not None:
+        raise refused("--like and --runtime-prefix do not combine: --like copies that vendor's runtime")
+    vendors = root / "vendors"
+    target = vendors / f"{name}.yaml"
+    if target.exists() and not force:
+        raise refused(f"{display_path(str(target))} already exists; use --force to replace it")
+    if target.exists() and not target.is_file():
+        raise refused(f"{display_path(str(target))} exists and is not a file")
+    folder = vendors / name
+    if folder.exists() and not folder.is_dir():
+        raise refused(f"{display_path(str(folder))} exists and is not a folder")
+    device_type = device_type if device_type is not None else name.upper()
+    check_device_type(device_type, name, _other_device_types(root, name))
+    if runtime_prefix is not None:
+        check_prefix(runtime_prefix)
+    like_folder = None
+    if like is not None:
+        if like == name:
+            raise refused(f"--like {like}: a vendor cannot be scaffolded from itself")
+        if not (vendors / f"{like}.yaml").is_file():
+            available = sorted(p.stem for p in vendors.glob("*.yaml")) if vendors.is_dir() else []
+            raise refused(f"--like {like}: no vendors/{like}.yaml in the workspace "
+                                f"(available: {', '.join(available) or 'none'})")
+        if (vendors / like).is_dir():
+            like_folder = vendors / like
+            with_sources = True
+    mode = "like" if like is not None else "prefix" if runtime_prefix is not None else "stub"
+    scaffold = {
+        "upper": name.upper(),
+        "cls": class_name(name),
+        "toolkit": f"{runtime_prefix.capitalize()}RT" if runtime_prefix else f"{class_name(name)}Toolkit",
+        "description": json.dumps(f"{name} accelerator"),
+        "strong_device": [f.key for f in DEVICE_FUNCTIONS if f.strong],
+        "weak_device": [f.key for f in DEVICE_FUNCTIONS if not f.strong],
+        "strong_comm": [f.key for f in COMM_FUNCTIONS if f.strong],
+        "weak_comm": [f.key for f in COMM_FUNCTIONS if not f.strong],
+        "like_text": _like_text(root, like, name, device_type) if like is not None else "",
+    }
+    context = {"name": name, "device_type": device_type, "mode": mode, "runtime_prefix": runtime_prefix or "",
+               "like": like or "", "with_sources": with_sources, "_scaffold": scaffold}
+
+    tmp = Path(tempfile.mkdtemp(prefix=".deeplink-gen-new-vendor-", dir=root))
+    try:
+        out = _cookiecutter(context, tmp)
+        made_yaml = out / "vendors" / f"{name}.yaml"
+        made_folder = out / "vendors" / name
+        if not with_sources:
+            shutil.rmtree(made_folder)
+        elif like_folder is not None:
+            for src in sorted(like_folder.rglob("*")):
+                rel = src.relative_to(like_folder)
+                if src.is_file() and rel != Path("README.md"):
+                    (made_folder / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, made_folder / rel)
+        vendor = _validate(root, made_yaml, name)
+        vendors.mkdir(parents=True, exist_ok=True)
+        sources_dir = None
+        if with_sources:
+            sources_dir = folder
+            if folder.is_dir():
+                # --force on an existing folder: refresh the README, keep the vendor's own files.
+                for src in sorted(made_folder.rglob("*")):
+                    dst = folder / src.relative_to(made_folder)
+                    if src.is_file() and (src.name == "README.md" or not dst.exists()):
+                        dst.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(src, dst)
+            else:
+                made_folder.replace(folder)
+        replaced = target.exists()
+        made_yaml.replace(target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return Result(name, mode, target, sources_dir, replaced, root, vendor, like=like, prefix=runtime_prefix)
+
+
+def _validate(root: Path, path: Path, name: str):
+    """The scaffolded file, checked like `deeplink-gen validate` checks it
+    against the workspace's catalog; only its own problems are reported."""
+    shown = str(root / "vendors" / f"{name}.yaml")
+    doc = yamlfile.load(path, display=shown)
+    problems = schema.check(doc, "vendor")
+    if problems:
+        raise UserError(problems)
+    diags = Diagnostics()
+    vendor = parse_vendor(doc, diags)
+    diags.raise_if_any()
+    cat_diags = Diagnostics()
+    catalog = load_catalog(read_documents(catalog_files(root), "catalog", cat_diags), cat_diags)
+    if cat_diags:
+        catalog = Catalog((), ())            # a broken catalog is validate's business, not the scaffold's
+    ws = Workspace(root, catalog, (vendor,))
+    try:
+        pipeline.validate(ws, pipeline.Options(installed_torch_version()))
+    except UserError as exc:
+        own = [d for d in exc.diagnostics if d.loc is not None and d.loc.file == shown]
+        if own:
+            raise UserError(own) from None
+    return vendor
+
+
+# ---------------------------------------------------------------- what to do next
+
+def next_steps(result: Result, cd: str) -> str:
+    v = result.vendor
+    ident = v.identity
+    build = v.build
+    root_var = build.toolkit.root_vars[0] if build is not None and build.toolkit.root_vars else "SDK_ROOT"
+    return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
+                  yaml_path=display_path(str(result.yaml_path)),
+                  sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
+                  c=plan_onboarding(v), root_var=root_var, alias=ident.cmake_aliases[0],
+                  diopi_impl=ident.diopi_impl, device_type=ident.device_type)

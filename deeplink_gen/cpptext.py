@@ -1,0 +1,84 @@
+"""Reading small pieces of C++ text: argument lists, a DIOPI call such as
+``diopiAdd(ctx, out, self, other, alpha)``, the names an expression refers
+to, and the wrappers custom code mentions. Raises ParseError."""
+
+from __future__ import annotations
+
+import re
+
+from deeplink_gen.errors import ParseError
+from deeplink_gen.model import CallArg
+
+_CALL = re.compile(r"^\s*(?:::)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;?\s*$", re.S)
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WRAPPER = re.compile(r"\bdipu_\w+")
+
+CPP_WORDS = frozenset("""
+alignof and auto bool char const const_cast constexpr decltype double dynamic_cast false float
+int int32_t int64_t long new not nullptr or reinterpret_cast short signed sizeof static_cast
+this true uint8_t unsigned void size_t
+""".split())
+
+
+def split_args(text: str) -> list[str]:
+    """Split on commas that are not nested in (), [], {} or the <> of a cast
+    or qualified template; string literals are opaque."""
+    args: list[str] = []
+    current: list[str] = []
+    depth = 0
+    masked = _STRING.sub(lambda m: "_" * len(m.group()), text)
+    for i, ch in enumerate(masked):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise ParseError("unbalanced ')'")
+        elif ch == "<" and re.search(r"(_cast|\w::\w+)\s*$", masked[:i]):
+            depth += 1
+        elif ch == ">" and depth > 0 and "<" in "".join(current):
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append("".join(current))
+            current = []
+        else:
+            current.append(text[i])
+    if depth != 0:
+        raise ParseError("unbalanced brackets")
+    tail = "".join(current)
+    if tail.strip() or args:
+        args.append(tail)
+    return [a.strip() for a in args]
+
+
+def parse_call(text: str) -> tuple[str, tuple[CallArg, ...]]:
+    m = _CALL.match(text)
+    if not m:
+        raise ParseError("expected a call such as 'diopiAdd(ctx, out, self, other, alpha)'")
+    args = split_args(m.group(2))
+    if any(not a for a in args):
+        raise ParseError("empty argument")
+    return m.group(1), tuple(CallArg(a) for a in args)
+
+
+def referenced_names(expr: str) -> list[str]:
+    """Identifiers in *expr* that must name a variable: not members, qualified
+    names, called functions, template names, C++ words or DIOPI enumerators."""
+    masked = _STRING.sub(lambda m: " " * len(m.group()), expr)
+    names = []
+    for m in IDENT.finditer(masked):
+        word = m.group()
+        before = masked[: m.start()].rstrip()
+        after = masked[m.end():].lstrip()
+        if before.endswith(("::", ".", "->")) or after.startswith(("::", "(", "<")):
+            continue
+        if word in CPP_WORDS or word.startswith(("diopi", "Reduction", "RoundMode")) or word.isupper():
+            continue
+        names.append(word)
+    return names
+
+
+def mentioned_wrappers(text: str) -> set[str]:
+    """The dipu_<op> wrapper names that C++ text mentions."""
+    return set(_WRAPPER.findall(text or ""))

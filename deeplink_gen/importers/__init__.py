@@ -1,1 +1,0 @@
-"""Importers: migrate existing upstream configuration into a deeplink-gen workspace."""

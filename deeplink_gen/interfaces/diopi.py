@@ -1,0 +1,171 @@
+"""DIOPI's operator prototypes: a reader for DIOPI's C proto headers and for
+the bundled snapshot (interfaces/data/diopi_prototypes.yaml).
+
+Where prototypes come from: DIOPI's headers when an include directory is
+given (``--diopi-include DIR``: DIR holds ``functions.h``, or
+``diopi/functions.h``), else the bundled snapshot, refreshed with
+``deeplink-gen diopi-snapshot``. The snapshot maps each operator name
+(sorted) to ``header`` and ``params`` (the parameter list as declared,
+normalised to single spaces with ``*`` glued to the type);
+``runtime_functions`` holds the non-operator hooks with their ``returns``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from deeplink_gen.cpptext import split_args
+from deeplink_gen.load import yamlfile
+from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
+from deeplink_gen.model import DiopiParam, Prototype, Prototypes
+
+SNAPSHOT = Path(__file__).resolve().parent / "data" / "diopi_prototypes.yaml"
+HEADERS = ("functions.h", "functions_ext.h", "functions_lmdeploy.h", "functions_mmcv.h",
+           "functions_sparse.h")
+# The DIOPI functions a dtype/layout adaptor converts with: every vendor
+# implements them, and their own tensors are never converted (it would recurse).
+CONVERSION_PRIMITIVES = ("diopiCastDtype", "diopiCopyInp")
+_PARAM_NAME = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)$")
+
+
+def normalise_type(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*\*\s*", "* ", text).strip()
+    return re.sub(r"\*\s+\*", "**", text)
+
+
+def parse_params(text: str) -> tuple[DiopiParam, ...]:
+    """``"diopiContextHandle_t ctx, const diopiScalar_t *alpha"`` -> DiopiParams; raises ParseError."""
+    text = text.strip()
+    if text in ("", "void"):
+        return ()
+    out = []
+    for part in split_args(text):
+        m = _PARAM_NAME.match(normalise_type(part))
+        if not m or not m.group("type"):
+            raise ParseError(f"cannot read parameter '{part}' (expected a type and a name)")
+        out.append(DiopiParam(normalise_type(m.group("type")), m.group("name")))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- C headers
+
+_DECL = re.compile(
+    r"^(?P<quals>(?:(?:DIOPI_API|DIOPI_RT_API|DIOPI_ATTR_WEAK|DIOPI_ATTR_WEEK|extern)\s+)+)"
+    r"(?P<ret>[\w\s\*]+?)\s*\b(?P<name>diopi\w+)\s*\((?P<params>[^()]*)\)\s*$",
+    re.S,
+)
+
+
+def _blank_comments(text: str) -> str:
+    """Replace comments and preprocessor lines by spaces, keeping every newline."""
+    def keep_lines(m: re.Match) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+
+    text = re.sub(r"/\*.*?\*/", keep_lines, text, flags=re.S)
+    text = re.sub(r"//[^\n]*", keep_lines, text)
+    text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", keep_lines, text, flags=re.M)
+    text = re.sub(r'extern\s+"C"\s*\{', keep_lines, text)
+    return text
+
+
+def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototype, bool]], list[Diagnostic]]:
+    """Every ``DIOPI_API``/``DIOPI_RT_API`` function declared in one header, each
+    with a flag: True for an operator (``DIOPI_API diopiError_t``).
+
+    Handles declarations wrapped over several lines, comments anywhere,
+    ``const`` handles, pointer-to-handle parameters and ``extern "C"`` blocks.
+    """
+    clean = _blank_comments(text)
+    found: list[tuple[Prototype, bool]] = []
+    problems: list[Diagnostic] = []
+    start = 0
+    for m in re.finditer(r";", clean):
+        chunk = clean[start:m.start()]
+        offset = start
+        start = m.end()
+        lead = len(chunk) - len(chunk.lstrip().lstrip("}").lstrip())
+        stmt = chunk[lead:].strip()
+        if not re.match(r"(DIOPI_API|DIOPI_RT_API)\b", stmt):
+            continue
+        loc = Loc(path, clean.count("\n", 0, offset + lead) + 1, 1)
+        d = _DECL.match(stmt)
+        if d is None:
+            problems.append(Diagnostic(loc, header, "cannot read this declaration"))
+            continue
+        ret = normalise_type(d.group("ret"))
+        try:
+            params = parse_params(d.group("params"))
+        except ParseError as exc:
+            problems.append(Diagnostic(loc, d.group("name"), str(exc)))
+            continue
+        found.append((Prototype(d.group("name"), header, params, loc, ret),
+                      "DIOPI_API" in d.group("quals").split() and ret == "diopiError_t"))
+    return found, problems
+
+
+def find_header_dir(include: Path) -> Path | None:
+    for cand in (include, include / "diopi"):
+        if (cand / "functions.h").is_file():
+            return cand
+    return None
+
+
+def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
+    """Parse DIOPI's proto headers under *include*; raise UserError on any problem."""
+    hdir = find_header_dir(include)
+    if hdir is None:
+        raise UserError([Diagnostic(Loc(str(include)), "--diopi-include",
+                                    "no functions.h here or in diopi/ below it")])
+    functions: dict[str, Prototype] = {}
+    runtime: dict[str, Prototype] = {}
+    diags = Diagnostics()
+    for name in HEADERS:
+        path = hdir / name
+        if not path.is_file():
+            continue
+        protos, problems = parse_header(path.read_text(encoding="utf-8", errors="replace"), name, str(path))
+        diags.extend(problems)
+        for p, is_operator in protos:
+            first = functions.get(p.name) or runtime.get(p.name)
+            if first is not None:
+                diags.add(p.loc, p.name, f"declared twice (first at {first.loc})")
+                continue
+            (functions if is_operator else runtime)[p.name] = p
+    diags.raise_if_any()
+    return Prototypes(dict(sorted(functions.items())), dict(sorted(runtime.items())), commit, str(hdir))
+
+
+# ---------------------------------------------------------------- snapshot file
+
+def load_snapshot(path: Path = SNAPSHOT) -> Prototypes:
+    doc = yamlfile.load(path)
+    diags = Diagnostics()
+    data = doc.data if isinstance(doc.data, dict) else {}
+    if not isinstance(data.get("functions"), dict):
+        raise UserError([Diagnostic(doc.loc(()), "functions", "a prototype snapshot needs a 'functions' mapping")])
+    tables: dict[str, dict[str, Prototype]] = {"functions": {}, "runtime_functions": {}}
+    for section, table in tables.items():
+        for name, raw in sorted((data.get(section) or {}).items()):
+            where = (section, name)
+            if not isinstance(raw, dict) or not isinstance(raw.get("params"), str):
+                diags.add(doc.loc(where), key_path(where), "expected a mapping with 'header' and 'params'")
+                continue
+            try:
+                params = parse_params(raw["params"])
+            except ParseError as exc:
+                diags.add(doc.loc(where + ("params",)), key_path(where + ("params",)), str(exc))
+                continue
+            table[name] = Prototype(name, str(raw.get("header", "functions.h")), params,
+                                    doc.loc(where, key=True), str(raw.get("returns", "diopiError_t")))
+    diags.raise_if_any()
+    return Prototypes(tables["functions"], tables["runtime_functions"],
+                      str(data.get("diopi_commit", "unknown")), doc.path)
+
+
+@functools.lru_cache(maxsize=4)
+def prototypes(include: Path | None = None) -> Prototypes:
+    """The DIOPI prototypes: parsed from the headers under *include*, else the snapshot."""
+    return from_headers(include) if include is not None else load_snapshot()

@@ -1,0 +1,166 @@
+"""The `runtime:` and `build:` sections of a vendor file (already
+schema-checked) into the runtime model. Shape errors that the schema cannot
+express are reported here; cross-references are checked in validate/runtime.py."""
+
+from __future__ import annotations
+
+from deeplink_gen.errors import Diagnostics
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
+from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.model import (
+    BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, DipuFunction, GeneratorSpec, HandleTypes, Impl,
+    RuntimeSpec, Toolkit,
+)
+
+NO_CHECKER = "none"
+_TEMPLATE_KEYS = ("with_priority", "plain", "same_device", "peer")
+
+
+def _list(value) -> tuple:
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, list) else (value,)
+
+
+def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_checker: str | None,
+               diags: Diagnostics) -> Impl:
+    loc = doc.loc(where)
+    if isinstance(raw, str):
+        if raw in ("noop", "unsupported"):
+            return Impl(fn, raw, loc)
+        return Impl(fn, "call", loc, calls=(CallTemplate(raw, loc, is_call=True),), checker=default_checker)
+
+    def tpl(key, *, call=False, index=None):
+        path = where + (key,) + ((index,) if index is not None else ())
+        value = raw[key] if index is None else raw[key][index]
+        return CallTemplate(value, doc.loc(path), is_call=call)
+
+    checker, checker_loc = default_checker, None
+    if "checker" in raw:
+        checker = None if raw["checker"] == NO_CHECKER else raw["checker"]
+        checker_loc = doc.loc(where + ("checker",))
+    calls: list[CallTemplate] = []
+    if "call" in raw:
+        calls.append(tpl("call", call=True))
+    if "calls" in raw:
+        calls += [tpl("calls", call=True, index=i) for i in range(len(raw["calls"]))]
+    common = dict(
+        calls=tuple(calls), checker=checker, checker_loc=checker_loc,
+        locals=tuple((k, v) for k, v in (raw.get("locals") or {}).items()),
+        ret=tpl("return") if "return" in raw else None,
+        guard=tpl("guard") if "guard" in raw else None,
+        presync=bool(raw.get("presync", False)),
+    )
+    if "custom" in raw:
+        extra = sorted(set(raw) - {"custom"})
+        if extra:
+            diags.add(doc.loc(where + (extra[0],), key=True), where + (extra[0],),
+                      "a custom body stands alone; remove the other keys")
+        return Impl(fn, "custom", loc, custom=raw["custom"], custom_loc=doc.loc(where + ("custom",)))
+    if "pattern" in raw:
+        return Impl(
+            fn, "pattern", loc, pattern=raw["pattern"],
+            templates=tuple((k, tpl(k, call=True)) for k in _TEMPLATE_KEYS if k in raw),
+            fields=tuple((k, CallTemplate(v, doc.loc(where + ("fields", k))))
+                         for k, v in (raw.get("fields") or {}).items()),
+            names=_list(raw.get("sentinels")) + _list(raw.get("ready")),
+            status_type=raw.get("status_type"),
+            **common,
+        )
+    stray = sorted(set(raw) & set(_TEMPLATE_KEYS + ("fields", "sentinels", "ready", "status_type")))
+    if stray:
+        diags.add(doc.loc(where + (stray[0],), key=True), where + (stray[0],),
+                  f"'{stray[0]}' belongs to a pattern; add pattern: <tag>")
+    if not calls and "return" not in raw:
+        diags.add(loc, where, "give call, calls, return, pattern or custom")
+    return Impl(fn, "call", loc, **common)
+
+
+def _impls(doc: Document, where: tuple, functions: tuple[DipuFunction, ...], raw: dict,
+           default_checker: str | None, diags: Diagnostics) -> tuple[Impl, ...]:
+    out = []
+    for fn in functions:
+        if fn.key in raw:
+            out.append(parse_impl(doc, where + (fn.key,), fn, raw[fn.key], default_checker, diags))
+    return tuple(out)
+
+
+def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
+    raw = doc.data.get("runtime")
+    if raw is None:
+        return None
+    t = raw["types"]
+    types = HandleTypes(t["stream"], t["event"], t["comm"], t["unique_id"], t.get("default_stream", "nullptr"),
+                        t.get("handle"), doc.loc(("runtime", "types")))
+    checkers = []
+    for name, c in sorted((raw.get("checkers") or {}).items()):
+        where = ("runtime", "checkers", name)
+        checkers.append(Checker(
+            name=name, macro=c["macro"], status=c["status"], success=_list(c["success"]),
+            not_ready=_list(c.get("not_ready")), out_of_memory=c.get("out_of_memory"),
+            clear_error=c.get("clear_error"), message_fn=c.get("message_function"),
+            message_call=(CallTemplate(c["message_call"], doc.loc(where + ("message_call",)), is_call=True)
+                          if "message_call" in c else None),
+            on_failure=c.get("on_failure", "torch_check"), loc=doc.loc(where, key=True),
+        ))
+    dev = raw.get("device") or {}
+    dev_checker = dev.get("checker")
+    device_impls = _impls(doc, ("runtime", "device", "functions"), DEVICE_FUNCTIONS,
+                          dev.get("functions") or {}, dev_checker, diags)
+    cm = raw["comm"]
+    comm_checker = cm.get("checker")
+    comm = CommSpec(
+        checker=comm_checker,
+        checker_loc=doc.loc(("runtime", "comm", "checker")) if comm_checker else None,
+        unique_id_bytes=str(cm["unique_id_bytes"]),
+        dtype_type=cm["dtype_type"], reduce_op_type=cm["reduce_op_type"],
+        dtypes=tuple(sorted((cm.get("dtypes") or {}).items())),
+        reduce_ops=tuple(sorted((cm.get("reduce_ops") or {}).items())),
+        impls=_impls(doc, ("runtime", "comm", "functions"), COMM_FUNCTIONS, cm.get("functions") or {},
+                     comm_checker, diags),
+        prelude=cm.get("prelude", ""),
+        loc=doc.loc(("runtime", "comm"), key=True),
+        prelude_loc=doc.loc(("runtime", "comm", "prelude")) if "prelude" in cm else None,
+    )
+    g = raw.get("generator") or {"kind": "seed_offset"}
+    generator = GeneratorSpec(g["kind"], g.get("code", ""), doc.loc(("runtime", "generator")))
+    if generator.kind == "custom" and not generator.code:
+        diags.add(generator.loc, ("runtime", "generator"), "kind: custom needs code: (C++ defining vendorMakeGenerator)")
+    dt = raw.get("diopi_test") or {}
+    dwhere = ("runtime", "diopi_test")
+    diopi_test = DiopiTestSpec(
+        init=tuple(CallTemplate(v, doc.loc(dwhere + ("init", i)), is_call=True) for i, v in enumerate(dt.get("init") or [])),
+        finalize=tuple(CallTemplate(v, doc.loc(dwhere + ("finalize", i)), is_call=True)
+                       for i, v in enumerate(dt.get("finalize") or [])),
+        overrides=tuple(sorted((k, CallTemplate(v, doc.loc(dwhere + ("functions", k)), is_call=True))
+                               for k, v in (dt.get("functions") or {}).items())),
+        checker=dt.get("checker", dev_checker),
+        loc=doc.loc(dwhere),
+    )
+    return RuntimeSpec(
+        headers=tuple(raw.get("headers") or ()), types=types, checkers=tuple(checkers),
+        device_checker=dev_checker,
+        device_checker_loc=doc.loc(("runtime", "device", "checker")) if dev_checker else None,
+        memcpy_kinds=tuple(sorted((dev.get("memcpy_kinds") or {}).items())),
+        device_impls=device_impls, device_prelude=dev.get("prelude", ""),
+        device_includes=tuple(dev.get("includes") or ()),
+        comm=comm, generator=generator, diopi_test=diopi_test,
+        loc=doc.loc(("runtime",), key=True),
+        device_prelude_loc=doc.loc(("runtime", "device", "prelude")) if "prelude" in dev else None,
+    )
+
+
+def parse_build(doc: Document) -> BuildSpec | None:
+    raw = doc.data.get("build")
+    if raw is None:
+        return None
+    t = raw["toolkit"]
+    toolkit = Toolkit(
+        name=t["name"], root_vars=tuple(t.get("root_vars") or ()), default_roots=tuple(t.get("default_roots") or ()),
+        include_suffixes=tuple(t.get("include_suffixes") or ("include",)),
+        lib_suffixes=tuple(t.get("lib_suffixes") or ("lib64", "lib")),
+        headers=tuple(t["headers"]), libraries=tuple(t.get("libraries") or ()),
+        loc=doc.loc(("build", "toolkit"), key=True),
+    )
+    return BuildSpec(toolkit, tuple(raw.get("link") or ()), tuple(raw.get("sources") or ("*.cpp",)),
+                     doc.loc(("build",), key=True))

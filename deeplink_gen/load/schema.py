@@ -1,0 +1,158 @@
+"""JSON Schema validation of loaded documents, with errors mapped back to
+file:line:col and friendly messages (unknown keys get a did-you-mean)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from deeplink_gen.errors import Diagnostic, did_you_mean, sort_key
+from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.paths import cache_dir, schema_dir, schema_digest
+
+_TYPE_NAMES = {
+    "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
+    "integer": "an integer", "number": "a number", "null": "null",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.Draft7Validator:
+    # Schemas refer to each other by relative URL (vendor ops.<op>.replace is a
+    # catalog entry), resolved here from the packaged files, never the network.
+    from referencing import Registry, Resource
+
+    registry = Registry().with_resources(
+        (load_schema(other)["$id"], Resource.from_contents(load_schema(other)))
+        for other in ("catalog", "vendor"))
+    return jsonschema.Draft7Validator(load_schema(name), registry=registry)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return _TYPE_NAMES["object" if isinstance(value, dict) else "array"]
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _expected(schema: dict) -> str:
+    kinds = schema.get("type")
+    if isinstance(kinds, list):
+        return " or ".join(_TYPE_NAMES.get(k, k) for k in kinds)
+    return _TYPE_NAMES.get(kinds, str(kinds))
+
+
+def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnostic]:
+    where = tuple(error.absolute_path)
+    instance = error.instance
+    kind = error.validator
+    expected = error.schema.get("x-expected")
+    if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
+        return [Diagnostic(doc.loc(where), where, f"expected {expected}, got {_describe(instance)}")]
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        known = set(error.schema.get("properties", {}))
+        renamed = error.schema.get("x-renamed", {})
+        out = []
+        for extra in sorted(set(instance) - known):
+            hint = f"; this is '{renamed[extra]}' here" if extra in renamed else did_you_mean(extra, known)
+            out.append(Diagnostic(doc.loc(where + (extra,), key=True), where + (extra,),
+                                  f"unknown key '{extra}'{hint}"))
+        if out:
+            return out
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return [Diagnostic(doc.loc(where), where, f"missing required key '{missing}'")]
+    if kind == "type":
+        hint = ""
+        if error.validator_value == "boolean" and isinstance(instance, str) and instance.lower() in (
+                "yes", "no", "on", "off", "y", "n"):
+            hint = " (write true or false)"
+        if error.validator_value == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
+            hint = " (quote it)"
+        return [Diagnostic(doc.loc(where), where,
+                           f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
+    if kind == "enum":
+        options = [str(o) for o in error.validator_value]
+        return [Diagnostic(doc.loc(where), where,
+                           f"{_describe(instance)} is not one of: {', '.join(options)}"
+                           f"{did_you_mean(str(instance), options)}")]
+    if kind == "pattern":
+        return [Diagnostic(doc.loc(where), where, _pattern_message(instance, error))]
+    if kind in ("oneOf", "anyOf"):
+        best = jsonschema.exceptions.best_match(error.context) if error.context else None
+        if best is not None and tuple(best.absolute_path) != where:
+            return _messages(doc, best)
+        return [Diagnostic(doc.loc(where), where,
+                           f"{_describe(instance)} is not valid here: {error.schema.get('description', error.message)}")]
+    if kind == "minProperties":
+        return [Diagnostic(doc.loc(where), where, "must not be empty")]
+    if kind == "uniqueItems":
+        return [Diagnostic(doc.loc(where), where, "list items must be unique")]
+    return [Diagnostic(doc.loc(where), where, error.message)]
+
+
+def _pattern_message(value: Any, error: jsonschema.ValidationError) -> str:
+    what = error.schema.get("description", "")
+    if error.schema.get("pattern") == "^[A-Za-z_][A-Za-z0-9_]*$" or "identifier" in what:
+        return f"{_describe(value)} is not a C identifier"
+    first = what.split(". ")[0] if what else f"must match {error.schema.get('pattern')}"
+    return f"{_describe(value)} is not valid: {first}"
+
+
+def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
+    if error.schema.get("x-expected"):
+        return f"{_describe(value)} is not {error.schema['x-expected']}"
+    if "." in str(error.schema.get("pattern", "")):
+        return f"{_describe(value)} is not an op name (expected name or name.overload, e.g. add.out)"
+    return f"{_describe(value)} is not a C identifier"
+
+
+def _marker(raw: bytes, schema_name: str) -> Path:
+    key = hashlib.sha256(f"{schema_digest()}:{schema_name}:".encode() + raw).hexdigest()
+    return cache_dir() / "valid" / key[:2] / key[2:]
+
+
+def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic]:
+    """check(), skipped for file contents that already passed the same schemas
+    (a marker per content digest in the cache directory)."""
+    marker = _marker(raw, schema_name)
+    if marker.is_file():
+        return []
+    problems = check(doc, schema_name)
+    if not problems:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+    return problems
+
+
+def check(doc: Document, schema_name: str) -> list[Diagnostic]:
+    """Every schema violation in *doc*, sorted by position."""
+    if doc.data is None:
+        return [Diagnostic(doc.loc(()), (), "file is empty")]
+    out: list[Diagnostic] = []
+    for error in _validator(schema_name).iter_errors(doc.data):
+        if "propertyNames" in error.schema_path:
+            # The instance is the offending key; point at the key itself.
+            where = tuple(error.absolute_path) + (error.instance,)
+            out.append(Diagnostic(doc.loc(where, key=True), where,
+                                  _name_message(error.instance, error)))
+            continue
+        out.extend(_messages(doc, error))
+    return sorted(set(out), key=sort_key)

@@ -1,0 +1,152 @@
+"""A vendor file (vendors/<name>.yaml), already schema-checked, into a Vendor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deeplink_gen.errors import Diagnostics, Loc
+from deeplink_gen.load.catalog import parse_entry
+from deeplink_gen.load.runtime import parse_build, parse_runtime
+from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.model import (
+    SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, LayoutRules, Located,
+    OpOverride, Rule, SourceFile, TensorSkip, TestConfig, Vendor, VendorIdentity,
+)
+from deeplink_gen.model.dtypes import DTYPES
+from deeplink_gen.model.testconfig import TOLERANCES
+from deeplink_gen.paths import hand_written_dir
+
+
+def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
+    raw = doc.data
+    ident = raw["vendor"]
+    name = ident["name"]
+    identity = VendorIdentity(
+        name=name,
+        device_type=ident["device_type"],
+        cmake_aliases=tuple(ident.get("cmake_aliases") or (name.upper(), name)),
+        diopi_impl=ident.get("diopi_impl", name),
+        description=ident.get("description", ""),
+        loc=doc.loc(("vendor",), key=True),
+        name_loc=doc.loc(("vendor", "name")),
+        device_type_loc=doc.loc(("vendor", "device_type")),
+    )
+    defaults_raw = raw.get("defaults") or {}
+    defaults = tuple((k, Located(v, doc.loc(("defaults", k)))) for k, v in sorted(defaults_raw.items())
+                     if k != "shards")
+    shards = Located(defaults_raw["shards"], doc.loc(("defaults", "shards"))) if "shards" in defaults_raw else None
+    overrides = tuple(_override(doc, op, o, diags) for op, o in (raw.get("ops") or {}).items())
+    runtime = parse_runtime(doc, diags)
+    return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
+                  tests=parse_tests(doc), runtime=runtime, build=parse_build(doc), shards=shards,
+                  sources=read_sources(doc.path))
+
+
+SOURCES_README = "README.md"
+
+
+def read_sources(vendor_path: str) -> tuple[SourceFile, ...]:
+    """Every file of vendors/<name>/ except its top-level README.md (hidden
+    files and folders skipped), in path order."""
+    folder = hand_written_dir(vendor_path)
+    if not folder.is_dir():
+        return ()
+    out = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if not path.is_file() or rel.as_posix() == SOURCES_README or any(p.startswith(".") for p in rel.parts):
+            continue
+        out.append(SourceFile(rel.as_posix(), path.read_bytes(), Loc(str(path))))
+    return tuple(out)
+
+
+def _override(doc: Document, op: str, o: dict, diags: Diagnostics) -> OpOverride:
+    where = ("ops", op)
+
+    def located(key: str):
+        return Located(o[key], doc.loc(where + (key,))) if key in o else None
+
+    replace = parse_entry(doc, op, o["replace"], diags, where + ("replace",)) if "replace" in o else None
+    return OpOverride(
+        op=op, loc=doc.loc(where, key=True), enabled=located("enabled"),
+        switches=tuple((k, located(k)) for k in SWITCHES if k in o),
+        reason=o.get("reason", ""), register=located("register"), memory_format=located("memory_format"),
+        replace=replace,
+    )
+
+
+# ---------------------------------------------------------------- dtypes and layouts
+
+def _rules(doc: Document, where: tuple, raw: dict | None, level: str) -> tuple[Rule, ...]:
+    return tuple(Rule(src, dst, doc.loc(where + (src,), key=True), level)
+                 for src, dst in sorted((raw or {}).items(), key=lambda kv: DTYPES.index(kv[0])))
+
+
+def parse_dtypes(doc: Document) -> DtypeRules:
+    raw = doc.data.get("dtypes") or {}
+    supported = Located(tuple(raw["supported"]), doc.loc(("dtypes", "supported"))) if "supported" in raw else None
+    functions = []
+    for fn, body in sorted((raw.get("functions") or {}).items()):
+        where = ("dtypes", "functions", fn)
+        tensors = tuple(
+            (t, doc.loc(where + ("tensors", t), key=True), _rules(doc, where + ("tensors", t), r, "tensor"))
+            for t, r in sorted((body.get("tensors") or {}).items()))
+        functions.append(FunctionDtypes(fn, doc.loc(where, key=True),
+                                        _rules(doc, where + ("convert",), body.get("convert"), "function"), tensors))
+    return DtypeRules(supported, _rules(doc, ("dtypes", "convert"), raw.get("convert"), "common"), tuple(functions))
+
+
+def parse_layouts(doc: Document) -> LayoutRules:
+    raw = doc.data.get("layouts") or {}
+    functions = []
+    for fn, body in sorted((raw.get("functions") or {}).items()):
+        where = ("layouts", "functions", fn)
+        if isinstance(body, list):
+            body, prefer_where = {"prefer": body}, where
+        else:
+            prefer_where = where + ("prefer",)
+        prefer = Located(tuple(body["prefer"]), doc.loc(prefer_where)) if "prefer" in body else None
+        tensors = tuple((t, Located(tuple(v), doc.loc(where + ("tensors", t), key=True)))
+                        for t, v in sorted((body.get("tensors") or {}).items()))
+        contiguous = tuple(Located(t, doc.loc(where + ("contiguous", i)))
+                           for i, t in enumerate(body.get("contiguous") or ()))
+        functions.append(FunctionLayouts(fn, doc.loc(where, key=True), prefer, tensors, contiguous))
+    default = Located(raw["default"], doc.loc(("layouts", "default"))) if "default" in raw else None
+    return LayoutRules(default, tuple(functions))
+
+
+# ---------------------------------------------------------------- tests
+
+def _freeze(value: Any) -> Any:
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def parse_tests(doc: Document) -> TestConfig:
+    raw = doc.data.get("tests") or {}
+    rules = []
+    for key, body in sorted((raw.get("diopi") or {}).items()):
+        where = ("tests", "diopi", key)
+        skip_tensors = tuple(
+            TensorSkip(tuple(item["tensors"]), tuple(item.get("dtypes") or ()),
+                       tuple(tuple(s) for s in item.get("shapes") or ()), doc.loc(where + ("skip_tensors", i)))
+            for i, item in enumerate(body.get("skip_tensors") or ()))
+        dtype_items = [(("skip_dtypes", i), d) for i, d in enumerate(body.get("skip_dtypes") or ())]
+        for n, item in enumerate(body.get("skip_tensors") or ()):
+            dtype_items += [(("skip_tensors", n, "dtypes", i), d) for i, d in enumerate(item.get("dtypes") or ())]
+        rules.append(DiopiTestRule(
+            key=key, loc=doc.loc(where, key=True), names=tuple(body.get("names") or (key,)),
+            tolerances=tuple((t, body[t]) for t in TOLERANCES if t in body),
+            skip_all=bool(body.get("skip_all", False)),
+            skip_dtypes=tuple(body.get("skip_dtypes") or ()),
+            skip_params=tuple((p, tuple(_freeze(v) for v in values))
+                              for p, values in sorted((body.get("skip_params") or {}).items())),
+            skip_tensors=skip_tensors, reason=body.get("reason", ""),
+            dtype_items=tuple((sub, d, doc.loc(where + sub)) for sub, d in dtype_items),
+        ))
+    pt = raw.get("pytorch") or {}
+    disabled = tuple(
+        DisabledClass(cls, doc.loc(("tests", "pytorch", "disabled", cls), key=True), tuple(tests),
+                      tuple(doc.loc(("tests", "pytorch", "disabled", cls, i)) for i in range(len(tests))))
+        for cls, tests in sorted((pt.get("disabled") or {}).items()))
+    precision = tuple(sorted((pt.get("precision") or {}).items()))
+    return TestConfig(tuple(rules), disabled, precision)

@@ -1,0 +1,57 @@
+"""A workspace directory (vendors/*.yaml, catalog/*.yaml) into a Workspace:
+read, schema-check and parse every file, collecting every shape error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
+from deeplink_gen.load import schema, yamlfile
+from deeplink_gen.load.catalog import load_catalog
+from deeplink_gen.load.vendor import parse_vendor
+from deeplink_gen.model import Workspace
+from deeplink_gen.paths import catalog_files, vendor_files
+
+
+def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> list[yamlfile.Document]:
+    """Each file read once, parsed and checked against its schema; the files
+    that pass are returned, the problems of the others added to *diags*."""
+    docs = []
+    for path in paths:
+        try:
+            raw = yamlfile.read(path)
+            doc = yamlfile.loads(raw, str(path))
+        except UserError as exc:
+            diags.extend(exc.diagnostics)
+            continue
+        problems = schema.check_cached(doc, raw, schema_name)
+        if problems:
+            diags.extend(problems)
+            continue
+        docs.append(doc)
+    return docs
+
+
+def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace, list[Diagnostic]]:
+    """The workspace made of the files that have the right shape, and the
+    shape problems of the others. Raise UserError when there is no workspace
+    to speak of (no directory, no catalog, an unknown vendor asked for)."""
+    if not root.is_dir():
+        raise UserError([Diagnostic(Loc(str(root)), "(workspace)", "workspace directory does not exist")])
+    cat_paths = catalog_files(root)
+    if not cat_paths:
+        raise UserError([Diagnostic(Loc(str(root / "catalog")), "(workspace)",
+                                    "no catalog files (catalog/*.yaml) in the workspace")])
+    diags = Diagnostics()
+    all_vendor_paths = vendor_files(root)
+    available = [p.stem for p in all_vendor_paths]
+    for name in only or ():
+        if name not in available:
+            diags.add(Loc(str(root / "vendors")), "--vendor",
+                      f"no vendor file vendors/{name}.yaml{did_you_mean(name, available)}"
+                      f" (available: {', '.join(available) or 'none'})")
+    diags.raise_if_any()
+    vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
+    catalog = load_catalog(read_documents(cat_paths, "catalog", diags), diags)
+    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
+    return Workspace(root, catalog, vendors), diags.items

@@ -1,0 +1,203 @@
+"""Load YAML with the C parser, keep every node's position, reject duplicate
+keys, and read only ``true``/``false`` as booleans (YAML 1.1's ``no``/``on``
+stay strings, so a schema can flag them)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deeplink_gen.errors import Diagnostic, Loc, UserError
+
+try:
+    from yaml.cyaml import CParser as _Parser
+except ImportError:  # PyYAML built without libyaml
+    from yaml.parser import Parser as _Parser  # type: ignore[assignment]
+    from yaml.reader import Reader as _Reader
+    from yaml.scanner import Scanner as _Scanner
+    from yaml.composer import Composer as _Composer
+
+    class _Parser(_Reader, _Scanner, _Parser, _Composer):  # type: ignore[no-redef]
+        def __init__(self, stream):
+            _Reader.__init__(self, stream)
+            _Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            _Composer.__init__(self)
+
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_NODES = 200_000
+
+Path_ = tuple  # a path into a document: keys and list indices
+
+
+class _StrictResolver(yaml.resolver.Resolver):
+    pass
+
+
+_StrictResolver.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
+}
+_StrictResolver.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class _Loader(_Parser, yaml.constructor.SafeConstructor, _StrictResolver):  # type: ignore[misc, valid-type]
+    def __init__(self, stream):
+        _Parser.__init__(self, stream)
+        yaml.constructor.SafeConstructor.__init__(self)
+        _StrictResolver.__init__(self)
+
+
+@dataclass
+class Document:
+    """A loaded YAML file: plain data plus the position of every value and key."""
+
+    path: str
+    data: Any
+    values: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
+    keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
+
+    def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
+        """Best position for *path*: the key (if asked) or value, else the nearest parent."""
+        table = self.keys if key else self.values
+        probe = tuple(path)
+        while True:
+            if probe in table:
+                line, col = table[probe]
+                return Loc(self.path, line, col)
+            if probe in self.values:
+                line, col = self.values[probe]
+                return Loc(self.path, line, col)
+            if not probe:
+                return Loc(self.path, 1, 1)
+            probe = probe[:-1]
+
+
+def _fail(path: str, line: int, col: int, where: Path_, message: str) -> UserError:
+    return UserError([Diagnostic(Loc(path, line, col), tuple(where), message)])
+
+
+def read(path: str | Path, *, display: str | None = None) -> bytes:
+    """The bytes of *path*, refusing files over MAX_FILE_BYTES; problems raise UserError."""
+    name = display or str(path)
+    try:
+        raw = Path(path).read_bytes() if Path(path).stat().st_size <= MAX_FILE_BYTES else None
+    except OSError as exc:
+        raise _fail(name, 0, 0, (), f"cannot read file: {exc.strerror or exc}") from None
+    if raw is None:
+        raise _fail(name, 1, 1, (), f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+    return raw
+
+
+def load(path: str | Path, *, display: str | None = None) -> Document:
+    """Read and parse *path*; any problem raises UserError with file:line:col."""
+    return loads(read(path, display=display), display or str(path))
+
+
+def loads(raw: bytes | str, name: str) -> Document:
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            before = raw[: exc.start]
+            line = before.count(b"\n") + 1
+            col = exc.start - (before.rfind(b"\n") + 1) + 1
+            raise _fail(name, line, col, (), f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+    else:
+        text = raw
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
+    try:
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise _fail(name, line, col, (), f"YAML syntax error: {problem}") from None
+    except yaml.reader.ReaderError as exc:
+        line, col = _position(text, exc.position)
+        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
+    except yaml.YAMLError as exc:
+        raise _fail(name, 1, 1, (), f"YAML error: {exc}") from None
+    finally:
+        loader.dispose()
+    doc = Document(name, None)
+    if node is None:
+        return doc
+    builder = _Builder(doc, loader)
+    doc.data = builder.build(node, ())
+    return doc
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
+
+
+class _Builder:
+    def __init__(self, doc: Document, loader: _Loader):
+        self.doc = doc
+        self.loader = loader
+        self.count = 0
+
+    def _pos(self, node) -> tuple[int, int]:
+        return node.start_mark.line + 1, node.start_mark.column + 1
+
+    def build(self, node, where: Path_) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where,
+                        f"document expands to more than {MAX_NODES} values (alias bomb?)")
+        self.doc.values.setdefault(where, self._pos(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, where)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, where + (i,)) for i, item in enumerate(node.value)]
+        return self._scalar(node, where)
+
+    def _mapping(self, node, where: Path_) -> dict:
+        out: dict = {}
+        seen: dict = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                line, col = self._pos(key_node)
+                raise _fail(self.doc.path, line, col, where, "merge keys ('<<') are not supported")
+            key = self._scalar(key_node, where) if isinstance(key_node, yaml.ScalarNode) else None
+            line, col = self._pos(key_node)
+            if not isinstance(key, str):
+                raise _fail(self.doc.path, line, col, where,
+                            "mapping keys must be plain strings")
+            if key in seen:
+                first = seen[key]
+                raise _fail(self.doc.path, line, col, where + (key,),
+                            f"duplicate key '{key}' (first defined at line {first[0]})")
+            seen[key] = (line, col)
+            self.doc.keys[where + (key,)] = (line, col)
+            out[key] = self.build(value_node, where + (key,))
+        return out
+
+    def _scalar(self, node, where: Path_) -> Any:
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            return node.value
+        if node.tag in ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
+                        "tag:yaml.org,2002:pairs") or not node.tag.startswith("tag:yaml.org,2002:"):
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, f"unsupported YAML tag '{node.tag}'")
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, f"invalid value: {exc}") from None

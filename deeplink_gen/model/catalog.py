@@ -1,0 +1,128 @@
+"""The op catalog: ATen op -> DIOPI call, plus the optional pieces DIPU's op
+config supports (custom C++ at hook points, ins/outs/sizes locals, autograd,
+torch gates, flags)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen.errors import Loc
+from deeplink_gen.model.common import Located, TorchGate
+
+
+@dataclass(frozen=True)
+class CallArg:
+    """One argument of a DIOPI call: a bare name (converted by type) or C++ text."""
+
+    text: str
+
+    @property
+    def is_name(self) -> bool:
+        return self.text.isidentifier()
+
+
+@dataclass(frozen=True)
+class DiopiCall:
+    function: str
+    args: tuple[CallArg, ...]
+    loc: Loc
+
+    def __str__(self) -> str:
+        return f"{self.function}({', '.join(a.text for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class Autograd:
+    """An autograd.Function around the wrapper: forward calls the wrapper of
+    `forward` (default: the op itself), backward the wrapper of `backward`."""
+
+    loc: Loc
+    backward: Located[str]
+    forward: Located[str] | None = None
+    saved: tuple[str, ...] = ()
+    forward_code: str = ""
+    grad_code: str = ""
+    return_code: str = ""
+    wrapper_return: str = ""
+    forward_args: tuple[str, ...] = ()    # arguments of the forward call (default: the op's)
+
+    def ops(self) -> tuple[tuple[str, Located[str]], ...]:
+        """("backward" | "forward", the op named there)."""
+        return tuple((k, ref) for k, ref in (("backward", self.backward), ("forward", self.forward))
+                     if ref is not None)
+
+
+# The hook points of custom code, in the order they appear in a wrapper.
+HOOKS = ("beginning", "before_call", "before_return")
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    op: str
+    loc: Loc
+    call: DiopiCall
+    where: tuple = ()                                 # key path of the entry in its file
+    schema_text: Located[str] | None = None
+    alloc: tuple[tuple[str, str], ...] = ()
+    enabled: Located[bool] | None = None
+    autocompare: Located[bool] | None = None
+    fallback_to_cpu: Located[bool] | None = None
+    device_guard: Located[bool | str] | None = None
+    torch: TorchGate | None = None
+    doc: str = ""
+    # Escape hatches (DIPU op-config parity); see schemas/catalog.schema.json.
+    code: tuple[tuple[str, Located[str]], ...] = ()   # hook -> free-form C++ (byte for byte)
+    locals: tuple[str, ...] = ()                      # names declared by the custom code
+    ins: tuple[tuple[str, bool], ...] = ()            # (local, optional) -> const handle
+    outs: tuple[str, ...] = ()                        # local -> mutable handle
+    no_device_check: tuple[str, ...] = ()
+    dummy_call: Located[bool] | None = None
+    custom_fallback: Located[bool] | None = None
+    force_fallback: Located[bool] | None = None
+    register: Located[bool] | None = None
+    autograd: Autograd | None = None
+    sizes: tuple[str, ...] = ()                       # locals converted to diopiSize_t
+    returns: tuple[str, ...] = ()                     # names of the locals holding the returns
+    key_locs: tuple[tuple[str, Loc], ...] = ()        # where list-valued keys (locals, ins, ...) were written
+
+    def hook(self, name: str) -> str:
+        found = dict(self.code).get(name)
+        return found.value if found is not None else ""
+
+    def alloc_for(self, name: str) -> str | None:
+        return dict(self.alloc).get(name)
+
+    def key_loc(self, key: str) -> Loc:
+        return dict(self.key_locs).get(key, self.loc)
+
+    def flag(self, name: str) -> bool:
+        """A true/false key that defaults to false (dummy_call, custom_fallback, force_fallback)."""
+        located = getattr(self, name)
+        return located is not None and bool(located.value)
+
+    @property
+    def is_registered_here(self) -> bool:
+        """False when the entry itself says register: false."""
+        return self.register is None or bool(self.register.value)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    entries: tuple[CatalogEntry, ...]
+    files: tuple[str, ...]
+
+    def get(self, op: str) -> CatalogEntry | None:
+        return self._index.get(op)
+
+    @property
+    def _index(self) -> dict[str, CatalogEntry]:
+        cached = self.__dict__.get("_index_cache")
+        if cached is None:
+            cached = {}
+            for e in self.entries:
+                cached.setdefault(e.op, e)       # a duplicate is reported by validate; the first counts
+            object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+    def names(self) -> list[str]:
+        return list(self._index)

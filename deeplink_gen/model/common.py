@@ -1,0 +1,73 @@
+"""Values shared by every part of the model: a value with the place it was
+written, torch versions and torch-version gates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from deeplink_gen.errors import Loc, ParseError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Located(Generic[T]):
+    """A value and the place it was written."""
+
+    value: T
+    loc: Loc
+
+
+@dataclass(frozen=True, order=True)
+class TorchVersion:
+    major: int
+    minor: int
+    patch: int = 0
+
+    @staticmethod
+    def parse(text: str) -> "TorchVersion":
+        """``2.1``, ``2.1.1`` or ``2.1.1+cpu``; raises ParseError."""
+        core = text.strip().split("+")[0]
+        parts = [int(p) for p in core.split(".")[:3] if p.isdigit()]
+        if len(parts) < 2:
+            raise ParseError(f"'{text.strip()}' is not a torch version such as 2.1 or 2.1.1")
+        return TorchVersion(*parts)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+_COMPARISONS = ("==", "!=", ">=", "<=", ">", "<")
+
+
+@dataclass(frozen=True)
+class TorchGate:
+    """A conjunction of comparisons such as ``>=2.1,<2.3``."""
+
+    text: str
+    clauses: tuple[tuple[str, TorchVersion], ...]
+    loc: Loc
+
+    @staticmethod
+    def parse(text: str, loc: Loc) -> "TorchGate":
+        """Raises ParseError naming the clause that cannot be read."""
+        clauses = []
+        for part in text.split(","):
+            part = part.strip()
+            op = next((o for o in _COMPARISONS if part.startswith(o)), None)
+            if op is None:
+                raise ParseError(f"'{part}' does not start with one of {' '.join(_COMPARISONS)}")
+            clauses.append((op, TorchVersion.parse(part[len(op):])))
+        return TorchGate(text, tuple(clauses), loc)
+
+    def admits(self, version: TorchVersion) -> bool:
+        have = (version.major, version.minor, version.patch)
+
+        def compare(op: str, bound: TorchVersion) -> bool:
+            want = (bound.major, bound.minor, bound.patch)
+            return {
+                "==": have == want, "!=": have != want, ">=": have >= want,
+                "<=": have <= want, ">": have > want, "<": have < want,
+            }[op]
+        return all(compare(op, bound) for op, bound in self.clauses)

@@ -1,0 +1,59 @@
+"""A vendor's dtypes section: which DIOPI dtypes its kernels take and how the
+others are converted. Precedence is common < per function < per tensor
+argument, merged per source dtype: a function rule for float64 replaces the
+common float64 rule and keeps the common int64 rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen.errors import Loc
+from deeplink_gen.model.common import Located
+
+# DIOPI's diopiDtype_t, in enum order (values 0..16).
+DTYPES = (
+    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "float32", "float64", "bool", "bfloat16", "tfloat32",
+    "complex32", "complex64", "complex128",
+)
+# What DIOPI's adaptor generator can read in convert_config.yaml (no bfloat16/tfloat32).
+CONVERT_CONFIG_DTYPES = frozenset(DTYPES) - {"bfloat16", "tfloat32"}
+LEVELS = ("common", "function", "tensor")
+
+
+@dataclass(frozen=True)
+class Rule:
+    source: str
+    target: str
+    loc: Loc
+    level: str          # one of LEVELS
+
+
+@dataclass(frozen=True)
+class FunctionDtypes:
+    function: str
+    loc: Loc
+    convert: tuple[Rule, ...] = ()
+    tensors: tuple[tuple[str, Loc, tuple[Rule, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class DtypeRules:
+    supported: Located[tuple[str, ...]] | None = None
+    convert: tuple[Rule, ...] = ()
+    functions: tuple[FunctionDtypes, ...] = ()
+
+    def of(self, function: str) -> FunctionDtypes | None:
+        return next((f for f in self.functions if f.function == function), None)
+
+    def rules(self, function: str, tensor: str | None = None) -> tuple[Rule, ...]:
+        """Merged rules for a tensor of *function* (or the function level), sorted by source."""
+        merged = {r.source: r for r in self.convert}
+        f = self.of(function)
+        if f is not None:
+            merged.update({r.source: r for r in f.convert})
+            if tensor is not None:
+                for name, _loc, rules in f.tensors:
+                    if name == tensor:
+                        merged.update({r.source: r for r in rules})
+        return tuple(merged[k] for k in sorted(merged, key=DTYPES.index))

@@ -1,0 +1,127 @@
+"""The fixed outside interfaces, as values: an ATen op of the chosen torch,
+a DIOPI prototype, a DIPU device/communicator function. Readers that build
+them live in deeplink_gen.interfaces."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from deeplink_gen.errors import Loc
+
+
+@dataclass(frozen=True)
+class AtenOp:
+    name: str
+    schema: str
+    variants: tuple[str, ...]            # "function" and/or "method"
+    const_ref_for_mutable: bool = False  # torchgen passes mutable tensors as const&
+    ilistref: bool = False               # torchgen passes Tensor[] as ITensorListRef
+    helper: bool = False                 # a DIPU-private helper (its schema comes from the catalog)
+
+
+class DiopiArgKind(enum.Enum):
+    """What a DIOPI parameter is, read from its C type."""
+
+    CTX = "ctx"
+    INPUT = "input"              # diopiConstTensorHandle_t (possibly const-qualified)
+    OUTPUT = "output"            # diopiTensorHandle_t: written, maybe also read (in-place)
+    INPUT_LIST = "input_list"    # diopiConstTensorHandle_t*: length is the next parameter
+    HANDLE_PTR = "handle_ptr"    # diopiTensorHandle_t*: allocated or swapped by the implementation
+    OTHER = "other"              # scalars, sizes, enums, ... passed through unchanged
+
+
+_DIOPI_KINDS = {
+    "diopiContextHandle_t": DiopiArgKind.CTX,
+    "diopiConstTensorHandle_t": DiopiArgKind.INPUT,
+    "diopiTensorHandle_t": DiopiArgKind.OUTPUT,
+    "diopiConstTensorHandle_t*": DiopiArgKind.INPUT_LIST,
+    "diopiTensorHandle_t*": DiopiArgKind.HANDLE_PTR,
+}
+
+
+@dataclass(frozen=True)
+class DiopiParam:
+    type: str
+    name: str
+
+    @property
+    def kind(self) -> DiopiArgKind:
+        return _DIOPI_KINDS.get(self.type.removeprefix("const ").strip(), DiopiArgKind.OTHER)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in (DiopiArgKind.INPUT, DiopiArgKind.OUTPUT, DiopiArgKind.INPUT_LIST,
+                             DiopiArgKind.HANDLE_PTR)
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.name}"
+
+
+@dataclass(frozen=True)
+class Prototype:
+    name: str
+    header: str
+    params: tuple[DiopiParam, ...]
+    loc: Loc
+    returns: str = "diopiError_t"
+
+    @property
+    def params_text(self) -> str:
+        return ", ".join(str(p) for p in self.params)
+
+    def param(self, name: str) -> DiopiParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def tensor_names(self) -> list[str]:
+        return [p.name for p in self.params if p.is_tensor]
+
+    @property
+    def allocates(self) -> bool:
+        """True when a parameter is a pointer to a handle the implementation fills in."""
+        return any(p.kind == DiopiArgKind.HANDLE_PTR for p in self.params)
+
+
+@dataclass(frozen=True)
+class Prototypes:
+    functions: dict[str, Prototype]           # operators: return diopiError_t, declared DIOPI_API
+    runtime_functions: dict[str, Prototype]   # other hooks (diopiGetVendorName, ...)
+    commit: str
+    source: str
+
+    def get(self, name: str) -> Prototype | None:
+        return self.functions.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self.functions)
+
+
+@dataclass(frozen=True)
+class DipuParam:
+    type: str
+    name: str
+
+    def decl(self) -> str:
+        return f"{self.type} {self.name}"
+
+
+@dataclass(frozen=True)
+class DipuFunction:
+    """A function of DIPU's deviceapis.h or diclapis.h that a vendor implements."""
+
+    key: str            # the key in the vendor file (the C++ name, or a distinct name for an overload)
+    name: str           # the C++ function name
+    returns: str
+    params: tuple[DipuParam, ...]
+    strong: bool
+    section: str        # "device" or "comm"
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    def param(self, name: str) -> DipuParam | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def signature(self) -> str:
+        return f"{self.returns} {self.name}({', '.join(p.decl() for p in self.params)})"

@@ -1,0 +1,71 @@
+"""A vendor resolved for one torch version: every op with its final settings
+and where each came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from deeplink_gen.errors import Loc
+from deeplink_gen.model.catalog import CatalogEntry
+from deeplink_gen.model.common import TorchVersion
+from deeplink_gen.model.interfaces import AtenOp
+from deeplink_gen.model.vendor import Vendor
+
+T = TypeVar("T")
+
+# Where a setting can come from, highest precedence first.
+SOURCES = ("command line", "vendor op override", "vendor default", "catalog", "vendor replace",
+           "built-in default")
+
+
+@dataclass(frozen=True)
+class Setting(Generic[T]):
+    value: T
+    source: str          # one of SOURCES, or a description such as "vendor layouts for diopiX"
+    loc: Loc | None = None
+
+    def describe(self) -> str:
+        where = f" ({self.loc})" if self.loc else ""
+        shown = str(self.value).lower() if isinstance(self.value, bool) else str(self.value)
+        return f"{shown:5} from {self.source}{where}"
+
+
+@dataclass(frozen=True)
+class ResolvedOp:
+    entry: CatalogEntry                    # the definition in force (the vendor's replacement, if any)
+    aten: AtenOp
+    enabled: Setting[bool]
+    settings: tuple[tuple[str, Setting[bool]], ...]   # the switches, then "register"
+    memory_format: Setting[str] | None = None   # contiguous | channels_last | preserve
+    replaced: CatalogEntry | None = None   # the catalog's entry, when the vendor replaced it
+    reason: str = ""                       # the vendor's reason for its override
+
+    @property
+    def op(self) -> str:
+        return self.entry.op
+
+    def get(self, name: str) -> Setting[bool]:
+        return dict(self.settings)[name]
+
+    def on(self, name: str) -> bool:
+        return bool(self.get(name).value)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    op: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResolvedVendor:
+    vendor: Vendor
+    torch_version: TorchVersion
+    ops: tuple[ResolvedOp, ...]      # enabled and disabled, catalog order
+    skipped: tuple[Skipped, ...]     # not applicable to this torch version
+    shards: Setting[int] = Setting(1, "built-in default")   # kernel translation units
+
+    @property
+    def enabled_ops(self) -> tuple[ResolvedOp, ...]:
+        return tuple(o for o in self.ops if o.enabled.value)

@@ -1,0 +1,175 @@
+"""A vendor's runtime and build sections: its SDK's headers and handle
+types, how its status codes are checked, how each DIPU device/communicator
+function is implemented, and where the build finds the SDK."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deeplink_gen.errors import Loc
+from deeplink_gen.model.interfaces import DipuFunction
+
+_HOLE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class CallTemplate:
+    """C++ text with {placeholder} holes named after the DIPU function's
+    parameters (plus a few provided names); `{{` and `}}` stand for literal
+    braces. Expanded by plain substitution, byte for byte otherwise."""
+
+    text: str
+    loc: Loc
+    is_call: bool = False
+
+    def placeholders(self) -> tuple[str, ...]:
+        return tuple(m.group(1) for m in _HOLE.finditer(self.text) if m.group(1) is not None)
+
+    def without_holes(self) -> str:
+        return _HOLE.sub(lambda m: "x", self.text)
+
+    def expand(self, values: dict[str, str]) -> str:
+        def sub(m: re.Match) -> str:
+            if m.group(0) == "{{":
+                return "{"
+            if m.group(0) == "}}":
+                return "}"
+            return values[m.group(1)]
+        return _HOLE.sub(sub, self.text)
+
+
+@dataclass(frozen=True)
+class Checker:
+    """How one vendor library reports status, and what a failed call does."""
+
+    name: str
+    macro: str
+    status: str
+    success: tuple[str, ...]
+    not_ready: tuple[str, ...]
+    out_of_memory: str | None
+    clear_error: str | None          # a function called with no arguments
+    message_fn: str | None           # a function taking the status, returning const char*
+    message_call: CallTemplate | None    # an argument-free call returning const char*
+    on_failure: str                  # torch_check | throw | print
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Impl:
+    """How one DIPU function is implemented. kind is one of: call, noop,
+    unsupported, custom, pattern."""
+
+    function: DipuFunction
+    kind: str
+    loc: Loc
+    calls: tuple[CallTemplate, ...] = ()
+    checker: str | None = None            # None: calls are not checked
+    checker_loc: Loc | None = None
+    locals: tuple[tuple[str, str], ...] = ()
+    ret: CallTemplate | None = None
+    guard: CallTemplate | None = None
+    presync: bool = False
+    pattern: str | None = None
+    templates: tuple[tuple[str, CallTemplate], ...] = ()     # pattern fields: plain, with_priority, peer, ...
+    fields: tuple[tuple[str, CallTemplate], ...] = ()        # struct pattern: DIPU field -> expression
+    names: tuple[str, ...] = ()                          # not_null sentinels; query_status ready values
+    status_type: str | None = None                       # query_status
+    custom: str | None = None
+    custom_loc: Loc | None = None
+
+    def template(self, key: str) -> CallTemplate | None:
+        return dict(self.templates).get(key)
+
+    def all_templates(self) -> tuple[CallTemplate, ...]:
+        out = list(self.calls)
+        out += [t for _, t in self.templates] + [t for _, t in self.fields]
+        out += [t for t in (self.ret, self.guard) if t is not None]
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class HandleTypes:
+    stream: str
+    event: str
+    comm: str
+    unique_id: str
+    default_stream: str
+    handle: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class CommSpec:
+    checker: str | None
+    checker_loc: Loc | None
+    unique_id_bytes: str
+    dtype_type: str
+    reduce_op_type: str
+    dtypes: tuple[tuple[str, str], ...]
+    reduce_ops: tuple[tuple[str, str], ...]
+    impls: tuple[Impl, ...]
+    prelude: str
+    loc: Loc
+    prelude_loc: Loc | None = None
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    kind: str            # seed_offset | custom
+    code: str
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class DiopiTestSpec:
+    init: tuple[CallTemplate, ...]
+    finalize: tuple[CallTemplate, ...]
+    overrides: tuple[tuple[str, CallTemplate], ...]
+    checker: str | None
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class RuntimeSpec:
+    headers: tuple[str, ...]
+    types: HandleTypes
+    checkers: tuple[Checker, ...]
+    device_checker: str | None
+    device_checker_loc: Loc | None
+    memcpy_kinds: tuple[tuple[str, str], ...]
+    device_impls: tuple[Impl, ...]
+    device_prelude: str
+    device_includes: tuple[str, ...]
+    comm: CommSpec
+    generator: GeneratorSpec
+    diopi_test: DiopiTestSpec
+    loc: Loc
+    device_prelude_loc: Loc | None = None
+
+    def checker(self, name: str | None) -> Checker | None:
+        return next((c for c in self.checkers if c.name == name), None)
+
+    def impl(self, key: str) -> Impl | None:
+        return next((i for i in self.device_impls + self.comm.impls if i.function.key == key), None)
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    name: str
+    root_vars: tuple[str, ...]
+    default_roots: tuple[str, ...]
+    include_suffixes: tuple[str, ...]
+    lib_suffixes: tuple[str, ...]
+    headers: tuple[str, ...]
+    libraries: tuple[str, ...]
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    toolkit: Toolkit
+    link: tuple[str, ...]
+    sources: tuple[str, ...]
+    loc: Loc

@@ -1,0 +1,119 @@
+"""A vendor file: identity, defaults, per-op overrides, and the sections the
+other model modules describe (dtypes, layouts, tests, runtime, build)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen.errors import Loc
+from deeplink_gen.model.catalog import CatalogEntry
+from deeplink_gen.model.common import Located
+from deeplink_gen.model.dtypes import DtypeRules
+from deeplink_gen.model.layouts import LayoutRules
+from deeplink_gen.model.runtime import BuildSpec, RuntimeSpec
+from deeplink_gen.model.testconfig import TestConfig
+
+# Per-op switches a vendor (or the command line) may set, with their built-in defaults.
+BUILTIN_DEFAULTS = {
+    "autocompare": False,
+    "fallback_to_cpu": True,
+    "device_guard": True,
+    "print_call_info": True,
+    "print_op_args": True,
+    "profiler": True,
+    "device_check": True,
+    "sync_if_enabled": True,
+}
+SWITCHES = tuple(BUILTIN_DEFAULTS)
+# Switches a catalog entry may turn off as a fact about the op (it then always wins).
+FACTS = ("autocompare", "fallback_to_cpu", "device_guard")
+
+
+@dataclass(frozen=True)
+class VendorIdentity:
+    name: str
+    device_type: str
+    cmake_aliases: tuple[str, ...]
+    diopi_impl: str
+    description: str
+    loc: Loc
+    name_loc: Loc
+    device_type_loc: Loc
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A hand-written file of vendors/<name>/, copied into DIPU's vendor folder."""
+
+    rel: str             # its path inside the folder, with forward slashes
+    data: bytes
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class OpOverride:
+    op: str
+    loc: Loc
+    enabled: Located[bool] | None = None
+    switches: tuple[tuple[str, Located[bool]], ...] = ()
+    reason: str = ""
+    register: Located[bool] | None = None
+    memory_format: Located[str] | None = None   # contiguous | channels_last | preserve
+    replace: CatalogEntry | None = None          # this vendor's own definition of the op
+
+    def switch(self, name: str) -> Located[bool] | None:
+        return dict(self.switches).get(name)
+
+
+@dataclass(frozen=True)
+class Vendor:
+    path: str
+    identity: VendorIdentity
+    defaults: tuple[tuple[str, Located[bool]], ...]
+    overrides: tuple[OpOverride, ...]
+    dtypes: DtypeRules = DtypeRules()
+    layouts: LayoutRules = LayoutRules()
+    tests: TestConfig = TestConfig()
+    runtime: RuntimeSpec | None = None
+    build: BuildSpec | None = None
+    shards: Located[int] | None = None            # defaults.shards: kernel translation units
+    sources: tuple[SourceFile, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    def default(self, name: str) -> Located[bool] | None:
+        return self._lookup("defaults", lambda: dict(self.defaults)).get(name)
+
+    def override(self, op: str) -> OpOverride | None:
+        return self._lookup("overrides", lambda: {o.op: o for o in self.overrides}).get(op)
+
+    def definition(self, entry: CatalogEntry) -> CatalogEntry:
+        """The op's definition for this vendor: its ops.<op>.replace, else the catalog's."""
+        override = self.override(entry.op)
+        return override.replace if override is not None and override.replace is not None else entry
+
+    def op_flag(self, name: str, entry: CatalogEntry) -> tuple[Located[bool] | None, bool]:
+        """`enabled` or `register` as stated for this vendor: the op override's
+        value, else the definition's; and whether it came from the override.
+        (None: not stated anywhere, i.e. true.)"""
+        override = self.override(entry.op)
+        chosen = getattr(override, name) if override is not None else None
+        if chosen is not None:
+            return chosen, True
+        return getattr(self.definition(entry), name), False
+
+    def keeps(self, entry: CatalogEntry) -> tuple[bool, Loc]:
+        """Whether the vendor keeps (enables) the op, and where that is decided."""
+        stated, _ = self.op_flag("enabled", entry)
+        return (bool(stated.value), stated.loc) if stated is not None else (True, entry.loc)
+
+    def _lookup(self, name: str, build) -> dict:
+        """Index tables built once per (immutable) instance."""
+        key = f"_{name}_index"
+        table = self.__dict__.get(key)
+        if table is None:
+            table = build()
+            object.__setattr__(self, key, table)
+        return table

@@ -1,0 +1,23 @@
+"""A loaded workspace: the op catalog and the vendor files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from deeplink_gen.model.catalog import Catalog
+from deeplink_gen.model.vendor import Vendor
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+    catalog: Catalog
+    vendors: tuple[Vendor, ...]
+
+    def vendor(self, name: str) -> Vendor:
+        return next(v for v in self.vendors if v.name == name)
+
+    def rel(self, path: str | Path) -> str:
+        """A path relative to the workspace root, with forward slashes."""
+        return Path(path).resolve().relative_to(self.root.resolve()).as_posix()

@@ -1,0 +1,77 @@
+"""The stages, in order. Every command goes through them:
+
+    load      files -> Workspace (shape errors)              deeplink_gen/load/
+    validate  Workspace -> Diagnostics (semantic errors)      deeplink_gen/validate/
+    resolve   Workspace + vendor -> ResolvedVendor            deeplink_gen/plan/resolve.py
+    render    ResolvedVendor -> {path: text} via plans        deeplink_gen/plan/, deeplink_gen/render/
+    write     {path: text} -> generated/<vendor>/             deeplink_gen/output/
+
+Each stage raises UserError for bad input; nothing here prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from deeplink_gen.errors import UserError
+from deeplink_gen.interfaces import diopi
+from deeplink_gen.load.workspace import load_workspace
+from deeplink_gen.model import Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
+from deeplink_gen.output import writer
+from deeplink_gen.plan.resolve import Choices, resolve as resolve_vendor
+from deeplink_gen.render.artifacts import render_vendor
+from deeplink_gen.render.job import Job
+from deeplink_gen.validate import Context, validate as run_checks
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything besides the workspace that changes a run's result."""
+
+    torch_version: TorchVersion
+    diopi_include: Path | None = None     # DIOPI headers instead of the bundled prototype snapshot
+    autocompare: bool | None = None       # the command line's --autocompare/--no-autocompare
+    shards: int | None = None             # the command line's --shards
+
+    def prototypes(self) -> Prototypes:
+        return diopi.prototypes(self.diopi_include)
+
+
+def load(root: Path, vendors: list[str] | None = None) -> Workspace:
+    ws, problems = load_workspace(root, vendors)
+    if problems:
+        raise UserError(problems)
+    return ws
+
+
+def validate(ws: Workspace, options: Options) -> None:
+    problems = run_checks(ws, Context(options.torch_version, options.prototypes()))
+    if problems:
+        raise UserError(problems)
+
+
+def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Workspace:
+    """load, then validate; every problem of both stages is reported together
+    (the files that loaded are validated even when others did not)."""
+    ws, problems = load_workspace(root, vendors)
+    problems += run_checks(ws, Context(options.torch_version, options.prototypes()))
+    if problems:
+        raise UserError(problems)
+    return ws
+
+
+def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
+    return resolve_vendor(ws, vendor, options.torch_version, Choices(options.autocompare, options.shards))
+
+
+def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:
+    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes()))
+
+
+def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:
+    """Each vendor's tree staged and swapped in; unchanged files kept as they are."""
+    report = writer.Report()
+    writer.recover(out_root)
+    for name, files in rendered.items():
+        writer.write_tree(out_root, name, files, report)
+    return report

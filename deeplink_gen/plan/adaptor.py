@@ -1,0 +1,158 @@
+"""The adaptor plan: for every DIOPI function the vendor's kernels call or
+its dtypes/layouts sections name, which tensors the ``extern "C"`` wrapper
+converts (dtype cast, memory layout) before calling ``impl::<vendor>::diopiX``
+and copies back after; functions that need nothing are forwarded unchanged.
+
+Unlike DIOPI's adaptor generator, every conversion's status is checked (a
+failing cast or copy-back is returned, not lost), a tensor whose dtype and
+layout both change is copied once, per-tensor layouts work, and in-place
+arguments come from the DIOPI naming convention plus a table of known
+read-write arguments instead of a substring test."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
+from deeplink_gen.model import DiopiArgKind, DiopiParam, Prototype, Prototypes, ResolvedVendor, Rule, Vendor
+from deeplink_gen.model.layouts import LAYOUTS
+
+
+_INPLACE_NAME = re.compile(r"Inp(Scalar|Tensor)?$")
+# Arguments that are read and written although the function is not named ...Inp.
+READ_WRITE = {
+    "diopiAdadelta": ("param", "square_avg", "acc_delta"),
+    "diopiAdam": ("param", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"),
+    "diopiAdamW": ("param", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"),
+    "diopiBatchNorm": ("running_mean", "running_var"),
+    "diopiIndexBackward": ("zeros_like_input",),
+    "diopiIndexPut": ("out",),
+    "diopiRmsprop": ("param", "square_avg", "grad_avg", "momentum_buf"),
+    "diopiSgd": ("param", "buf"),
+}
+
+
+@dataclass(frozen=True)
+class CastPlan:
+    name: str
+    rules: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class TensorPlan:
+    name: str
+    kind: DiopiArgKind        # INPUT, OUTPUT or INPUT_LIST
+    cast: str | None          # CastPlan name
+    formats: tuple[str, ...]  # diopiMemoryFormat_t enumerators, preference order
+    copy_in: bool = False     # outputs: the implementation also reads it
+    count: str = ""           # input lists: the length parameter
+
+    @property
+    def local(self) -> str:
+        return f"{self.name}Conv"
+
+
+@dataclass(frozen=True)
+class ForwardedArg:
+    """An argument of the forwarded call: the parameter itself, or its converted tensor."""
+
+    name: str
+    tensor: TensorPlan | None = None
+
+
+@dataclass(frozen=True)
+class FunctionPlan:
+    proto: Prototype
+    args: tuple[ForwardedArg, ...]
+    tensors: tuple[TensorPlan, ...]
+    note: str                      # why a function is forwarded unchanged
+
+    @property
+    def name(self) -> str:
+        return self.proto.name
+
+    @property
+    def passthrough(self) -> bool:
+        return not self.tensors
+
+
+@dataclass(frozen=True)
+class AdaptorPlan:
+    functions: tuple[FunctionPlan, ...]
+    casts: tuple[CastPlan, ...]
+    declared: tuple[Prototype, ...]        # impl::<vendor> functions the adaptor calls
+    headers: tuple[str, ...]
+
+
+def cast_name(rules: tuple[Rule, ...]) -> str:
+    return "cast_" + "_".join(f"{r.source}_to_{r.target}" for r in rules)
+
+
+def _formats(layouts: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for token in layouts:
+        if LAYOUTS[token] not in out:
+            out.append(LAYOUTS[token])
+    return tuple(out)
+
+
+def named_functions(vendor: Vendor) -> set[str]:
+    """DIOPI functions the vendor's dtypes and layouts sections name."""
+    return {f.function for f in vendor.dtypes.functions} | {f.function for f in vendor.layouts.functions}
+
+
+def functions_of(rv: ResolvedVendor, protos: Prototypes) -> list[str]:
+    """DIOPI functions the adaptor wraps: those the enabled kernels call and
+    those the vendor's dtypes/layouts sections name, plus the two conversion
+    primitives (which the vendor must implement anyway; forwarded unchanged)."""
+    names = {r.entry.call.function for r in rv.enabled_ops} | named_functions(rv.vendor) | set(CONVERSION_PRIMITIVES)
+    return sorted(n for n in names if protos.get(n) is not None)
+
+
+def _tensor_plan(p: Prototype, i: int, param: DiopiParam, vendor: Vendor, casts: dict[str, CastPlan]) -> TensorPlan | None:
+    kind = param.kind
+    if kind not in (DiopiArgKind.INPUT, DiopiArgKind.OUTPUT, DiopiArgKind.INPUT_LIST):
+        return None
+    rules = vendor.dtypes.rules(p.name, param.name)
+    cast = None
+    if rules:
+        cast = cast_name(rules)
+        casts.setdefault(cast, CastPlan(cast, tuple((r.source, r.target) for r in rules)))
+    formats = _formats(vendor.layouts.layouts(p.name, param.name))
+    count = ""
+    if kind == DiopiArgKind.INPUT_LIST:
+        nxt = p.params[i + 1] if i + 1 < len(p.params) else None
+        if nxt is None or nxt.kind != DiopiArgKind.OTHER or "int" not in nxt.type:
+            return None  # no length parameter to iterate with
+        count = nxt.name
+    if not (cast or formats):
+        return None
+    read_write = _INPLACE_NAME.search(p.name) is not None or param.name in READ_WRITE.get(p.name, ())
+    return TensorPlan(param.name, kind, cast, formats, copy_in=kind == DiopiArgKind.OUTPUT and read_write,
+                      count=count)
+
+
+def plan_function(p: Prototype, vendor: Vendor, casts: dict[str, CastPlan]) -> FunctionPlan:
+    plain = tuple(ForwardedArg(q.name) for q in p.params)
+    if p.name in CONVERSION_PRIMITIVES:
+        return FunctionPlan(p, plain, (), "a conversion primitive of this adaptor")
+    if p.allocates:
+        return FunctionPlan(p, plain, (), "fills in tensor handles; forwarded unconverted")
+    args, tensors = [], []
+    for i, param in enumerate(p.params):
+        plan = _tensor_plan(p, i, param, vendor, casts)
+        args.append(ForwardedArg(param.name, plan))
+        if plan is not None:
+            tensors.append(plan)
+    if not tensors:
+        return FunctionPlan(p, plain, (), "no conversion applies")
+    return FunctionPlan(p, tuple(args), tuple(tensors), "")
+
+
+def plan_adaptor(rv: ResolvedVendor, protos: Prototypes) -> AdaptorPlan:
+    casts: dict[str, CastPlan] = {}
+    functions = tuple(plan_function(protos.get(n), rv.vendor, casts) for n in functions_of(rv, protos))
+    declared = tuple(protos.get(n) for n in sorted({f.name for f in functions} | set(CONVERSION_PRIMITIVES)))
+    return AdaptorPlan(functions, tuple(casts[k] for k in sorted(casts)), declared,
+                       tuple(sorted({d.header for d in declared})))

@@ -1,0 +1,87 @@
+"""Every op of a vendor with its final settings and where each came from.
+Precedence: CLI flag > vendor per-op override > vendor default > catalog
+entry > built-in default. A catalog entry that marks an op as not comparable
+(autocompare: false), without CPU fallback (fallback_to_cpu: false) or
+without a device guard (device_guard: false) states a fact about the op and
+always wins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen.interfaces.aten import op_of
+from deeplink_gen.model import (
+    BUILTIN_DEFAULTS, FACTS, SWITCHES, CatalogEntry, ResolvedOp, ResolvedVendor, Setting, Skipped, TorchVersion,
+    Vendor, Workspace,
+)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the command line decides (None: not given)."""
+
+    autocompare: bool | None = None
+    shards: int | None = None
+
+
+def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: Choices, origin: str) -> Setting[bool]:
+    fact = getattr(entry, name) if name in FACTS else None
+    if fact is not None and fact.value is False:
+        return Setting(False, origin, fact.loc)
+    if name == "autocompare" and cli.autocompare is not None:
+        return Setting(cli.autocompare, "command line")
+    override = vendor.override(entry.op)
+    stated = override.switch(name) if override is not None else None
+    if stated is not None:
+        return Setting(stated.value, "vendor op override", stated.loc)
+    default = vendor.default(name)
+    if default is not None:
+        return Setting(default.value, "vendor default", default.loc)
+    return Setting(BUILTIN_DEFAULTS[name], "built-in default")
+
+
+def _op_flag(name: str, entry: CatalogEntry, vendor: Vendor, origin: str) -> Setting[bool]:
+    """`enabled` or `register`: vendor op override > catalog (or replacement) > true."""
+    stated, overridden = vendor.op_flag(name, entry)
+    if stated is None:
+        return Setting(True, "built-in default")
+    return Setting(stated.value, "vendor op override" if overridden else origin, stated.loc)
+
+
+def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting[str] | None:
+    """The memory format for the op's placeholders: a per-op override, else
+    the vendor's layouts for the op's DIOPI function."""
+    override = vendor.override(entry.op)
+    if override is not None and override.memory_format is not None:
+        return Setting(override.memory_format.value, "vendor op override", override.memory_format.loc)
+    found = vendor.layouts.memory_format(entry.call.function)
+    if found is None:
+        return None
+    value, loc, source = found
+    return Setting(value, source, loc)
+
+
+def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: Choices = Choices()) -> ResolvedVendor:
+    ops, skipped = [], []
+    for catalog_entry in ws.catalog.entries:
+        entry = vendor.definition(catalog_entry)
+        replaced = entry is not catalog_entry
+        origin = "vendor replace" if replaced else "catalog"
+        if entry.torch is not None and not entry.torch.admits(torch_version):
+            skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
+            continue
+        settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
+        settings += (("register", _op_flag("register", entry, vendor, origin)),)
+        override = vendor.override(entry.op)
+        ops.append(ResolvedOp(entry, op_of(entry), _op_flag("enabled", entry, vendor, origin), settings,
+                              _memory_format(entry, vendor), catalog_entry if replaced else None,
+                              override.reason if override is not None else ""))
+    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))
+
+
+def _shards(vendor: Vendor, cli: Choices) -> Setting[int]:
+    if cli.shards is not None:
+        return Setting(cli.shards, "command line")
+    if vendor.shards is not None:
+        return Setting(vendor.shards.value, "vendor default", vendor.shards.loc)
+    return Setting(1, "built-in default")

@@ -1,0 +1,72 @@
+"""Where every rendered file goes, relative to generated/<vendor>/ (laid
+out like the upstream trees, so the output can be overlaid on a checkout)."""
+
+from __future__ import annotations
+
+from deeplink_gen.model import Vendor
+
+KERNELS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
+MANIFEST = "manifest.json"
+ONBOARDING_DIR = "onboarding"
+
+
+def kernels(shards: int) -> list[str]:
+    """AutoGenedKernels.cpp for one shard (DIPU's name), else AutoGenedKernels_<i>.cpp."""
+    if shards <= 1:
+        return [f"{KERNELS_DIR}/AutoGenedKernels.cpp"]
+    return [f"{KERNELS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(shards)]
+
+
+def vendor_dir(vendor: Vendor) -> str:
+    return f"dipu/torch_dipu/csrc_dipu/vendor/{vendor.name}"
+
+
+def class_prefix(vendor: Vendor) -> str:
+    """The vendor name in CamelCase, as DIPU names its generator class."""
+    return "".join(part.capitalize() for part in vendor.name.split("_"))
+
+
+def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
+    """The files render writes into the vendor folder, by their name inside it."""
+    names = {}
+    if vendor.runtime is not None:
+        for key, name in (("vendorapi", "vendorapi.h"), ("device", "deviceimpl.cpp"),
+                          ("comm", "communicatorimpl.cpp"), ("generator", f"{class_prefix(vendor)}GeneratorImpl.cpp")):
+            names[key] = name
+    if vendor.build is not None:
+        names["cmake"] = "CMakeLists.txt"
+        names["find"] = f"cmake/Find{vendor.build.toolkit.name}.cmake"
+    return names
+
+
+def in_vendor_dir(vendor: Vendor, name: str) -> str:
+    return f"{vendor_dir(vendor)}/{name}"
+
+
+def diopi_impl_dir(vendor: Vendor) -> str:
+    return f"dipu/third_party/DIOPI/impl/{vendor.identity.diopi_impl}"
+
+
+def adaptor(vendor: Vendor, name: str) -> str:
+    return f"{diopi_impl_dir(vendor)}/adaptor/{name}"
+
+
+def convert_config(vendor: Vendor) -> str:
+    return f"{diopi_impl_dir(vendor)}/convert_config.yaml"
+
+
+def device_configs(vendor: Vendor) -> str:
+    return f"{diopi_impl_dir(vendor)}/device_configs.py"
+
+
+def conform_test(vendor: Vendor) -> str:
+    return f"{diopi_impl_dir(vendor)}/test/conform_test.cpp"
+
+
+def pytorch_config(vendor: Vendor) -> str:
+    """DIPU's test base picks the file by the lower-cased device type."""
+    return f"dipu/tests/pytorch_config_{vendor.identity.device_type.lower()}.py"
+
+
+def onboarding(name: str) -> str:
+    return f"{ONBOARDING_DIR}/{name}"

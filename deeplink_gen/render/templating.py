@@ -1,0 +1,47 @@
+"""The Jinja environment: templates are compiled once per process, undefined
+names are errors, and every file starts with the @generated header line.
+The plan's enums are globals, so templates compare kinds, not strings."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import jinja2
+from torchgen.model import SchemaKind
+
+from deeplink_gen.model import DiopiArgKind
+from deeplink_gen.plan.args import ArgKind
+from deeplink_gen.plan.kernels import CpuUse, ValueKind
+
+# Assembled so that this source file is not itself marked as generated.
+GENERATED = "@" + "generated"
+
+
+def cstr(text: str) -> str:
+    """A C string literal for *text*."""
+    return json.dumps(str(text), ensure_ascii=True)
+
+
+def header(comment: str, source: str) -> str:
+    return f"{comment} {GENERATED} by deeplink-gen from {source}. DO NOT EDIT."
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("deeplink_gen", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.globals.update(header=header, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
+    env.filters["rstrip"] = lambda text: str(text).rstrip()
+    env.filters["cstr"] = cstr
+    return env
+
+
+def render(template: str, **context) -> str:
+    return environment().get_template(template).render(**context)

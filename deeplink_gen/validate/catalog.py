@@ -1,0 +1,179 @@
+"""Checks of catalog entries (and of vendors' replacement entries) that a
+schema cannot express: the op exists in torch, the call names a DIOPI
+function with the right arity and only known names, every fresh return is
+allocated, settings do not contradict each other."""
+
+from __future__ import annotations
+
+from torchgen.model import SchemaKind
+
+from deeplink_gen.cpptext import referenced_names
+from deeplink_gen.errors import Diagnostics, did_you_mean, display_path
+from deeplink_gen.interfaces import aten
+from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes
+from deeplink_gen.plan.args import HANDLE, TENSOR_HANDLES, ArgKind
+from deeplink_gen.plan.signature import OpSignature, derived_names, signature_of
+from deeplink_gen.validate.context import Context
+from deeplink_gen.validate.schemas import schemas_agree
+
+# What torchgen raises on a schema it cannot read.
+_SCHEMA_ERRORS = (AssertionError, RuntimeError, ValueError, KeyError, IndexError)
+
+
+def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnostics, *, arity: bool = True) -> None:
+    """A call names an existing DIOPI operator and passes as many arguments as it takes."""
+    if not call.function.startswith("diopi"):
+        diags.add(call.loc, where, f"'{call.function}' is not a DIOPI function (diopi...)")
+        return
+    p = protos.get(call.function)
+    if p is None:
+        diags.add(call.loc, where, f"'{call.function}' is not a DIOPI operator in the DIOPI prototypes "
+                                   f"({display_path(protos.source)}){did_you_mean(call.function, protos.names())}")
+    elif arity and len(call.args) != len(p.params):
+        diags.add(call.loc, where, f"{call.function} takes {len(p.params)} arguments ({p.params_text}); "
+                                   f"the call passes {len(call.args)}")
+
+
+def _signature(entry: CatalogEntry, diags: Diagnostics) -> OpSignature | None:
+    """The entry's op and signature, or None after reporting why there is none."""
+    where = entry.where
+    op = aten.op_of(entry)
+    if op is None:
+        diags.add(entry.loc, where, f"'{entry.op}' is not an op of the installed torch"
+                                    f"{did_you_mean(entry.op, aten.op_index())}"
+                                    " (a DIPU-private helper needs schema: and register: false)")
+        return None
+    if op.helper:
+        try:
+            parsed = aten.function_schema(op)
+        except _SCHEMA_ERRORS as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            diags.add(entry.schema_text.loc, where + ("schema",), f"not a valid ATen schema: {first}")
+            return None
+        if str(parsed.name) != entry.op:
+            diags.add(entry.schema_text.loc, where + ("schema",), f"the schema names '{parsed.name}', not '{entry.op}'")
+            return None
+    returns = aten.function_schema(op).returns
+    if entry.returns and len(entry.returns) != len(returns):
+        diags.add(entry.key_loc("returns"), where + ("returns",),
+                  f"{entry.op} has {len(returns)} return(s), not {len(entry.returns)}")
+        return None
+    if entry.schema_text is not None and not op.helper and not schemas_agree(entry.schema_text.value, op.schema):
+        diags.add(entry.schema_text.loc, where + ("schema",), f"schema differs from the installed torch's: {op.schema}")
+    return signature_of(op, entry.returns)
+
+
+def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:
+    sig = _signature(entry, diags)
+    if sig is None:
+        return
+    where = entry.where
+    params = {p.name: p for p in sig.params}
+    fresh = [r.name for r in sig.fresh_returns]
+    handles = [n for n, _ in entry.ins] + list(entry.outs)
+    declared = set(entry.locals) | set(handles) | set(entry.sizes)
+    declared |= {n + HANDLE for n in handles} | {n + ArgKind.SIZES.local for n in entry.sizes}
+    for key, names in (("locals", entry.locals), ("ins", [n for n, _ in entry.ins]), ("outs", entry.outs),
+                       ("sizes", entry.sizes)):
+        for name in names:
+            if name in params:
+                diags.add(entry.key_loc(key), where + (key,),
+                          f"'{name}' is an argument of {entry.op}, not a local of the custom code")
+    for name in sorted(set(entry.locals) & (set(handles) | set(entry.sizes))):
+        diags.add(entry.key_loc("locals"), where + ("locals",),
+                  f"'{name}' is listed under ins/outs/sizes, which already declares it as a local")
+    if declared and not entry.code:
+        diags.add(entry.loc, where + ("code",),
+                  "locals/ins/outs/sizes name variables of the custom code, but the entry has no code:")
+    known = set(params) | set(fresh) | {"ctx"} | declared | set(derived_names(sig))
+    call = entry.call
+    if not call.args or call.args[0].text != "ctx":
+        diags.add(call.loc, where + ("call",), "the first argument of a DIOPI call must be 'ctx'")
+    # A dummy call is never compiled: only its function name is used (for registration).
+    dummy = entry.flag("dummy_call")
+    check_call(call, where + ("call",), ctx.protos, diags, arity=not dummy)
+    if not dummy:
+        for arg in call.args:
+            for name in referenced_names(arg.text):
+                if name not in known:
+                    diags.add(call.loc, where + ("call",),
+                              f"'{name}' is not an argument of {entry.op}{did_you_mean(name, known)}"
+                              f" (arguments: {', '.join(sorted(known - {'ctx'}))})")
+    for name, _expr in entry.alloc:
+        if name not in fresh:
+            what = f"fresh returns are: {', '.join(fresh)}" if fresh else "the op returns no fresh tensor"
+            diags.add(entry.key_loc(f"alloc.{name}"), where + ("alloc", name),
+                      f"'{name}' is not a fresh return of {entry.op} ({what})")
+    for ret in sig.fresh_returns:
+        if ret.name in entry.locals and entry.alloc_for(ret.name) is not None:
+            diags.add(entry.key_loc(f"alloc.{ret.name}"), where + ("alloc", ret.name),
+                      f"'{ret.name}' is allocated here and also listed under locals (declared by the code)")
+        elif ret.name not in entry.locals and entry.alloc_for(ret.name) is None:
+            what = "a new tensor" if ret.is_tensor else "a new value"
+            diags.add(entry.loc, where + ("alloc",),
+                      f"{entry.op} returns {what} '{ret.name}': say how to allocate it under alloc:"
+                      f" or declare it in code.beginning and list it under locals:")
+    checkable = {p.name for p in sig.params if p.kind in TENSOR_HANDLES}
+    checkable |= set(handles) | {r.name for r in sig.fresh_returns if r.is_tensor}
+    for name in entry.no_device_check:
+        if name not in checkable:
+            diags.add(entry.key_loc("no_device_check"), where + ("no_device_check",),
+                      f"'{name}' is not a device-checked tensor of {entry.op}{did_you_mean(name, checkable)}")
+    _check_switches(entry, sig, diags)
+    guard = entry.device_guard.value if entry.device_guard else None
+    if isinstance(guard, str):
+        param = params.get(guard)
+        if param is None or param.kind not in TENSOR_HANDLES:
+            diags.add(entry.device_guard.loc, where + ("device_guard",), f"'{guard}' is not a tensor argument of {entry.op}")
+
+
+def _check_switches(entry: CatalogEntry, sig: OpSignature, diags: Diagnostics) -> None:
+    """Settings that contradict each other; both places are named."""
+    where = entry.where
+    if entry.flag("dummy_call") and not any(h in dict(entry.code) for h in ("beginning", "before_call")):
+        diags.add(entry.dummy_call.loc, where + ("dummy_call",),
+                  "dummy_call skips DIOPI, so code.beginning or code.before_call must do the work")
+    if entry.flag("dummy_call") and entry.fallback_to_cpu is not None and entry.fallback_to_cpu.value:
+        diags.add(entry.fallback_to_cpu.loc, where + ("fallback_to_cpu",),
+                  f"the CPU-fallback block can never run: dummy_call is set at {entry.dummy_call.loc}")
+    if entry.flag("force_fallback") and not entry.flag("custom_fallback"):
+        diags.add(entry.force_fallback.loc, where + ("force_fallback",),
+                  "force_fallback needs custom_fallback: true (it forces the custom fallback)")
+    if not entry.is_registered_here:
+        for key in ("custom_fallback", "autocompare"):
+            other = getattr(entry, key)
+            if other is not None and other.value:
+                diags.add(other.loc, where + (key,),
+                          f"{key} has no effect: the op is not registered (register: false at {entry.register.loc})")
+        if entry.autograd is not None:
+            diags.add(entry.autograd.loc, where + ("autograd",),
+                      f"an autograd op must be registered (register: false at {entry.register.loc})")
+    if entry.autograd is not None and sig.kind != SchemaKind.functional:
+        diags.add(entry.autograd.loc, where + ("autograd",),
+                  f"autograd wraps functional ops only; {entry.op} is {sig.kind.name}")
+
+
+def check_autograd(entry: CatalogEntry, catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+    """autograd.backward/forward name ops of the catalog that apply to the
+    chosen torch (their wrappers are called)."""
+    if entry.autograd is None:
+        return
+    for key, ref in entry.autograd.ops():
+        target = catalog.get(ref.value)
+        if target is None:
+            diags.add(ref.loc, entry.where + ("autograd", key),
+                      f"'{ref.value}' is not in the op catalog (its wrapper is called)"
+                      f"{did_you_mean(ref.value, catalog.names())}")
+        elif not ctx.applies(target):
+            diags.add(ref.loc, entry.where + ("autograd", key),
+                      f"'{ref.value}' does not apply to torch {ctx.torch_version} (torch: '{target.torch.text}' at "
+                      f"{target.torch.loc}), but {entry.op} calls its wrapper")
+
+
+def check_duplicates(catalog: Catalog, diags: Diagnostics) -> None:
+    first: dict[str, CatalogEntry] = {}
+    for entry in catalog.entries:
+        if entry.op in first:
+            diags.add(entry.loc, entry.where, f"'{entry.op}' is already defined at {first[entry.op].loc}")
+        else:
+            first[entry.op] = entry

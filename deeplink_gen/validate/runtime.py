@@ -1,0 +1,163 @@
+"""Checks of a vendor's runtime section: every strong DIPU symbol is
+defined, every checker named is declared, every call template names only
+names the function provides, and each pattern fits its function."""
+
+from __future__ import annotations
+
+import re
+
+from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.interfaces.dipu import (
+    COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, PATTERN_NAMES, STRUCT_FIELDS,
+    SUCCESS_RETURN, placeholders,
+)
+from deeplink_gen.model import CallTemplate, Impl, RuntimeSpec
+
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
+C_TYPE = re.compile(r"^(const\s+)?((unsigned|signed|long|short)\s+)*[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\s*\*)*$")
+_CALL = re.compile(r"^\s*([^\s(]+)\s*\((.*)\)\s*$", re.S)
+
+# Which functions each pattern applies to, and the template keys it needs.
+PATTERN_RULES = {
+    "stream_priority": (("createStream",), ("plain",)),
+    "set_device": (("destroyStreamOnDevice", "resetDevice"), ("calls",)),
+    "not_null": (("streamNotNull",), ()),
+    "query": (("isStreamEmpty", "getEventStatus"), ("calls",)),
+    "query_status": (("isStreamEmpty", "getEventStatus"), ("calls",)),
+    "malloc": (("mallocDevice",), ("calls",)),
+    "peer_copy": (("memCopyD2D", "memCopyD2DAsync"), ("same_device",)),
+    "struct": (("getDeviceProperties", "getDeviceStatus"), ("calls", "fields")),
+    "version": (("getDriverVersion", "getRuntimeVersion"), ("calls",)),
+}
+
+
+def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
+    """Why *t* is not acceptable, given the placeholder names it may use."""
+    out = []
+    stripped = t.without_holes()
+    depth = 0
+    for ch in stripped:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        out.append(f"unbalanced parentheses in '{t.text}'")
+    if "{" in stripped or "}" in stripped:
+        out.append(f"stray brace in '{t.text}' (write {{{{ or }}}} for a literal brace)")
+    if t.is_call:
+        m = _CALL.match(t.text)
+        if not m:
+            out.append(f"'{t.text}' is not a call (expected name(arguments))")
+        elif not QUALIFIED.match(m.group(1)):
+            out.append(f"call name '{m.group(1)}' is not a C identifier")
+    for name in t.placeholders():
+        if not IDENT.match(name):
+            out.append(f"'{{{name}}}' is not a placeholder (placeholders are C identifiers)")
+        elif name not in allowed:
+            out.append(f"unknown parameter '{{{name}}}'{did_you_mean(name, allowed)}"
+                       f" (available: {', '.join(sorted(allowed)) or 'none'})")
+    return out
+
+
+def _where(impl: Impl) -> tuple:
+    return ("runtime", impl.function.section, "functions", impl.function.key)
+
+
+def check_runtime(spec: RuntimeSpec, diags: Diagnostics) -> None:
+    checker_names = [c.name for c in spec.checkers]
+
+    def check_ref(name, loc, path):
+        if name is not None and spec.checker(name) is None:
+            diags.add(loc, path, f"checker '{name}' is not defined under runtime.checkers"
+                                 f"{did_you_mean(name, checker_names)}")
+
+    check_ref(spec.device_checker, spec.device_checker_loc, ("runtime", "device", "checker"))
+    check_ref(spec.comm.checker, spec.comm.checker_loc, ("runtime", "comm", "checker"))
+    check_ref(spec.diopi_test.checker, spec.diopi_test.loc, ("runtime", "diopi_test", "checker"))
+    for section, functions, impls, loc in (
+        ("device", DEVICE_FUNCTIONS, spec.device_impls, spec.loc),
+        ("comm", COMM_FUNCTIONS, spec.comm.impls, spec.comm.loc),
+    ):
+        have = {i.function.key for i in impls}
+        for fn in functions:
+            if fn.strong and fn.key not in have:
+                diags.add(loc, ("runtime", section, "functions"),
+                          f"strong DIPU function '{fn.key}' ({fn.signature()}) is not defined; "
+                          f"write '{fn.key}: unsupported' to stub it")
+    for c in spec.checkers:
+        if c.message_call is not None:
+            for msg in template_problems(c.message_call, set()):
+                diags.add(c.message_call.loc, ("runtime", "checkers", c.name, "message_call"), msg)
+    for impl in spec.device_impls + spec.comm.impls:
+        _check_impl(spec, impl, diags, check_ref)
+    kinds = dict(spec.memcpy_kinds)
+    for impl in spec.device_impls:
+        direction = MEMCPY_KIND.get(impl.function.key)
+        if direction and direction not in kinds and any("kind" in t.placeholders() for t in impl.all_templates()):
+            diags.add(impl.loc, _where(impl), f"uses {{kind}} but runtime.device.memcpy_kinds has no {direction}")
+    for t in spec.diopi_test.init + spec.diopi_test.finalize:
+        for msg in template_problems(t, set()):
+            diags.add(t.loc, "runtime.diopi_test", msg)
+    for name, t in spec.diopi_test.overrides:
+        fn = FUNCTIONS[DIOPI_TEST_SOURCES[name]]
+        for msg in template_problems(t, placeholders(fn)):
+            diags.add(t.loc, ("runtime", "diopi_test", "functions", name), msg)
+
+
+def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) -> None:
+    fn = impl.function
+    where = _where(impl)
+    if impl.checker_loc is not None:
+        check_ref(impl.checker, impl.checker_loc, where + ("checker",))
+    allowed = placeholders(fn)
+    for name, ctype in impl.locals:
+        if not IDENT.match(name):
+            diags.add(impl.loc, where + ("locals", name), f"'{name}' is not a C identifier")
+        elif name in allowed:
+            diags.add(impl.loc, where + ("locals", name), f"local '{name}' shadows a parameter")
+        if not C_TYPE.match(ctype):
+            diags.add(impl.loc, where + ("locals", name), f"'{ctype}' is not a C type name")
+        allowed.add(name)
+    if impl.pattern:
+        allowed |= set(PATTERN_NAMES.get(impl.pattern, ()))
+    for t in impl.all_templates():
+        for msg in template_problems(t, allowed):
+            diags.add(t.loc, where, msg)
+    if impl.kind == "call" and impl.ret is None and fn.returns not in SUCCESS_RETURN:
+        diags.add(impl.loc, where, f"{fn.name} returns {fn.returns}: add return: <expression> (or use a pattern)")
+    if impl.kind != "pattern":
+        return
+    fits, needs = PATTERN_RULES[impl.pattern]
+    if fn.key not in fits:
+        diags.add(impl.loc, where + ("pattern",), f"pattern '{impl.pattern}' applies to {', '.join(fits)}, not {fn.key}")
+        return
+    for need in needs:
+        present = bool(impl.calls) if need == "calls" else bool(impl.fields) if need == "fields" \
+            else impl.template(need) is not None
+        if not present:
+            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs '{'call' if need == 'calls' else need}'")
+    checker = spec.checker(impl.checker)
+    if impl.pattern in ("query", "malloc"):
+        if checker is None:
+            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs a checker")
+        elif impl.pattern == "query" and not checker.not_ready:
+            diags.add(checker.loc, ("runtime", "checkers", checker.name),
+                      f"pattern 'query' (in {fn.key}) needs not_ready codes on this checker")
+        elif impl.pattern == "malloc" and not checker.out_of_memory:
+            diags.add(checker.loc, ("runtime", "checkers", checker.name),
+                      f"pattern 'malloc' (in {fn.key}) needs out_of_memory on this checker")
+    if impl.pattern == "query_status":
+        if not impl.status_type or not C_TYPE.match(impl.status_type):
+            diags.add(impl.loc, where + ("status_type",), "query_status needs status_type: a C type name")
+        if not impl.names:
+            diags.add(impl.loc, where, "query_status needs ready: [status values meaning done]")
+    if impl.pattern == "struct":
+        fields = STRUCT_FIELDS[fn.returns]
+        for name, t in impl.fields:
+            if name not in fields:
+                diags.add(t.loc, where + ("fields", name),
+                          f"{fn.returns} has no field '{name}'{did_you_mean(name, fields)} (fields: {', '.join(fields)})")
+    for name in impl.names:
+        if not QUALIFIED.match(name):
+            diags.add(impl.loc, where, f"'{name}' is not a C identifier")

@@ -1,0 +1,94 @@
+"""Checks of a vendor file against the catalog and the other vendors: its
+name matches its file, its overrides name catalog ops and agree with the
+facts the catalog states, custom code only calls wrappers the vendor keeps,
+and no two vendors share a device type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deeplink_gen.cpptext import mentioned_wrappers
+from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.model import Catalog, OpOverride, Vendor
+from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.validate.context import Context
+
+
+def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
+    stem = Path(vendor.path).stem
+    if vendor.name != stem:
+        diags.add(vendor.identity.name_loc, ("vendor", "name"),
+                  f"vendor name '{vendor.name}' must match the file name '{stem}.yaml'")
+
+
+def check_overrides(vendor: Vendor, catalog: Catalog, diags: Diagnostics) -> None:
+    for o in vendor.overrides:
+        entry = catalog.get(o.op)
+        if entry is None:
+            diags.add(o.loc, ("ops", o.op), f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
+            continue
+        if o.replace is not None:
+            _check_replacement(o, diags)
+            entry = o.replace
+        source = "the vendor's replacement" if o.replace is not None else "the catalog"
+        wanted = o.switch("autocompare")
+        if wanted and wanted.value and entry.autocompare is not None and not entry.autocompare.value:
+            diags.add(wanted.loc, ("ops", o.op, "autocompare"),
+                      f"conflicts with {source}, which marks {o.op} as not comparable at {entry.autocompare.loc}")
+        register = o.register if o.register is not None else entry.register
+        if register is not None and not register.value and wanted is not None and wanted.value:
+            diags.add(wanted.loc, ("ops", o.op, "autocompare"),
+                      f"an unregistered op has no autocompare twin (register: false at {register.loc})")
+        wanted = o.switch("fallback_to_cpu")
+        if wanted and wanted.value and entry.fallback_to_cpu is not None and not entry.fallback_to_cpu.value:
+            diags.add(wanted.loc, ("ops", o.op, "fallback_to_cpu"),
+                      f"conflicts with {source}, which marks {o.op} as having no CPU fallback at "
+                      f"{entry.fallback_to_cpu.loc}")
+
+
+def _check_replacement(o: OpOverride, diags: Diagnostics) -> None:
+    """A setting given both in a replacement and beside it is an error naming both places."""
+    for key in ("enabled", "register"):
+        outer, inner = getattr(o, key), getattr(o.replace, key)
+        if outer is not None and inner is not None:
+            diags.add(inner.loc, ("ops", o.op, "replace", key), f"'{key}' is also set beside replace: at {outer.loc}; say it once")
+
+
+def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+    """An op this vendor renders whose custom code or autograd calls the
+    wrapper of an op it does not render (disabled, or outside the torch
+    version) would not compile: report both places."""
+    by_wrapper = {wrapper_name(e.op): e for e in catalog.entries}
+    for entry in catalog.entries:
+        effective = vendor.definition(entry)
+        if not vendor.keeps(entry)[0] or not ctx.applies(effective):
+            continue
+        uses = []
+        for hook, text in effective.code:
+            uses += [(name, text.loc, f"code.{hook}") for name in sorted(mentioned_wrappers(text.value))]
+        if effective.autograd is not None:
+            uses += [(wrapper_name(ref.value), ref.loc, "autograd") for _, ref in effective.autograd.ops()]
+        for name, loc, where in uses:
+            base = name.removesuffix("_autocompare").removesuffix("_wrapper")
+            target = by_wrapper.get(name) or by_wrapper.get(base)
+            if target is None or target.op == entry.op:
+                continue
+            kept, off_loc = vendor.keeps(target)
+            if not kept:
+                diags.add(off_loc, ("ops", target.op, "enabled"),
+                          f"{target.op} is disabled for {vendor.name}, but {entry.op} calls {name} ({where} at {loc})")
+            elif not ctx.applies(vendor.definition(target)):
+                gate = vendor.definition(target).torch
+                diags.add(gate.loc, target.where + ("torch",),
+                          f"{target.op} does not apply to torch {ctx.torch_version}, but {entry.op} calls {name} "
+                          f"({where} at {loc})")
+
+
+def check_unique_identity(vendors: tuple[Vendor, ...], diags: Diagnostics) -> None:
+    seen: dict[str, Vendor] = {}
+    for v in vendors:
+        other = seen.get(v.identity.device_type)
+        if other is not None:
+            diags.add(v.identity.loc, ("vendor", "device_type"),
+                      f"device type '{v.identity.device_type}' is also used by {other.path}")
+        seen[v.identity.device_type] = v
