@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import INCLUDE, REPO, run_cli
+from helpers import INCLUDE, REPO, replace_section, run_cli
 
 VENDORS = ("ascend", "camb", "droplet")
 
@@ -153,17 +152,6 @@ def test_preferred_memory_format():
 
 # ---- validation errors, each exit 1 with file:line
 
-def _append(workspace: Path, vendor: str, text: str) -> tuple[Path, int]:
-    path = workspace / "vendors" / f"{vendor}.yaml"
-    data = path.read_text()
-    for key in ("dtypes", "layouts"):
-        if re.search(rf"^{key}:", text, re.M):
-            data = re.sub(rf"^{key}:\n(?:[ #].*\n|\n)*", "", data, flags=re.M)
-    base = data.count("\n") + 1
-    path.write_text(data + "\n" + text)
-    return path, base
-
-
 CASES = [
     ("unknown dtype", "dtypes:\n  supported: [float32, int128]\n", 2,
      r"dtypes\.supported\[1\]: 'int128' is not one of"),
@@ -189,9 +177,9 @@ CASES = [
 
 @pytest.mark.parametrize("name,text,line,message", CASES, ids=[c[0] for c in CASES])
 def test_conversion_errors(workspace, name, text, line, message):
-    path, base = _append(workspace, "droplet", text)
+    base = replace_section(workspace / "vendors" / "droplet.yaml", text)
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 1, result.output
-    assert re.search(rf"vendors/droplet\.yaml:{base + line - 1 + 1}:\d+: error: .*{message}", result.output), \
+    assert re.search(rf"vendors/droplet\.yaml:{base + line - 1}:\d+: error: .*{message}", result.output), \
         result.output
     assert "Traceback" not in result.output

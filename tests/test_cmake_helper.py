@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO
+from helpers import KERNELS, REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("deeplink-gen") is None,
                                 reason="needs cmake and the installed deeplink-gen command")

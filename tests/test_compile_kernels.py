@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO, syntax_check
+from helpers import KERNELS, REPO, syntax_check
 
 VENDORS = ("ascend", "camb", "droplet")
 STRICT = ["-Wall", "-Wextra", "-Werror"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import INCLUDE, REPO, run_cli
+from helpers import INCLUDE, REPO, run_cli
 
 SNAPSHOT = REPO / "deeplink_gen" / "interfaces" / "data" / "diopi_prototypes.yaml"
 

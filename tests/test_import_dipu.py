@@ -14,7 +14,7 @@ import pytest
 import yaml
 from torchgen.model import FunctionSchema
 
-from conftest import KERNELS, REPO, run_cli, syntax_check
+from helpers import KERNELS, REPO, run_cli, syntax_check
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 FUNCTIONS = FIXTURES / "diopi_functions.yaml"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO, run_cli, syntax_check
+from helpers import KERNELS, REPO, run_cli, syntax_check
 
 FEATURES = REPO / "tests" / "fixtures" / "kernels" / "features"
 GOLDEN = REPO / "tests" / "fixtures" / "kernels" / "golden" / "features.droplet.AutoGenedKernels.cpp"

@@ -9,7 +9,7 @@ from pathlib import Path
 from textwrap import dedent, indent
 
 
-from conftest import run_cli
+from helpers import error_lines, line_of as line_in, run_cli
 
 VENDOR = dedent("""\
     vendor:
@@ -28,15 +28,11 @@ def make(tmp_path: Path, catalog: str, vendor: str = VENDOR) -> Path:
 
 
 def errors(ws: Path) -> list[str]:
-    result = run_cli("validate", cwd=ws)
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    return [line for line in result.stderr.splitlines() if ": error: " in line]
+    return error_lines(run_cli("validate", cwd=ws))
 
 
 def line_of(ws: Path, needle: str, file: str = "catalog/ops.yaml") -> int:
-    lines = (ws / file).read_text().splitlines()
-    return next(i for i, text in enumerate(lines, 1) if needle in text)
+    return line_in(ws / file, needle)
 
 
 def test_valid_vocabulary_passes(tmp_path: Path):

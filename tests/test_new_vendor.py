@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INCLUDE, KERNELS, REPO, run_cli, run_subprocess, syntax_check, torch_include_flags
+from helpers import (
+    INCLUDE, KERNELS, REPO, copy_workspace, run_cli, run_subprocess, syntax_check, torch_include_flags,
+    vendor_dir,
+)
 
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
@@ -29,25 +32,14 @@ HELPER_H = "#pragma once\r\nint tangyHelper();\r\n"       # CRLF on purpose: cop
 HELPER_CPP = '#include "tangy_helpers.h"\nint tangyHelper() { return 1; }\n'
 
 
-def _copy_workspace(dest: Path) -> Path:
-    dest.mkdir(parents=True)
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, dest / part)
-    return dest
-
-
 def _snapshot(root: Path) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
             for p in sorted(root.rglob("*"))}
 
 
-def vendor_dir(generated: Path, name: str) -> Path:
-    return generated / name / "dipu/torch_dipu/csrc_dipu/vendor" / name
-
-
 @pytest.fixture(scope="module")
 def scaffolded(tmp_path_factory) -> Path:
-    ws = _copy_workspace(tmp_path_factory.mktemp("newvendor") / "ws")
+    ws = copy_workspace(tmp_path_factory.mktemp("newvendor") / "ws")
     for name, (args, _) in MODES.items():
         result = run_cli("new-vendor", name, *args, cwd=ws)
         assert result.exit_code == 0, result.output
@@ -139,7 +131,7 @@ def test_sources_folder_is_copied_into_the_vendor_folder(scaffolded: Path):
 
 
 def test_a_source_named_like_a_rendered_file_is_an_error(tmp_path: Path):
-    ws = _copy_workspace(tmp_path / "ws")
+    ws = copy_workspace(tmp_path / "ws")
     assert run_cli("new-vendor", "acme", "--with-sources", cwd=ws).exit_code == 0
     (ws / "vendors/acme/deviceimpl.cpp").write_text("// mine\n")
     result = run_cli("render", "--vendor", "acme", cwd=ws)
@@ -151,7 +143,7 @@ def test_a_source_named_like_a_rendered_file_is_an_error(tmp_path: Path):
 def test_output_is_deterministic_and_prints_next_steps(tmp_path: Path):
     outputs = []
     for i in range(2):
-        ws = _copy_workspace(tmp_path / f"ws{i}")
+        ws = copy_workspace(tmp_path / f"ws{i}")
         result = run_cli("new-vendor", "acme", "--runtime-prefix", "tang", cwd=ws)
         assert result.exit_code == 0, result.output
         outputs.append((ws / "vendors/acme.yaml").read_bytes())
@@ -163,7 +155,7 @@ def test_output_is_deterministic_and_prints_next_steps(tmp_path: Path):
 
 
 def test_force_replaces_an_existing_vendor(tmp_path: Path):
-    ws = _copy_workspace(tmp_path / "ws")
+    ws = copy_workspace(tmp_path / "ws")
     result = run_cli("new-vendor", "droplet", "--force", cwd=ws)
     assert result.exit_code == 0, result.output
     assert "replaced" in result.stdout
@@ -190,7 +182,7 @@ def test_force_replaces_an_existing_vendor(tmp_path: Path):
     (("acme", "--like", "nosuch"), "no vendors/nosuch.yaml"),
 ])
 def test_bad_input_exits_1_and_writes_nothing(tmp_path: Path, args, message):
-    ws = _copy_workspace(tmp_path / "ws")
+    ws = copy_workspace(tmp_path / "ws")
     before = _snapshot(ws)
     result = run_cli("new-vendor", *args, cwd=ws)
     assert result.exit_code == 1, result.output
@@ -201,7 +193,7 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path: Path, args, message):
 
 
 def test_like_and_prefix_together_is_a_usage_error(tmp_path: Path):
-    ws = _copy_workspace(tmp_path / "ws")
+    ws = copy_workspace(tmp_path / "ws")
     result = run_cli("new-vendor", "acme", "--like", "droplet", "--runtime-prefix", "tang", cwd=ws)
     assert result.exit_code == 2
     assert not (ws / "vendors/acme.yaml").exists()
@@ -218,7 +210,7 @@ def test_unknown_context_keys_are_rejected():
 
 
 def test_cookiecutter_leaves_home_alone(tmp_path: Path):
-    ws = _copy_workspace(tmp_path / "ws")
+    ws = copy_workspace(tmp_path / "ws")
     home = tmp_path / "home"
     home.mkdir()
     before = _snapshot(ws)

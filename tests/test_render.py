@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO, run_cli, run_subprocess
+from helpers import KERNELS, REPO, run_cli, run_subprocess
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, run_cli
+from helpers import REPO, run_cli
 
 # Keys whose values are free text or C++ by design; every other string that is an
 # identifier in the bundled files is identifier-like and must reject C++ text.

@@ -12,15 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INCLUDE, REPO, torch_include_flags
+from helpers import INCLUDE, REPO, torch_include_flags, vendor_dir
 
 VENDORS = ("droplet", "camb", "ascend")
 SDK = INCLUDE / "sdk"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
-
-
-def vendor_dir(root: Path, vendor: str) -> Path:
-    return root / vendor / "dipu/torch_dipu/csrc_dipu/vendor" / vendor
 
 
 def _compile(source: Path, includes: list[str], torch: bool) -> subprocess.CompletedProcess:

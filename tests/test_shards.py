@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO, run_cli, syntax_check
+from helpers import KERNELS, REPO, run_cli, syntax_check
 
 OPS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
 BALANCE = 1.6

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KERNELS, REPO, run_cli
+from helpers import KERNELS, REPO, run_cli
 
 VENDOR = "camb"
 

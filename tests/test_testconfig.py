@@ -6,12 +6,11 @@ from __future__ import annotations
 import re
 import runpy
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from helpers import replace_section, run_cli
 
 STANDIN_SKIP = """\
 class Skip:
@@ -95,13 +94,6 @@ def test_pytorch_config_structure(rendered, standins):
     assert (rendered / "ascend" / "dipu/tests/pytorch_config_npu.py").is_file()
 
 
-def _append(workspace: Path, text: str) -> int:
-    path = workspace / "vendors" / "droplet.yaml"
-    data = re.sub(r"^tests:\n(?:[ #].*\n|\n)*", "", path.read_text(), flags=re.M)
-    path.write_text(data + text)
-    return data.count("\n") + 1
-
-
 CASES = [
     ("bad regex", "tests:\n  pytorch:\n    disabled:\n      TestX: [\"test_(\"]\n", 4,
      r"tests\.pytorch\.disabled\.TestX\[0\]: not a valid regular expression"),
@@ -117,7 +109,7 @@ CASES = [
 
 @pytest.mark.parametrize("name,text,line,message", CASES, ids=[c[0] for c in CASES])
 def test_tests_section_errors(workspace, name, text, line, message):
-    base = _append(workspace, text)
+    base = replace_section(workspace / "vendors" / "droplet.yaml", text)
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 1, result.output
     assert re.search(rf"vendors/droplet\.yaml:{base + line - 1}:\d+: error: {message}", result.output), result.output

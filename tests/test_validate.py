@@ -4,36 +4,18 @@ at its file, line and key with exit code 1 and no traceback."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from helpers import REPO, edit, error_lines, line_of, run_cli
 
 
 def test_bundled_workspace_validates(workspace: Path):
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 0, result.output
     assert "3 vendors (ascend, camb, droplet)" in result.output
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1))
-
-
-def _line_of(path: Path, needle: str) -> int:
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in {path}")
-
-
-def _errors(result) -> list[str]:
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    return [line for line in result.stderr.splitlines() if ": error: " in line]
 
 
 # Each case: file to edit, text to replace, replacement, the text on the reported line, expected message.
@@ -67,41 +49,41 @@ CASES = {
 def test_invalid_input_is_located(workspace: Path, case: str):
     rel, old, new, needle, pattern = CASES[case]
     path = workspace / rel
-    _edit(path, old, new)
-    errors = _errors(run_cli("validate", cwd=workspace))
+    edit(path, old, new)
+    errors = error_lines(run_cli("validate", cwd=workspace))
     matching = [e for e in errors if re.search(pattern, e)]
     assert matching, errors
-    line = _line_of(path, needle)
+    line = line_of(path, needle)
     assert any(e.startswith(f"{path}:{line}:") or f"{rel}:{line}:" in e for e in matching), (line, matching)
 
 
 def test_several_errors_in_one_run(workspace: Path):
-    _edit(workspace / "vendors/camb.yaml", "  device_type: MLU", "  device_typ: MLU")
-    _edit(workspace / "vendors/ascend.yaml", "  addmm.out:", "  addmn.out:")
-    _edit(workspace / "catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)", "diopiMm(ctx, out, self, mat3)")
-    errors = _errors(run_cli("validate", cwd=workspace))
+    edit(workspace / "vendors/camb.yaml", "  device_type: MLU", "  device_typ: MLU")
+    edit(workspace / "vendors/ascend.yaml", "  addmm.out:", "  addmn.out:")
+    edit(workspace / "catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)", "diopiMm(ctx, out, self, mat3)")
+    errors = error_lines(run_cli("validate", cwd=workspace))
     assert {e.split(":")[0].split("/")[-1] for e in errors} >= {"camb.yaml", "ascend.yaml", "reduce.yaml"}
 
 
 def test_conflicting_settings_name_both_locations(workspace: Path):
-    _edit(workspace / "catalog/reduce.yaml", "  mm.out:\n    call: diopiMm(ctx, out, self, mat2)",
+    edit(workspace / "catalog/reduce.yaml", "  mm.out:\n    call: diopiMm(ctx, out, self, mat2)",
           "  mm.out:\n    call: diopiMm(ctx, out, self, mat2)\n    autocompare: false")
-    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  mm.out:\n    autocompare: true\n")
-    errors = _errors(run_cli("validate", cwd=workspace))
+    edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  mm.out:\n    autocompare: true\n")
+    errors = error_lines(run_cli("validate", cwd=workspace))
     conflict = [e for e in errors if "conflicts with the catalog" in e]
     assert conflict and "catalog/reduce.yaml:" in conflict[0] and "vendors/camb.yaml:" in conflict[0]
 
 
 def test_vendor_name_must_match_file(workspace: Path):
-    _edit(workspace / "vendors/camb.yaml", "  name: camb", "  name: cambx")
-    errors = _errors(run_cli("validate", cwd=workspace))
+    edit(workspace / "vendors/camb.yaml", "  name: camb", "  name: cambx")
+    errors = error_lines(run_cli("validate", cwd=workspace))
     assert any("must match the file name 'camb.yaml'" in e for e in errors)
 
 
 def test_empty_and_non_mapping_files(workspace: Path):
     (workspace / "vendors/camb.yaml").write_text("")
     (workspace / "vendors/ascend.yaml").write_text("- just\n- a list\n")
-    errors = _errors(run_cli("validate", cwd=workspace))
+    errors = error_lines(run_cli("validate", cwd=workspace))
     assert any("camb.yaml" in e and "file is empty" in e for e in errors)
     assert any("ascend.yaml:1:1" in e and "expected a mapping" in e for e in errors)
 
@@ -121,13 +103,40 @@ def test_disabling_an_op_that_custom_code_calls(workspace: Path):
     """add.out's code calls the add.Scalar_out wrapper; disabling that op for a
     vendor would leave an undefined function in its kernels."""
     assert "dipu_add_scalar_out(" in (workspace / "catalog/pointwise.yaml").read_text()
-    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  add.Scalar_out:\n    enabled: false\n")
-    errors = _errors(run_cli("validate", cwd=workspace))
-    line = _line_of(workspace / "vendors/camb.yaml", "enabled: false")
+    edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n  add.Scalar_out:\n    enabled: false\n")
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    line = line_of(workspace / "vendors/camb.yaml", "enabled: false")
     hits = [e for e in errors if "add.Scalar_out is disabled for camb, but add.out calls dipu_add_scalar_out" in e]
     assert hits and f"camb.yaml:{line}:" in hits[0] and "catalog/pointwise.yaml:" in hits[0]
     # Disabling it for a vendor that also disables every caller is fine.
-    _edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n" + "".join(
+    edit(workspace / "vendors/camb.yaml", "ops:\n", "ops:\n" + "".join(
         f"  {op}:\n    enabled: false\n" for op in ("add.out", "add.Tensor", "add_.Tensor")))
     result = run_cli("validate", cwd=workspace)
     assert "add.Scalar_out is disabled" not in result.stderr, result.stderr
+
+
+def test_torch_gate_without_minor_version(workspace: Path):
+    """A gate bound must be X.Y or X.Y.Z; '>=2' is reported where it is written."""
+    path = edit(workspace / "catalog/pointwise.yaml", "  relu:\n    call: diopiRelu(ctx, out, self)\n",
+                "  relu:\n    torch: \">=2\"\n    call: diopiRelu(ctx, out, self)\n")
+    line = line_of(path, 'torch: ">=2"')
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(rf"pointwise\.yaml:{line}:\d+: error: ops\.relu\.torch: "
+                         r"expected a torch version condition", e) for e in errors), errors
+    # The file that failed is not half-read: no op of it is reported missing elsewhere.
+    assert not [e for e in errors if "not in the op catalog" in e], errors
+
+
+def test_autograd_backward_outside_the_torch_version(tmp_path: Path):
+    """An autograd op whose backward op is gated out of the chosen torch cannot
+    be rendered: validate and render both say so at autograd.backward."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REPO / "tests/fixtures/kernels/features", ws)
+    ops = edit(ws / "catalog/ops.yaml", "  convolution_transpose_backward:       # a DIPU-private helper",
+               "  convolution_transpose_backward:\n    torch: \"<2.0\"       # a DIPU-private helper")
+    line = line_of(ops, "      backward: convolution_transpose_backward")
+    for command in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*command, cwd=ws))
+        assert any(re.search(rf"ops\.yaml:{line}:\d+: error: ops\[conv_transpose2d\.input\]\.autograd\.backward: "
+                             r"'convolution_transpose_backward' does not apply to torch", e) for e in errors), errors
+    assert not (ws / "generated").exists()

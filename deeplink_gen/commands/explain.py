@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deeplink_gen import pipeline
-from deeplink_gen.errors import Diagnostic, Loc, UserError, did_you_mean
+from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
 from deeplink_gen.model import ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name

@@ -27,7 +27,7 @@ from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.load.workspace import read_documents
-from deeplink_gen.model import Catalog, Workspace
+from deeplink_gen.model import Workspace
 from deeplink_gen.paths import catalog_files, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render.templating import render
@@ -310,9 +310,8 @@ def _validate(root: Path, path: Path, name: str):
     diags.raise_if_any()
     cat_diags = Diagnostics()
     catalog = load_catalog(read_documents(catalog_files(root), "catalog", cat_diags), cat_diags)
-    if cat_diags:
-        catalog = Catalog((), ())            # a broken catalog is validate's business, not the scaffold's
-    ws = Workspace(root, catalog, (vendor,))
+    # A broken or missing catalog is validate's business, not the scaffold's.
+    ws = Workspace(root, catalog, (vendor,), catalog_complete=not cat_diags and bool(catalog.entries))
     try:
         pipeline.validate(ws, pipeline.Options(installed_torch_version()))
     except UserError as exc:

@@ -53,5 +53,6 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     diags.raise_if_any()
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
     catalog = load_catalog(read_documents(cat_paths, "catalog", diags), diags)
+    complete = not diags
     vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
-    return Workspace(root, catalog, vendors), diags.items
+    return Workspace(root, catalog, vendors, complete), diags.items

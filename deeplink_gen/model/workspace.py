@@ -14,6 +14,7 @@ class Workspace:
     root: Path
     catalog: Catalog
     vendors: tuple[Vendor, ...]
+    catalog_complete: bool = True     # False when a catalog file could not be loaded
 
     def vendor(self, name: str) -> Vendor:
         return next(v for v in self.vendors if v.name == name)

@@ -1,0 +1,105 @@
+"""What the tests share: the repository (the bundled workspace), the CLI
+in-process and as a process, editing a scratch workspace and finding lines
+in it, and a C++ syntax checker against torch's headers plus our own
+DIPU/DIOPI declaration headers."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from deeplink_gen.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+INCLUDE = REPO / "tests" / "include"
+KERNELS = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+
+
+def run_cli(*args: str, cwd: Path | None = None):
+    """Invoke the CLI in-process; returns click's Result (exit_code, stdout, stderr)."""
+    argv = list(args)
+    if cwd is not None:
+        argv = ["-C", str(cwd), *argv]
+    return CliRunner().invoke(main, argv, catch_exceptions=False)
+
+
+def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "deeplink_gen", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def copy_workspace(dest: Path) -> Path:
+    """A scratch copy of the bundled workspace (catalog and vendors, no output)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for part in ("catalog", "vendors"):
+        shutil.copytree(REPO / part, dest / part)
+    return dest
+
+
+def edit(path: Path, old: str, new: str) -> Path:
+    """Replace the first *old* in *path* by *new*; *old* must be there."""
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def line_of(path: Path, needle: str) -> int:
+    """The 1-based number of the first line of *path* that contains *needle*."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def replace_section(path: Path, text: str) -> int:
+    """Append *text* (top-level sections) to a YAML file after removing the
+    sections of the same names; returns the line where *text* starts."""
+    data = path.read_text()
+    for key in re.findall(r"^(\w+):", text, re.M):
+        data = re.sub(rf"^{key}:\n(?:[ #].*\n|\n)*", "", data, flags=re.M)
+    if not data.endswith("\n"):
+        data += "\n"
+    path.write_text(data + text)
+    return data.count("\n") + 1
+
+
+def error_lines(result) -> list[str]:
+    """The error lines of a run that must fail cleanly: exit 1, no traceback."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+def vendor_dir(generated: Path, vendor: str) -> Path:
+    """The rendered DIPU vendor folder of *vendor* under a generated/ root."""
+    return generated / vendor / "dipu/torch_dipu/csrc_dipu/vendor" / vendor
+
+
+def torch_include_flags() -> list[str]:
+    """torch's header directories, found without importing torch."""
+    spec = importlib.util.find_spec("torch")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    inc = root / "include"
+    # -isystem: warnings in torch's own headers are not ours to fix.
+    return ["-isystem", str(inc), "-isystem", str(inc / "torch" / "csrc" / "api" / "include"),
+            "-isystem", str(inc / "kineto")]
+
+
+def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),
+                 torch: bool = True) -> subprocess.CompletedProcess:
+    cmd = ["g++", "-std=c++17", "-fsyntax-only", "-D_GLIBCXX_USE_CXX11_ABI=1", *warnings,
+           f"-I{INCLUDE / 'dipu'}", f"-I{INCLUDE / 'diopi'}", f"-iquote{INCLUDE / 'dipu'}"]
+    if torch:
+        cmd += torch_include_flags()
+    cmd += [*extra, str(source)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
