@@ -5,12 +5,15 @@ DIPU/DIOPI declaration headers."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -85,6 +88,37 @@ def vendor_dir(generated: Path, vendor: str) -> Path:
     return generated / vendor / "dipu/torch_dipu/csrc_dipu/vendor" / vendor
 
 
+@functools.lru_cache(maxsize=1)
+def diopi_include() -> Path:
+    """DIOPI's proto headers (diopi/diopirt.h and every functions*.h), written
+    from the bundled prototype snapshot, which is extracted from the real
+    headers: the declarations the tests compile against are the snapshot's."""
+    from deeplink_gen.interfaces.diopi import HEADERS, load_snapshot
+
+    protos = load_snapshot()
+    root = Path(tempfile.mkdtemp(prefix="deeplink-gen-diopi-"))
+    atexit.register(shutil.rmtree, root, True)
+    out = root / "diopi"
+    out.mkdir()
+    banner = f"/* Declarations of DIOPI {protos.commit}, written from deeplink-gen's prototype snapshot. */\n"
+    rt = protos.runtime_header
+    lines = [banner, "#pragma once\n#include <stdint.h>\n"]
+    lines += [f"#define {name} {value}".rstrip() + "\n" for name, value in rt.macros]
+    lines += ['#if defined(__cplusplus)\n#include <iostream>\nextern "C" {\n#endif\n']
+    lines += [f"{d};\n" for d in rt.declarations]
+    lines += ["#if defined(__cplusplus)\n}\n#endif\n"]
+    (out / "diopirt.h").write_text("".join(lines))
+    for header in HEADERS:
+        body = [f"DIOPI_RT_API DIOPI_ATTR_WEAK {p.returns} {p.name}({p.params_text});\n"
+                for p in protos.runtime_functions.values() if p.header == header]
+        body += [f"DIOPI_API diopiError_t {p.name}({p.params_text});\n"
+                 for p in protos.functions.values() if p.header == header]
+        (out / header).write_text("".join([banner, "#pragma once\n#include <diopi/diopirt.h>\n",
+                                            '#if defined(__cplusplus)\nextern "C" {\n#endif\n', *body,
+                                            "#if defined(__cplusplus)\n}\n#endif\n"]))
+    return root
+
+
 def torch_include_flags() -> list[str]:
     """torch's header directories, found without importing torch."""
     spec = importlib.util.find_spec("torch")
@@ -98,7 +132,7 @@ def torch_include_flags() -> list[str]:
 def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),
                  torch: bool = True) -> subprocess.CompletedProcess:
     cmd = ["g++", "-std=c++17", "-fsyntax-only", "-D_GLIBCXX_USE_CXX11_ABI=1", *warnings,
-           f"-I{INCLUDE / 'dipu'}", f"-I{INCLUDE / 'diopi'}", f"-iquote{INCLUDE / 'dipu'}"]
+           f"-I{INCLUDE / 'dipu'}", f"-I{diopi_include()}", f"-iquote{INCLUDE / 'dipu'}"]
     if torch:
         cmd += torch_include_flags()
     cmd += [*extra, str(source)]

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from helpers import INCLUDE, REPO, replace_section, run_cli
+from helpers import REPO, diopi_include, replace_section, run_cli
 
 VENDORS = ("ascend", "camb", "droplet")
 
@@ -32,7 +32,7 @@ def test_golden_adaptor_and_convert_config(rendered, vendor):
 def test_adaptor_compiles_without_torch(rendered, vendor):
     source = rendered / vendor / impl(vendor) / "adaptor" / "diopi_adaptor.cpp"
     proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
-                           f"-I{INCLUDE / 'diopi'}", str(source)], capture_output=True, text=True, timeout=300)
+                           f"-I{diopi_include()}", str(source)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import (
-    INCLUDE, KERNELS, REPO, copy_workspace, run_cli, run_subprocess, syntax_check, torch_include_flags,
+    INCLUDE, KERNELS, REPO, copy_workspace, diopi_include, run_cli, run_subprocess, syntax_check, torch_include_flags,
     vendor_dir,
 )
 
@@ -70,7 +70,7 @@ def _compile_runtime(generated: Path, name: str, sdk: Path | None, tmp: Path) ->
     cls = "".join(p.capitalize() for p in name.split("_"))
     jobs = [FLAGS + dipu + [str(vdir / f)] for f in ("deviceimpl.cpp", "communicatorimpl.cpp", f"{cls}GeneratorImpl.cpp")]
     conform = generated / name / f"dipu/third_party/DIOPI/impl/{name}/test/conform_test.cpp"
-    jobs.append(FLAGS + [f"-I{INCLUDE / 'diopi'}", f"-I{SDK / 'common'}", *sdk_flags, str(conform)])
+    jobs.append(FLAGS + [f"-I{diopi_include()}", f"-I{SDK / 'common'}", *sdk_flags, str(conform)])
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda cmd: subprocess.run(cmd, capture_output=True, text=True, timeout=900), jobs))
     return [f"{cmd[-1]}:\n{r.stderr}" for cmd, r in zip(jobs, results) if r.returncode != 0]

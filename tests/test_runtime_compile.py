@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import INCLUDE, REPO, torch_include_flags, vendor_dir
+from helpers import INCLUDE, REPO, diopi_include, torch_include_flags, vendor_dir
 
 VENDORS = ("droplet", "camb", "ascend")
 SDK = INCLUDE / "sdk"
@@ -34,7 +34,7 @@ def _check_vendor(root: Path, vendor: str, tmp: Path) -> list[str]:
     jobs = [(vdir / name, dipu, True) for name in
             ("deviceimpl.cpp", "communicatorimpl.cpp", f"{vendor.capitalize()}GeneratorImpl.cpp")]
     conform = root / vendor / f"dipu/third_party/DIOPI/impl/{vendor}/test/conform_test.cpp"
-    jobs.append((conform, [str(INCLUDE / "diopi"), str(SDK / "common"), str(SDK / vendor)], False))
+    jobs.append((conform, [str(diopi_include()), str(SDK / "common"), str(SDK / vendor)], False))
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda j: (j[0], _compile(*j)), jobs))
     return [f"{src.name}:\n{r.stderr}" for src, r in results if r.returncode != 0]

@@ -16,13 +16,17 @@ def snapshot_text(protos: Prototypes, source: str) -> str:
     for p in list(protos.functions.values()) + list(protos.runtime_functions.values()):
         if '"' in p.params_text or "\\" in p.params_text:
             raise UserError([Diagnostic(p.loc, p.name, "parameter text contains a quote or backslash")])
+    texts = [v for _, v in protos.runtime_header.macros] + list(protos.runtime_header.declarations)
+    if any('"' in t or "\\" in t for t in texts):
+        raise UserError([Diagnostic(None, None, "diopirt.h: a declaration contains a quote or backslash")])
     return render("diopi/diopi_prototypes.yaml.j2", protos=protos, source=source)
 
 
 def run(include: Path, out: Path | None, commit: str) -> str:
     """Returns the line to print."""
     protos = diopi.from_headers(include, commit)
-    text = snapshot_text(protos, display_path(str(include)))
+    # Named by commit, not by this machine's path, so the file is the same wherever it is refreshed.
+    text = snapshot_text(protos, f"DIOPI {commit}, proto/include/diopi/")
     target = out if out is not None else diopi.SNAPSHOT
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)"

@@ -19,9 +19,10 @@ from pathlib import Path
 from deeplink_gen.cpptext import split_args
 from deeplink_gen.load import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
-from deeplink_gen.model import DiopiParam, Prototype, Prototypes
+from deeplink_gen.model import DiopiParam, Prototype, Prototypes, RuntimeHeader
 
 SNAPSHOT = Path(__file__).resolve().parent / "data" / "diopi_prototypes.yaml"
+RUNTIME_HEADER = "diopirt.h"
 HEADERS = ("functions.h", "functions_ext.h", "functions_lmdeploy.h", "functions_mmcv.h",
            "functions_sparse.h")
 # The DIOPI functions a dtype/layout adaptor converts with: every vendor
@@ -106,6 +107,34 @@ def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototyp
     return found, problems
 
 
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+([^\n]*?))?[ \t]*$", re.M)
+
+
+def parse_runtime_header(text: str) -> RuntimeHeader:
+    """diopirt.h's #define constants (not its include guard) and its top-level
+    declarations, in order, each on one line with comments removed."""
+    uncommented = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+    guards = set(re.findall(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)", uncommented, re.M))
+    macros = tuple((m.group(1), m.group(2) or "") for m in _DEFINE.finditer(uncommented) if m.group(1) not in guards)
+    clean = _blank_comments(text)
+    declarations, current, depth = [], "", 0
+    for ch in clean:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:           # the end of the extern "C" block
+                continue
+            depth -= 1
+        if ch == ";" and depth == 0:
+            statement = re.sub(r"\s+", " ", current).strip()
+            if statement:
+                declarations.append(statement)
+            current = ""
+        else:
+            current += ch
+    return RuntimeHeader(macros, tuple(declarations))
+
+
 def find_header_dir(include: Path) -> Path | None:
     for cand in (include, include / "diopi"):
         if (cand / "functions.h").is_file():
@@ -135,7 +164,9 @@ def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
                 continue
             (functions if is_operator else runtime)[p.name] = p
     diags.raise_if_any()
-    return Prototypes(dict(sorted(functions.items())), dict(sorted(runtime.items())), commit, str(hdir))
+    rt = hdir / RUNTIME_HEADER
+    header = parse_runtime_header(rt.read_text(encoding="utf-8", errors="replace")) if rt.is_file() else RuntimeHeader()
+    return Prototypes(dict(sorted(functions.items())), dict(sorted(runtime.items())), commit, str(hdir), header)
 
 
 # ---------------------------------------------------------------- snapshot file
@@ -160,9 +191,12 @@ def load_snapshot(path: Path = SNAPSHOT) -> Prototypes:
                 continue
             table[name] = Prototype(name, str(raw.get("header", "functions.h")), params,
                                     doc.loc(where, key=True), str(raw.get("returns", "diopiError_t")))
+    rt = data.get("runtime_header") or {}
+    header = RuntimeHeader(tuple((str(k), str(v)) for k, v in (rt.get("macros") or {}).items()),
+                           tuple(str(d) for d in rt.get("declarations") or ()))
     diags.raise_if_any()
     return Prototypes(tables["functions"], tables["runtime_functions"],
-                      str(data.get("diopi_commit", "unknown")), doc.path)
+                      str(data.get("diopi_commit", "unknown")), doc.path, header)
 
 
 @functools.lru_cache(maxsize=4)

@@ -83,11 +83,21 @@ class Prototype:
 
 
 @dataclass(frozen=True)
+class RuntimeHeader:
+    """DIOPI's diopirt.h as data: its #define constants and its top-level
+    declarations (types, enums, runtime functions), each normalised to one line."""
+
+    macros: tuple[tuple[str, str], ...] = ()
+    declarations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Prototypes:
     functions: dict[str, Prototype]           # operators: return diopiError_t, declared DIOPI_API
     runtime_functions: dict[str, Prototype]   # other hooks (diopiGetVendorName, ...)
     commit: str
     source: str
+    runtime_header: RuntimeHeader = RuntimeHeader()
 
     def get(self, name: str) -> Prototype | None:
         return self.functions.get(name)
