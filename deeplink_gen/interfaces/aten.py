@@ -80,13 +80,19 @@ def op_of(entry: CatalogEntry) -> AtenOp | None:
 
 
 @functools.lru_cache(maxsize=None)
-def _parse(schema: str):
+def parse_schema(schema: str):
+    """torchgen's FunctionSchema of a schema string (parsed once per string);
+    raises what torchgen raises on a malformed one (see SCHEMA_ERRORS)."""
     from torchgen.model import FunctionSchema
 
-    return FunctionSchema.parse(schema)
+    return FunctionSchema.parse(schema.strip().removeprefix("aten::"))
+
+
+# What torchgen raises on a schema it cannot read.
+SCHEMA_ERRORS = (AssertionError, RuntimeError, ValueError, KeyError, IndexError)
 
 
 def function_schema(op: AtenOp):
-    """torchgen's FunctionSchema of *op* (parsed once per schema). A helper's
-    schema may be malformed: validation calls this first and reports it."""
-    return _parse(op.schema)
+    """torchgen's FunctionSchema of *op*. A helper's schema may be malformed:
+    validation calls this first and reports it."""
+    return parse_schema(op.schema)

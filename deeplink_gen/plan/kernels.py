@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
-from deeplink_gen.model import AtenOp, ResolvedOp, ResolvedVendor
+from deeplink_gen.model import ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
 from deeplink_gen.plan.signature import (
-    OpSignature, autograd_class_name, cpu_reference, derived_names, signature_of, wrapper_name,
+    OpSignature, autograd_class_name, cpu_reference, derived_names, entry_signature, wrapper_name,
 )
 
 # Schema argument kinds that need a local before the call.
@@ -159,7 +159,7 @@ class KernelsPlan:
 
 
 def signature(r: ResolvedOp) -> OpSignature:
-    return signature_of(r.aten, r.entry.returns)
+    return entry_signature(r.entry, r.aten)
 
 
 def _guard(r: ResolvedOp, sig: OpSignature) -> tuple[str | None, bool]:
@@ -209,7 +209,7 @@ def _results(sig: OpSignature) -> tuple[ResultValue, ...]:
     return tuple(out)
 
 
-def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str, AtenOp]) -> AutogradPlan | None:
+def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str, ResolvedOp]) -> AutogradPlan | None:
     ag = r.entry.autograd
     if ag is None:
         return None
@@ -223,9 +223,9 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         forward_wrapper=wrapper_name(forward_op),
         forward_code=ag.forward_code,
         saved=ag.saved,
-        backward_wrapper=wrapper_name(backward.name),
-        backward_schema=backward.schema,
-        backward_args=tuple(p.name for p in signature_of(backward).params),
+        backward_wrapper=wrapper_name(backward.op),
+        backward_schema=backward.aten.schema,
+        backward_args=tuple(p.name for p in signature(backward).params),
         grad_code=ag.grad_code,
         return_code=ag.return_code,
         return_type=sig.return_type,
@@ -281,7 +281,7 @@ def _call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list
     return args, used
 
 
-def plan_wrapper(r: ResolvedOp, ops: dict[str, AtenOp]) -> WrapperPlan:
+def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
     sig = signature(r)
     entry = r.entry
     args, used = _call_args(r, sig)
@@ -355,5 +355,5 @@ def shard_of(op: str, shards: int) -> int:
 
 
 def plan_kernels(rv: ResolvedVendor) -> KernelsPlan:
-    ops = {r.op: r.aten for r in rv.ops}
+    ops = {r.op: r for r in rv.ops}
     return KernelsPlan(tuple(plan_wrapper(r, ops) for r in rv.enabled_ops), int(rv.shards.value))

@@ -12,8 +12,8 @@ from torchgen.api import cpp
 from torchgen.api.types import DispatcherSignature
 from torchgen.model import BaseTy, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 
-from deeplink_gen.interfaces.aten import function_schema
-from deeplink_gen.model import AtenOp
+from deeplink_gen.interfaces.aten import function_schema, parse_schema
+from deeplink_gen.model import AtenOp, CatalogEntry
 from deeplink_gen.plan.args import AUX_SUFFIX, HANDLE, NAMEABLE_AUX, TENSOR_LIKE, ArgKind, local_name
 
 
@@ -112,14 +112,18 @@ def return_names(func: FunctionSchema) -> list[str]:
     return [r.name if r.name else ("out" if len(rets) == 1 else f"out{i}") for i, r in enumerate(rets)]
 
 
-def signature_of(op: AtenOp, rename: tuple[str, ...] = ()) -> OpSignature:
-    """*rename* renames the returns (the locals custom code declares)."""
-    return _signature(op, tuple(rename))
+def signature_of(op: AtenOp, rename: tuple[str, ...] = (), written: str | None = None) -> OpSignature:
+    """The wrapper signature of *op*: torchgen's dispatcher signature of the
+    chosen torch's schema, or of *written* (a catalog entry's own schema:,
+    which validation has checked against torch's) so that its argument names
+    and its int/SymInt choices win, as custom code written for them expects.
+    *rename* renames the returns (the locals custom code declares)."""
+    return _signature(op, tuple(rename), written)
 
 
 @functools.lru_cache(maxsize=None)
-def _signature(op: AtenOp, rename: tuple[str, ...]) -> OpSignature:
-    func = function_schema(op)
+def _signature(op: AtenOp, rename: tuple[str, ...], written: str | None) -> OpSignature:
+    func = parse_schema(written) if written is not None else function_schema(op)
     with _dispatcher_context(op.const_ref_for_mutable, op.ilistref):
         sig = DispatcherSignature.from_schema(func)
         bindings = sig.arguments()
@@ -143,6 +147,12 @@ def _signature(op: AtenOp, rename: tuple[str, ...]) -> OpSignature:
         returns.append(Ret(alias or name, alias, _base(r.type) == BaseTy.Tensor, is_list))
     return OpSignature(op.name, func, tuple(params), tuple(returns), return_type, op.const_ref_for_mutable,
                        op.ilistref)
+
+
+def entry_signature(entry: CatalogEntry, op: AtenOp) -> OpSignature:
+    """The wrapper signature of a catalog entry: its schema: (if any) and returns: applied."""
+    written = entry.schema_text.value if entry.schema_text is not None and not op.helper else None
+    return signature_of(op, entry.returns, written)
 
 
 def derived_names(sig: OpSignature) -> dict[str, str]:

@@ -12,13 +12,9 @@ from deeplink_gen.errors import Diagnostics, did_you_mean, display_path
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes
 from deeplink_gen.plan.args import HANDLE, TENSOR_HANDLES, ArgKind
-from deeplink_gen.plan.signature import OpSignature, derived_names, signature_of
+from deeplink_gen.plan.signature import OpSignature, derived_names, entry_signature
 from deeplink_gen.validate.context import Context
-from deeplink_gen.validate.schemas import schemas_agree
-
-# What torchgen raises on a schema it cannot read.
-_SCHEMA_ERRORS = (AssertionError, RuntimeError, ValueError, KeyError, IndexError)
-
+from deeplink_gen.validate.schemas import difference
 
 def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnostics, *, arity: bool = True) -> None:
     """A call names an existing DIOPI operator and passes as many arguments as it takes."""
@@ -43,24 +39,27 @@ def _signature(entry: CatalogEntry, diags: Diagnostics) -> OpSignature | None:
                                     f"{did_you_mean(entry.op, aten.op_index())}"
                                     " (a DIPU-private helper needs schema: and register: false)")
         return None
-    if op.helper:
+    if entry.schema_text is not None:
         try:
-            parsed = aten.function_schema(op)
-        except _SCHEMA_ERRORS as exc:
+            written = aten.parse_schema(entry.schema_text.value)
+        except aten.SCHEMA_ERRORS as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             diags.add(entry.schema_text.loc, where + ("schema",), f"not a valid ATen schema: {first}")
             return None
-        if str(parsed.name) != entry.op:
-            diags.add(entry.schema_text.loc, where + ("schema",), f"the schema names '{parsed.name}', not '{entry.op}'")
+        if str(written.name) != entry.op:
+            diags.add(entry.schema_text.loc, where + ("schema",), f"the schema names '{written.name}', not '{entry.op}'")
+            return None
+        why = None if op.helper else difference(written, aten.function_schema(op))
+        if why is not None:
+            diags.add(entry.schema_text.loc, where + ("schema",),
+                      f"schema differs from the installed torch's: {why} (torch: {op.schema})")
             return None
     returns = aten.function_schema(op).returns
     if entry.returns and len(entry.returns) != len(returns):
         diags.add(entry.key_loc("returns"), where + ("returns",),
                   f"{entry.op} has {len(returns)} return(s), not {len(entry.returns)}")
         return None
-    if entry.schema_text is not None and not op.helper and not schemas_agree(entry.schema_text.value, op.schema):
-        diags.add(entry.schema_text.loc, where + ("schema",), f"schema differs from the installed torch's: {op.schema}")
-    return signature_of(op, entry.returns)
+    return entry_signature(entry, op)
 
 
 def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:

@@ -17,6 +17,7 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import AtenOp
 from deeplink_gen.plan.args import HANDLE, LOCAL_SUFFIX, ArgKind
 from deeplink_gen.plan.signature import OpSignature, return_names, signature_of
+from deeplink_gen.validate.schemas import difference
 
 KNOWN_KEYS = {
     "schema", "interface", "custom_code_at_the_beginning", "custom_code", "custom_code_before_call_diopi",
@@ -33,8 +34,6 @@ CODE_KEYS = (("custom_code_at_the_beginning", "beginning"), ("custom_code", "beg
 AUTOGRAD_KEYS = ("forward_schema", "forward_process_code", "backward_schema", "saved_data",
                  "cal_grad_code", "backward_return_code", "wrappter_custom_return")
 LEGACY_KEYS = {"autocompare": "enable_autocompare: false", "register_op": "register_operator: false"}
-# What torchgen raises on a schema it cannot read.
-_SCHEMA_ERRORS = (AssertionError, RuntimeError, ValueError, KeyError, IndexError)
 
 
 @dataclass
@@ -85,7 +84,7 @@ def parse_schema(text: str) -> tuple[FunctionSchema | None, str | None]:
     body = text.strip().removeprefix("aten::")
     try:
         return FunctionSchema.parse(body), None
-    except _SCHEMA_ERRORS:
+    except aten.SCHEMA_ERRORS:
         pass
     fixed = re.sub(r"->\s*\(\)", "-> ()", body)
     fixed = re.sub(r"->\s*void\s*$", "-> ()", fixed)
@@ -95,7 +94,7 @@ def parse_schema(text: str) -> tuple[FunctionSchema | None, str | None]:
     if fixed != body:
         try:
             return FunctionSchema.parse(fixed), fixed
-        except _SCHEMA_ERRORS:
+        except aten.SCHEMA_ERRORS:
             pass
     return None, None
 
@@ -131,13 +130,26 @@ def _rewrite_expr(expr: str, inputs: set, outputs: set, sizes: set, gens: set, s
     return "".join(out)
 
 
+def derived_function(op: str) -> str:
+    """The DIOPI function DIPU's generator names for an entry without
+    interface (and registers, which decides at run time whether the op is
+    used): "_." -> "Inp", "." dropped, then "out", "_mode", "Tensor", "_"
+    and "native_" removed from the name, in that order, and "diopi" +
+    the name capitalised (sub_.Tensor -> diopiSubInp)."""
+    name = op.replace("_.", "Inp").replace(".", "")
+    for pattern in ("out", "_mode", "Tensor", "_", "[nN]ative_"):
+        name = re.sub(pattern, "", name)
+    return "diopi" + name[:1].upper() + name[1:]
+
+
 def _derive_interface(op: str, sig: OpSignature) -> str:
-    """Upstream derives a call from the schema for entries without interface
-    (all dummy calls): diopi + CamelCase of the base name."""
-    base = op.split(".")[0].strip("_")
-    fn = "diopi" + "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
+    """The call for an entry without interface, as DIPU's generator derives
+    it: its function name; ctx, the fresh outputs, the written (Tensor(a!))
+    arguments, then the others."""
     outs = [r.name for r in sig.returns if r.alias is None and r.is_tensor]
-    return f"{fn}({', '.join(['ctx'] + outs + [p.name for p in sig.params])})"
+    written = [p.name for p in sig.params if p.mutable and p.kind == ArgKind.MUT_TENSOR]
+    rest = [p.name for p in sig.params if p.name not in written]
+    return f"{derived_function(op)}({', '.join(['ctx'] + outs + written + rest)})"
 
 
 # ---------------------------------------------------------------- the steps
@@ -170,8 +182,9 @@ def _filters(w: _Work, torch_code: str) -> tuple[str, list | None, list | None]:
     return schema_name(d["schema"]), devices, vers
 
 
-def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool, dict[str, str]]:
-    """(the upstream schema, the op, whether it is registered, upstream -> torch argument names)."""
+def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
+    """(the upstream schema, the op, whether it is registered); entry["schema"]
+    when the wrapper must take the upstream schema's names or integer types."""
     d = w.d
     parsed, fixed = parse_schema(d["schema"])
     known = aten.lookup(op)
@@ -198,22 +211,18 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool, dict[str, 
         w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
         w.entry["schema"] = str(parsed)
         found = AtenOp(op, str(parsed), ("function",), helper=True)
-    renamed: dict[str, str] = {}
-    if fixed is None and known is not None and found.schema != str(parsed):
-        up_args = [a.name for a in parsed.arguments.flat_all]
-        torch_args = [p.name for p in signature_of(found).params]
-        has_code = any(isinstance(d.get(k), str) and d[k].strip() for k, _ in CODE_KEYS)
-        if up_args != torch_args and len(up_args) == len(torch_args) and not has_code:
-            # Same arguments under other names (e.g. lerp's input vs self): the call means them by position.
-            renamed = {u: t for u, t in zip(up_args, torch_args) if u != t}
-            w.note(f"argument names differ from torch's {found.schema}; the call is read with torch's names"
-                   f" ({', '.join(f'{u} -> {t}' for u, t in renamed.items())}) (fixed)", "schema")
-        elif up_args != torch_args:
-            w.note(f"argument names differ from torch's {found.schema}; custom code may not compile", "schema")
-    return parsed, found, register, renamed
+    if known is not None and str(parsed) != known.schema:
+        why = difference(parsed, aten.function_schema(known))
+        if why is None:
+            # Argument names, int/SymInt or return names differ: the wrapper takes the upstream ones,
+            # which the custom code and the call are written for.
+            w.entry["schema"] = str(parsed)
+        else:
+            w.note(f"schema differs from torch's ({why}); torch's {known.schema} is used", "schema")
+    return parsed, found, register
 
 
-def _call(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], renamed: dict[str, str]) -> tuple[str, list[str]]:
+def _call(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...]) -> tuple[str, list[str]]:
     """The DIOPI call: (its function, its arguments as written for deeplink-gen)."""
     d = w.d
     interface = d.get("interface")
@@ -226,7 +235,7 @@ def _call(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], rena
         fn, args = parse_call(text)
     except ParseError as exc:
         raise Skip(f"interface is not a call ({exc})", "interface") from None
-    texts = [IDENT.sub(lambda m: renamed.get(m.group(), m.group()), a.text) if renamed else a.text for a in args]
+    texts = [a.text for a in args]
     size_attr = list(d.get("size_attr") or [])
     params = {p.name: p for p in sig.params}
     ins_names = {str(n).rstrip("?") for n in d.get("ins") or []}
@@ -294,7 +303,7 @@ def _code(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], call
             code[hook] = value
     code_text = "\n".join(code.values())
     fresh_names = [n for n, r in zip(up_returns, sig.returns) if r.alias is None]
-    if up_returns != tuple(r.name for r in sig.returns) and fresh_names:
+    if up_returns != tuple(r.name for r in sig.returns) and fresh_names and "schema" not in entry:
         entry["returns"] = list(up_returns)
     ins = [str(n) for n in d.get("ins") or []]
     outs = [str(n) for n in d.get("outs") or []]
@@ -372,10 +381,10 @@ def translate(up: Upstream, path: str, torch_code: str) -> Imported:
     _check_keys(w)
     try:
         op, devices, vers = _filters(w, torch_code)
-        parsed, found, register, renamed = _schema(w, op)
-        sig = signature_of(found)
+        parsed, found, register = _schema(w, op)
+        sig = signature_of(found, written=w.entry.get("schema") if not found.helper else None)
         up_returns = tuple(return_names(parsed))
-        interface_fn, call_args = _call(w, op, sig, up_returns, renamed)
+        interface_fn, call_args = _call(w, op, sig, up_returns)
         dummy = _flags(w, vers, register)
         code = _code(w, op, sig, up_returns, call_args, dummy)
         _autograd(w, sig)
