@@ -84,7 +84,7 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
         ws = pipeline.load_valid(ctx.root, list(vendors) or None, options)
     except UserError as exc:
         _fail(exc)
-    click.echo(f"ok: {len(ws.catalog.entries)} catalog ops, "
+    click.echo(f"ok: {len(ws.catalog.names())} catalog ops, "
                f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
                f"({', '.join(v.name for v in ws.vendors)})")
 

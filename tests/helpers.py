@@ -21,6 +21,8 @@ from click.testing import CliRunner
 from deeplink_gen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# The newest torch DIPU 9dd38082 builds with (DIPU_SUPPORT_TORCHS in dipu/CMakeLists.txt).
+DIPU_TORCH = "2.2.2"
 INCLUDE = REPO / "tests" / "include"
 KERNELS = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 
@@ -119,21 +121,64 @@ def diopi_include() -> Path:
     return root
 
 
-def torch_include_flags() -> list[str]:
-    """torch's header directories, found without importing torch."""
-    spec = importlib.util.find_spec("torch")
-    root = Path(next(iter(spec.submodule_search_locations)))
-    inc = root / "include"
+@functools.lru_cache(maxsize=1)
+def dipu_torch_python() -> Path:
+    """A Python whose torch is DIPU's (DIPU_TORCH) and which runs this
+    checkout's deeplink-gen: DEEPLINK_GEN_TEST_DIPU_PYTHON, else a virtual
+    environment made once under the user's cache directory that sees this
+    environment's packages but has its own torch (pip install --no-deps: one
+    wheel of about 700 MB, a CUDA build that runs on the CPU)."""
+    given = os.environ.get("DEEPLINK_GEN_TEST_DIPU_PYTHON")
+    if given:
+        return Path(given)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    venv = cache / "deeplink-gen-tests" / f"torch-{DIPU_TORCH}"
+    python = venv / "bin" / "python"
+    ready = venv / ".ready"
+    if not ready.is_file():
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={DIPU_TORCH}"],
+                       check=True, timeout=3600)
+        ready.touch()
+    return python
+
+
+def torch_root(python: Path | None = None) -> Path:
+    """The torch package of *python* (default: this interpreter), found without importing torch."""
+    if python is None:
+        spec = importlib.util.find_spec("torch")
+        return Path(next(iter(spec.submodule_search_locations)))
+    out = subprocess.run([str(python), "-c", "import importlib.util as u; "
+                          "print(next(iter(u.find_spec('torch').submodule_search_locations)))"],
+                         capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+def torch_version_code(python: Path | None = None) -> str:
+    """DIPU's 5-digit form of *python*'s torch version (2.2.2 -> 20202), as its build defines DIPU_TORCH_VERSION."""
+    text = (torch_root(python) / "version.py").read_text()
+    major, minor, patch = (int(x) for x in re.search(r"__version__ = '(\d+)\.(\d+)\.(\d+)", text).groups())
+    return f"{major}{minor:02d}{patch:02d}"
+
+
+def torch_include_flags(python: Path | None = None) -> list[str]:
+    """torch's header directories (of *python*'s torch; default: this interpreter's)."""
+    inc = torch_root(python) / "include"
     # -isystem: warnings in torch's own headers are not ours to fix.
     return ["-isystem", str(inc), "-isystem", str(inc / "torch" / "csrc" / "api" / "include"),
             "-isystem", str(inc / "kineto")]
 
 
 def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),
-                 torch: bool = True) -> subprocess.CompletedProcess:
-    cmd = ["g++", "-std=c++17", "-fsyntax-only", "-D_GLIBCXX_USE_CXX11_ABI=1", *warnings,
+                 torch: bool = True, python: Path | None = None) -> subprocess.CompletedProcess:
+    """g++ -fsyntax-only against our DIPU declaration headers, the DIOPI headers
+    and the headers of *python*'s torch (default: this interpreter's)."""
+    abi = "1" if python is None else "0"      # DIPU's torch wheels are built with the pre-C++11 ABI
+    cmd = ["g++", "-std=c++17", "-fsyntax-only", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", *warnings,
+           f"-DDIPU_TORCH_VERSION={torch_version_code(python)}",
            f"-I{INCLUDE / 'dipu'}", f"-I{diopi_include()}", f"-iquote{INCLUDE / 'dipu'}"]
     if torch:
-        cmd += torch_include_flags()
+        cmd += torch_include_flags(python)
     cmd += [*extra, str(source)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)

@@ -210,16 +210,19 @@ def test_custom_code_is_carried_byte_for_byte(imported):
 
 
 def test_older_spellings_are_read_as_meant(imported):
-    """An older file's argument names (lerp's 'input' for torch's 'self') and
-    register_op: False on an op torch does not have are fixed, with a warning."""
+    """An older file's argument names (lerp's 'input' for torch's 'self') are kept through its
+    schema, so the wrapper takes them; register_op: False on an op torch does not have is fixed,
+    with a warning."""
     ws, result = imported
     catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
-    assert catalog["lerp.Scalar_out"]["call"] == "diopiLerpScalar(ctx, out, self, end, weight)"
+    assert catalog["lerp.Scalar_out"]["call"] == "diopiLerpScalar(ctx, out, input, end, weight)"
+    assert catalog["lerp.Scalar_out"]["schema"].startswith("lerp.Scalar_out(Tensor input, Tensor end, ")
     assert catalog["wrap_diopi_copy_inp"]["register"] is False and "schema" in catalog["wrap_diopi_copy_inp"]
-    assert "the call is read with torch's names (input -> self) (fixed)" in result.stderr
+    assert "may not compile" not in result.stderr and "torch's names" not in result.stderr
     assert "'wrap_diopi_copy_inp' is not an op of torch and says register_op: False" in result.stderr
     text = render(ws, "camb")
-    assert "::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar)" in text
+    assert "dipu_lerp_scalar_out(const at::Tensor & input, const at::Tensor & end, " in text
+    assert "::diopiLerpScalar(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar)" in text
     assert "dipu_wrap_diopi_copy_inp(" in text and '"wrap_diopi_copy_inp"' not in text
 
 

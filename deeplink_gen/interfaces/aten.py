@@ -10,9 +10,11 @@ import functools
 import hashlib
 import importlib.util
 import json
+import re
 from importlib import metadata
 from pathlib import Path
 
+from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.model import AtenOp, CatalogEntry, TorchVersion
 from deeplink_gen.output.atomic import write_cache
 from deeplink_gen.paths import cache_dir
@@ -20,15 +22,30 @@ from deeplink_gen.paths import cache_dir
 _CACHE_FORMAT = 2
 
 
+def _torchgen_dir() -> Path:
+    """The torchgen package in use, located without importing it."""
+    spec = importlib.util.find_spec("torchgen")
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError([Diagnostic(None, None, "torchgen is not installed: install the torch whose ops to render "
+                                                "(it ships torchgen; the PyPI package named torchgen is another project)")])
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+@functools.lru_cache(maxsize=1)
 def installed_torch_version() -> TorchVersion:
-    return TorchVersion.parse(metadata.version("torch"))
+    """The version of the torch that ships the torchgen in use (read from its
+    torch/version.py, never by importing torch), else torch's metadata."""
+    version_file = _torchgen_dir().parent / "torch" / "version.py"
+    try:
+        found = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", version_file.read_text(encoding="utf-8"), re.M)
+    except OSError:
+        found = None
+    return TorchVersion.parse(found.group(1) if found else metadata.version("torch"))
 
 
 def _native_dir() -> Path:
-    """torchgen's packaged ATen data, located without importing torchgen."""
-    spec = importlib.util.find_spec("torchgen")
-    root = Path(next(iter(spec.submodule_search_locations))).resolve()
-    return root / "packaged" / "ATen" / "native"
+    """torchgen's packaged ATen data."""
+    return _torchgen_dir() / "packaged" / "ATen" / "native"
 
 
 def _build_index(yaml_path: Path) -> dict[str, list]:

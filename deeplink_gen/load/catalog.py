@@ -18,9 +18,11 @@ def _located(doc: Document, where: tuple, raw: dict, key: str):
     return Located(raw[key], doc.loc(where + (key,)))
 
 
-def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tuple) -> CatalogEntry | None:
+def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tuple,
+                file_includes: tuple[str, ...] = ()) -> CatalogEntry | None:
     """*where*: the key path of the entry (ops.<op> in a catalog file,
-    ops.<op>.replace in a vendor file). None when the call cannot be read."""
+    ops.<op>.replace in a vendor file); *file_includes*: the includes: of its
+    catalog file. None when the call cannot be read."""
     try:
         function, args = parse_call(raw["call"])
     except ParseError as exc:
@@ -76,6 +78,7 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
         torch=torch_gate,
         doc=raw.get("doc", ""),
         key_locs=key_locs,
+        includes=tuple(dict.fromkeys(tuple(raw.get("includes") or ()) + file_includes)),
     )
 
 
@@ -83,8 +86,9 @@ def load_catalog(docs: list[Document], diags: Diagnostics) -> Catalog:
     """Every entry of every file, in file order (duplicates included: validate reports them)."""
     entries = []
     for doc in docs:
+        file_includes = tuple(doc.data.get("includes") or ())
         for op, raw in (doc.data.get("ops") or {}).items():
-            entry = parse_entry(doc, op, raw, diags, ("ops", op))
+            entry = parse_entry(doc, op, raw, diags, ("ops", op), file_includes)
             if entry is not None:
                 entries.append(entry)
     return Catalog(tuple(entries), tuple(d.path for d in docs))

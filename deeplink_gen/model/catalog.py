@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deeplink_gen.errors import Loc
-from deeplink_gen.model.common import Located, TorchGate
+from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class CatalogEntry:
     autograd: Autograd | None = None
     sizes: tuple[str, ...] = ()                       # locals converted to diopiSize_t
     returns: tuple[str, ...] = ()                     # names of the locals holding the returns
+    includes: tuple[str, ...] = ()                    # headers its code needs (its own, then its file's)
     key_locs: tuple[tuple[str, Loc], ...] = ()        # where list-valued keys (locals, ins, ...) were written
 
     def hook(self, name: str) -> str:
@@ -111,16 +112,24 @@ class Catalog:
     entries: tuple[CatalogEntry, ...]
     files: tuple[str, ...]
 
-    def get(self, op: str) -> CatalogEntry | None:
-        return self._index.get(op)
+    def get(self, op: str, version: TorchVersion | None = None) -> CatalogEntry | None:
+        """The entry of *op* whose torch: gate admits *version* (any entry when
+        None). An op may have several entries with disjoint gates."""
+        for entry in self._index.get(op, ()):
+            if version is None or entry.torch is None or entry.torch.admits(version):
+                return entry
+        return None
+
+    def all(self, op: str) -> tuple[CatalogEntry, ...]:
+        return tuple(self._index.get(op, ()))
 
     @property
-    def _index(self) -> dict[str, CatalogEntry]:
+    def _index(self) -> dict[str, list[CatalogEntry]]:
         cached = self.__dict__.get("_index_cache")
         if cached is None:
             cached = {}
             for e in self.entries:
-                cached.setdefault(e.op, e)       # a duplicate is reported by validate; the first counts
+                cached.setdefault(e.op, []).append(e)
             object.__setattr__(self, "_index_cache", cached)
         return cached
 

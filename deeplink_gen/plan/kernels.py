@@ -131,6 +131,7 @@ class WrapperPlan:
     force_fallback: bool = False
     registered_target: str = ""      # the wrapper, or the autograd _wrapper
     autograd: AutogradPlan | None = None
+    includes: tuple[str, ...] = ()   # headers its code needs besides the kernels' own
 
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
@@ -150,6 +151,11 @@ class WrapperPlan:
 class KernelsPlan:
     wrappers: tuple[WrapperPlan, ...]
     shards: int
+
+    @staticmethod
+    def includes(wrappers: tuple[WrapperPlan, ...]) -> tuple[str, ...]:
+        """The headers the custom code of *wrappers* needs, sorted."""
+        return tuple(sorted({h for p in wrappers for h in p.includes}))
 
     def shard(self, index: int) -> tuple[tuple[WrapperPlan, ...], tuple[WrapperPlan, ...]]:
         """(the wrappers of shard *index*, the other wrappers their code calls)."""
@@ -331,7 +337,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         code_before_return=entry.hook("before_return"),
         dummy_call=dummy, register=register, custom_fallback=custom_fallback,
         force_fallback=entry.flag("force_fallback"),
-        registered_target=target, autograd=autograd,
+        registered_target=target, autograd=autograd, includes=entry.includes,
     )
 
 

@@ -39,10 +39,10 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     targets = paths.kernels(plan.shards)
     if plan.shards <= 1:
         return {targets[0]: render_template("kernels/AutoGenedKernels.cpp.j2", plans=plan.wrappers, shard=None,
-                                            **common)}
+                                            includes=plan.includes(plan.wrappers), **common)}
     out = {}
     for i, path in enumerate(targets):
         mine, declared = plan.shard(i)
-        out[path] = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine,
+        out[path] = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
                                     shard={"index": i, "count": plan.shards, "declared": declared}, **common)
     return out

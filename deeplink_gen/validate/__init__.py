@@ -26,7 +26,7 @@ __all__ = ["Context", "validate"]
 def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
     diags = Diagnostics()
     catalog = ws.catalog
-    check_duplicates(catalog, diags)
+    check_duplicates(catalog, ctx, diags)
     # With a catalog file missing, "not in the catalog" would only repeat its own errors.
     complete = ws.catalog_complete
     for entry in catalog.entries:
@@ -42,9 +42,9 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
         check_dtypes(vendor, ctx.protos, diags)
         check_layouts(vendor, ctx.protos, diags)
         check_sources(vendor, diags)
-        check_overrides(vendor, catalog, complete, diags)
+        check_overrides(vendor, catalog, ctx, complete, diags)
         for o in vendor.overrides:
-            if o.replace is not None and catalog.get(o.op) is not None and ctx.applies(o.replace):
+            if o.replace is not None and catalog.all(o.op) and ctx.applies(o.replace):
                 check_entry(o.replace, ctx, diags)
                 if complete:
                     check_autograd(o.replace, catalog, ctx, diags)

@@ -10,7 +10,7 @@ from torchgen.model import SchemaKind
 from deeplink_gen.cpptext import referenced_names
 from deeplink_gen.errors import Diagnostics, did_you_mean, display_path
 from deeplink_gen.interfaces import aten
-from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes
+from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.plan.args import HANDLE, TENSOR_HANDLES, ArgKind
 from deeplink_gen.plan.signature import OpSignature, derived_names, entry_signature
 from deeplink_gen.validate.context import Context
@@ -158,21 +158,40 @@ def check_autograd(entry: CatalogEntry, catalog: Catalog, ctx: Context, diags: D
     if entry.autograd is None:
         return
     for key, ref in entry.autograd.ops():
-        target = catalog.get(ref.value)
-        if target is None:
+        found = catalog.all(ref.value)
+        if not found:
             diags.add(ref.loc, entry.where + ("autograd", key),
                       f"'{ref.value}' is not in the op catalog (its wrapper is called)"
                       f"{did_you_mean(ref.value, catalog.names())}")
-        elif not ctx.applies(target):
+        elif catalog.get(ref.value, ctx.torch_version) is None:
+            gate = found[0].torch
             diags.add(ref.loc, entry.where + ("autograd", key),
-                      f"'{ref.value}' does not apply to torch {ctx.torch_version} (torch: '{target.torch.text}' at "
-                      f"{target.torch.loc}), but {entry.op} calls its wrapper")
+                      f"'{ref.value}' does not apply to torch {ctx.torch_version} (torch: '{gate.text}' at "
+                      f"{gate.loc}), but {entry.op} calls its wrapper")
 
 
-def check_duplicates(catalog: Catalog, diags: Diagnostics) -> None:
-    first: dict[str, CatalogEntry] = {}
+def _bounds(entry: CatalogEntry) -> set[TorchVersion]:
+    """Versions at and just past each bound of the entry's gate."""
+    out = set()
+    for _op, v in entry.torch.clauses if entry.torch is not None else ():
+        out |= {v, TorchVersion(v.major, v.minor, v.patch + 1), TorchVersion(v.major, v.minor + 1, 0)}
+        if v.patch:
+            out.add(TorchVersion(v.major, v.minor, v.patch - 1))
+        elif v.minor:
+            out.add(TorchVersion(v.major, v.minor - 1, 99))
+    return out
+
+
+def check_duplicates(catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+    """An op may be defined more than once only with torch: gates that admit no common version."""
+    seen: dict[str, list[CatalogEntry]] = {}
     for entry in catalog.entries:
-        if entry.op in first:
-            diags.add(entry.loc, entry.where, f"'{entry.op}' is already defined at {first[entry.op].loc}")
-        else:
-            first[entry.op] = entry
+        for earlier in seen.get(entry.op, ()):
+            versions = sorted({ctx.torch_version} | _bounds(entry) | _bounds(earlier))
+            common = next((v for v in versions if (entry.torch is None or entry.torch.admits(v))
+                           and (earlier.torch is None or earlier.torch.admits(v))), None)
+            if common is not None:
+                why = "" if entry.torch is None and earlier.torch is None else f" for torch {common}"
+                diags.add(entry.loc, entry.where, f"'{entry.op}' is already defined at {earlier.loc}{why}")
+                break
+        seen.setdefault(entry.op, []).append(entry)

@@ -21,12 +21,12 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
                   f"vendor name '{vendor.name}' must match the file name '{stem}.yaml'")
 
 
-def check_overrides(vendor: Vendor, catalog: Catalog, complete: bool, diags: Diagnostics) -> None:
+def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bool, diags: Diagnostics) -> None:
     """*complete*: every catalog file loaded, so an op missing from it is the override's mistake."""
     for o in vendor.overrides:
-        entry = catalog.get(o.op)
+        entry = catalog.get(o.op, ctx.torch_version)
         if entry is None:
-            if complete:
+            if complete and not catalog.all(o.op):
                 diags.add(o.loc, ("ops", o.op),
                           f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
             continue
@@ -61,7 +61,7 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Di
     """An op this vendor renders whose custom code or autograd calls the
     wrapper of an op it does not render (disabled, or outside the torch
     version) would not compile: report both places."""
-    by_wrapper = {wrapper_name(e.op): e for e in catalog.entries}
+    by_wrapper = {wrapper_name(op): catalog.get(op, ctx.torch_version) or catalog.get(op) for op in catalog.names()}
     for entry in catalog.entries:
         effective = vendor.definition(entry)
         if not vendor.keeps(entry)[0] or not ctx.applies(effective):

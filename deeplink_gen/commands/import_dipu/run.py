@@ -23,6 +23,21 @@ from deeplink_gen.output.atomic import write_atomic
 from deeplink_gen.validate import Context, validate
 
 
+# The third-party headers of DIPU's kernel template (scripts/autogen_diopi_wrapper/
+# diopi_wrapper_template.py at 9dd38082), which custom code written for DIPU may rely on.
+DIPU_KERNEL_HEADERS = (
+    "algorithm", "array", "cmath", "cstddef", "cstdint", "cstdio", "iostream", "ostream", "tuple", "utility",
+    "vector", "type_traits",
+    "ATen/core/ATen_fwd.h", "ATen/core/Generator.h", "ATen/core/LegacyTypeDispatch.h", "ATen/core/List.h",
+    "ATen/core/TensorBody.h", "ATen/ExpandUtils.h", "ATen/Functions.h", "ATen/native/BinaryOps.h",
+    "ATen/native/ReduceOpsUtils.h", "ATen/ops/empty_like.h", "ATen/ops/empty.h", "ATen/ops/scalar_tensor.h",
+    "ATen/ops/to_native.h", "ATen/ops/zeros.h", "ATen/Tensor.h", "c10/core/MemoryFormat.h", "c10/core/ScalarType.h",
+    "c10/core/SymInt.h", "c10/core/SymIntArrayRef.h", "c10/util/accumulate.h", "c10/util/ArrayRef.h",
+    "c10/util/Exception.h", "c10/util/Optional.h", "c10/util/SmallVector.h", "c10/util/string_view.h",
+    "torch/csrc/autograd/custom_function.h", "torch/csrc/autograd/generated/variable_factories.h", "torch/types.h",
+)
+
+
 @dataclass
 class ImportResult:
     notes: list[Diagnostic]        # warnings about the upstream input
@@ -52,8 +67,9 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[P
     """The workspace's files, by path."""
     name = Path(source).name
     texts = {out / "catalog" / "dipu.yaml": "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
-                                            f"# Imported by deeplink-gen import-dipu from DIPU's {name}.\n"
-                                            + _dump({"ops": sel.catalog})}
+                                            f"# Imported by deeplink-gen import-dipu from DIPU's {name}; its custom code\n"
+                                            "# may use anything DIPU's kernel template includes, so this file includes it too.\n"
+                                            + _dump({"includes": list(DIPU_KERNEL_HEADERS), "ops": sel.catalog})}
     for v in vendors:
         body: dict = {"vendor": {"name": v, "device_type": UPSTREAM_VENDORS.get(v, v.upper()),
                                  "cmake_aliases": [v.upper(), v], "diopi_impl": v}}

@@ -211,7 +211,7 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
         w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
         w.entry["schema"] = str(parsed)
         found = AtenOp(op, str(parsed), ("function",), helper=True)
-    if known is not None and str(parsed) != known.schema:
+    if known is not None and str(parsed.arguments) != str(aten.function_schema(known).arguments):
         why = difference(parsed, aten.function_schema(known))
         if why is None:
             # Argument names, int/SymInt or return names differ: the wrapper takes the upstream ones,

@@ -59,7 +59,7 @@ void dipu_fallback(const c10::OperatorHandle& op, DispatchKeySet dispatch_keys,
       dipu_library_impl_init_##ns##_##k##_, uid)(                                 \
       ::torch::Library::IMPL,                                                     \
       &C10_CONCATENATE(dipu_library_impl_fn_##ns##_##k##_, uid), #ns,             \
-      std::make_optional(c10::DispatchKey::k), __FILE__, __LINE__);               \
+      c10::make_optional(c10::DispatchKey::k), __FILE__, __LINE__);               \
   void C10_CONCATENATE(dipu_library_impl_fn_##ns##_##k##_,                        \
                        uid)(torch::Library & (m))
 

@@ -27,8 +27,15 @@ class DIPUGeneratorImpl : public c10::GeneratorImpl {
   uint64_t seed() override;
   static at::DeviceType device_type();
   c10::intrusive_ptr<c10::TensorImpl> get_state() const override;
+  // As in DIPU: torch 2.1 declares these in c10::GeneratorImpl; DIPU's build defines
+  // DIPU_TORCH_VERSION as the 5-digit version (20101 for 2.1.1).
+#if DIPU_TORCH_VERSION == 20100 || DIPU_TORCH_VERSION == 20101
   void set_offset(uint64_t offset) override;
   uint64_t get_offset() const override;
+#else
+  virtual void set_offset(uint64_t offset);
+  virtual uint64_t get_offset() const;
+#endif
   // set_state(const c10::TensorImpl&) stays pure: each vendor provides it.
 
  protected:

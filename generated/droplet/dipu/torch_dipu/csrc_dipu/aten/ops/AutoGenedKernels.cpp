@@ -80,8 +80,8 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
 at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float);
 at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out);
 at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype);
-at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups);
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
+at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask);
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
 at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse);
 at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq);
@@ -278,7 +278,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
 at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim);
 at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out);
 ::std::tuple<at::Tensor &,at::Tensor &> dipu_topk_values(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted, at::Tensor & values, at::Tensor & indices);
-::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted);
+::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted);
 ::std::tuple<at::Tensor &,at::Tensor &> dipu_sort_values(const at::Tensor & self, int64_t dim, bool descending, at::Tensor & values, at::Tensor & indices);
 at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other);
 at::Tensor & dipu_zero_(at::Tensor & self);
@@ -2252,13 +2252,13 @@ at::Tensor dipu__log_softmax_backward_data_autocompare(const at::Tensor & grad_o
 }
 
 // convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
-at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   c10::OptionalDeviceGuard guard(at::device_of(input));
   if (dumpOpArgLevel() > 0) {
     printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-  at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0].expect_int() - dilation[0].expect_int() * (weight.size(2) - 1) - 1) / stride[0].expect_int() + 1, (input.size(3) + 2 * padding[1].expect_int() - dilation[1].expect_int() * (weight.size(3) - 1) - 1) / stride[1].expect_int() + 1}, input.options(), input.suggest_memory_format());
+  at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2268,21 +2268,9 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (bias.has_value() && bias.value().defined()) {
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
-  [[maybe_unused]] c10::DimVector strideVector;
-  for (const c10::SymInt& v : stride) {
-    strideVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
-  [[maybe_unused]] c10::DimVector paddingVector;
-  for (const c10::SymInt& v : padding) {
-    paddingVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
-  [[maybe_unused]] c10::DimVector dilationVector;
-  for (const c10::SymInt& v : dilation) {
-    dilationVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
     TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
                 __FILE__, ":", __LINE__, " convolution_overrideable: input should be on dipu");
@@ -2306,30 +2294,30 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     std::cout << "\tconvolution_overrideable:\tgroups:" << dumpArg(groups) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2d)");
-  ::diopiError_t ret = ::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
+  ::diopiError_t ret = ::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
     auto bias_cpu = tensor_clone_to_host(bias);
-    auto result_cpu = at::convolution_overrideable_symint(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+    auto result_cpu = at::convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
               " error message is ", diopiGetLastErrorString());
   synchronizeIfEnable();
   return out;
 }
 
 // Runs convolution_overrideable on the CPU and on the device and prints how close they are.
-at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups) {
+at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto input_cpu = tensor_clone_to_host(input);
   auto weight_cpu = tensor_clone_to_host(weight);
   auto bias_cpu = tensor_clone_to_host(bias);
-  auto result_cpu = at::convolution_overrideable_symint(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+  auto result_cpu = at::convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
   auto&& result_device = dipu_convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   std::cout << "autocompare:\tconvolution_overrideable\tout:" << std::endl
             << "\t" << allclose_autocompare(result_cpu, result_device) << std::endl;
@@ -2339,7 +2327,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
 }
 
 // convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
   c10::OptionalDeviceGuard guard(at::device_of(grad_output));
   if (dumpOpArgLevel() > 0) {
     printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
@@ -2356,21 +2344,9 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
-  [[maybe_unused]] c10::DimVector strideVector;
-  for (const c10::SymInt& v : stride) {
-    strideVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
-  [[maybe_unused]] c10::DimVector paddingVector;
-  for (const c10::SymInt& v : padding) {
-    paddingVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
-  [[maybe_unused]] c10::DimVector dilationVector;
-  for (const c10::SymInt& v : dilation) {
-    dilationVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
     TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
                 __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_output should be on dipu");
@@ -2398,32 +2374,32 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
+  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
-    auto result_cpu = at::convolution_backward_overrideable_symint(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto result_cpu = at::convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(grad_weight, std::get<1>(result_cpu), current_stream);
     tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
               " error message is ", diopiGetLastErrorString());
   synchronizeIfEnable();
   return std::tie(grad_input, grad_weight, grad_bias);
 }
 
 // Runs convolution_backward_overrideable on the CPU and on the device and prints how close they are.
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable_autocompare(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable_autocompare(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto grad_output_cpu = tensor_clone_to_host(grad_output);
   auto input_cpu = tensor_clone_to_host(input);
   auto weight_cpu = tensor_clone_to_host(weight);
-  auto result_cpu = at::convolution_backward_overrideable_symint(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  auto result_cpu = at::convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   auto&& result_device = dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   std::cout << "autocompare:\tconvolution_backward_overrideable\tgrad_input:" << std::endl
             << "\t" << allclose_autocompare(std::get<0>(result_cpu), std::get<0>(result_device)) << std::endl;
@@ -13994,13 +13970,13 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
 }
 
 // topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+::std::tuple<at::Tensor,at::Tensor> dipu_topk(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted) {
   c10::OptionalDeviceGuard guard(at::device_of(self));
   if (dumpOpArgLevel() > 0) {
     printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-  at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k.expect_int(); } return nodispatch::empty(shape, self.options()); }();
+  at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
@@ -14023,27 +13999,27 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     std::cout << "\ttopk:\tsorted:" << dumpArg(sorted) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiTopk)");
-  ::diopiError_t ret = ::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted);
+  ::diopiError_t ret = ::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted);
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
-    auto result_cpu = at::topk_symint(self_cpu, k, dim, largest, sorted);
+    auto result_cpu = at::topk(self_cpu, k, dim, largest, sorted);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(values, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
+  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU", " error, error code is ", ret,
               " error message is ", diopiGetLastErrorString());
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
 
 // Runs topk on the CPU and on the device and prints how close they are.
-::std::tuple<at::Tensor,at::Tensor> dipu_topk_autocompare(const at::Tensor & self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+::std::tuple<at::Tensor,at::Tensor> dipu_topk_autocompare(const at::Tensor & self, int64_t k, int64_t dim, bool largest, bool sorted) {
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
-  auto result_cpu = at::topk_symint(self_cpu, k, dim, largest, sorted);
+  auto result_cpu = at::topk(self_cpu, k, dim, largest, sorted);
   auto&& result_device = dipu_topk(self, k, dim, largest, sorted);
   std::cout << "autocompare:\ttopk\tvalues:" << std::endl
             << "\t" << allclose_autocompare(std::get<0>(result_cpu), std::get<0>(result_device)) << std::endl;

@@ -1,0 +1,94 @@
+"""DIPU's own torch (2.2.2, the newest DIPU 9dd38082 builds with) is a
+first-class target: the bundled vendors and an import of the DIPU fixture are
+rendered by deeplink-gen running with that torch, and their kernels compile
+against that torch's headers with our DIPU/DIOPI declaration headers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from helpers import DIPU_TORCH, KERNELS, REPO, copy_workspace, dipu_torch_python, syntax_check
+
+VENDORS = ("ascend", "camb", "droplet")
+STRICT = ["-Wall", "-Wextra", "-Werror"]
+FIXTURES = REPO / "tests" / "fixtures" / "dipu"
+
+
+def deeplink_gen(python: Path, *args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(python), "-m", "deeplink_gen", *args], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def python() -> Path:
+    return dipu_torch_python()
+
+
+@pytest.fixture(scope="module")
+def bundled(python: Path, tmp_path_factory) -> Path:
+    ws = copy_workspace(tmp_path_factory.mktemp("dipu-torch") / "ws")
+    deeplink_gen(python, "-C", str(ws), "render", "--all")
+    return ws / "generated"
+
+
+@pytest.fixture(scope="module")
+def imported(python: Path, tmp_path_factory) -> Path:
+    ws = tmp_path_factory.mktemp("dipu-torch-import") / "ws"
+    deeplink_gen(python, "import-dipu", "--functions", str(FIXTURES / "diopi_functions.yaml"),
+                 "--convert-config", f"camb={FIXTURES / 'camb_convert_config.yaml'}",
+                 "--vendors", ",".join(VENDORS), "--out", str(ws))
+    for vendor in VENDORS:
+        deeplink_gen(python, "-C", str(ws), "render", "--vendor", vendor, "--autocompare")
+    return ws / "generated"
+
+
+def _compile_all(python: Path, generated: Path) -> dict[str, subprocess.CompletedProcess]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = {v: pool.submit(syntax_check, generated / v / KERNELS, warnings=STRICT, python=python)
+                for v in VENDORS}
+        return {v: job.result() for v, job in jobs.items()}
+
+
+def test_the_dipu_torch_is_the_one_rendered_for(bundled: Path):
+    for vendor in VENDORS:
+        manifest = json.loads((bundled / vendor / "manifest.json").read_text())
+        assert manifest["torch_version"] == DIPU_TORCH
+
+
+def test_bundled_kernels_compile_with_dipus_torch(python: Path, bundled: Path):
+    for vendor, result in _compile_all(python, bundled).items():
+        assert result.returncode == 0, (vendor, result.stderr[-6000:])
+        assert "warning:" not in result.stderr, vendor
+
+
+def test_imported_kernels_compile_with_dipus_torch(python: Path, imported: Path):
+    for vendor, result in _compile_all(python, imported).items():
+        assert result.returncode == 0, (vendor, result.stderr[-6000:])
+
+
+def _declaration(generated: Path, wrapper: str) -> str:
+    text = (generated / "camb" / KERNELS).read_text()
+    return next(line for line in text.splitlines() if f" {wrapper}(" in line and line.endswith(") {"))
+
+
+def test_signatures_follow_the_torch_in_use(bundled: Path):
+    """An op without schema: is declared from the schema of the torch in use (2.2's
+    convolution_backward takes SymInt lists)."""
+    assert "c10::SymIntArrayRef stride" in _declaration(bundled, "dipu_convolution_backward")
+
+
+def test_an_entry_schema_fixes_integer_types(bundled: Path, python: Path):
+    """torch 2.2 says SymInt[] for convolution_overrideable; the catalog entry's schema: says int[],
+    and the wrapper takes int64_t values, as its custom code expects, on this torch too."""
+    native = Path(subprocess.run([str(python), "-c", "import torchgen, os; print(os.path.dirname(torchgen.__file__))"],
+                                 capture_output=True, text=True, check=True).stdout.strip())
+    table = (native / "packaged" / "ATen" / "native" / "native_functions.yaml").read_text()
+    assert "func: convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride" in table
+    decl = _declaration(bundled, "dipu_convolution_overrideable")
+    assert "at::IntArrayRef stride" in decl and "int64_t groups" in decl, decl
