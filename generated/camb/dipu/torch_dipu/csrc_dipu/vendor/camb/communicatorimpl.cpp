@@ -14,7 +14,7 @@ namespace {
     case at::ScalarType::BFloat16:
       return cnclBfloat16;
     case at::ScalarType::Bool:
-      return cnclUint8;
+      return cnclInt8;
     case at::ScalarType::Byte:
       return cnclUint8;
     case at::ScalarType::Char:
