@@ -1,5 +1,7 @@
 // Compile-check declarations of the tang runtime API (Droplet), written for
 // deeplink-gen's tests: opaque handles, exact parameter lists, no definitions.
+// Types and values as in TangRT tang_rt/driver_types.h, prototypes and flag
+// macros as in tang_runtime_api.h; only what the droplet vendor uses is declared.
 #pragma once
 
 #include <cstddef>
@@ -13,17 +15,16 @@ typedef enum tangError {
   tangErrorNotReady = 600,
 } tangError_t;
 
-typedef struct tangStream_st* tangStream_t;
-typedef struct tangEvent_st* tangEvent_t;
-typedef struct tangContext_st* tangContext_t;
+typedef struct TActx_s* tangContext_t;
+typedef struct TAstream_s* tangStream_t;
+typedef struct TAevent_s* tangEvent_t;
 
 typedef enum tangMemcpyKind {
   tangMemcpyHostToHost = 0,
   tangMemcpyHostToDevice = 1,
   tangMemcpyDeviceToHost = 2,
   tangMemcpyDeviceToDevice = 3,
-  tangMemcpyDefault = 4,
-} tangMemcpyKind;
+} tangMemcpyKind;  // no tangMemcpyDefault: TangRT leaves it out (no unified addressing)
 
 #define tangStreamDefault 0x00
 #define tangEventDefault 0x00
