@@ -219,7 +219,7 @@ void memSetAsync(deviceStream_t stream, void* ptr, int val, size_t size) {
 
 void memCopyD2D(size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId, const void* src) {
   if (dstDevId == srcDevId) {
-    aclrtMemcpy(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE);
+    DIPU_CALLACLRT(aclrtMemcpy(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE));
   } else {
     peerCopy(nbytes, dstDevId, dst, srcDevId, src);
   }
