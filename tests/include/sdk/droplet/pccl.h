@@ -2,14 +2,12 @@
 // written for deeplink-gen's tests: exact parameter lists, no definitions.
 // Names, values and prototypes as in the copy of the PCCL header that DIPU
 // 9dd38082 keeps at vendor/droplet/pccl.h, whose include guard this file shares.
-// That header includes "tang_rt/driver_types.h" for tangStream_t; this shim
-// takes it from tang_runtime.h.
 #ifndef __PCCL_API_H__
 #define __PCCL_API_H__
 
 #include <cstddef>
 
-#include <tang_runtime.h>
+#include "tang_rt/driver_types.h"
 
 extern "C" {
 

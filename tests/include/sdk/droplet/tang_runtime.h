@@ -1,30 +1,14 @@
 // Compile-check declarations of the tang runtime API (Droplet), written for
 // deeplink-gen's tests: opaque handles, exact parameter lists, no definitions.
-// Types and values as in TangRT tang_rt/driver_types.h, prototypes and flag
-// macros as in tang_runtime_api.h; only what the droplet vendor uses is declared.
+// Prototypes and flag macros as in TangRT tang_runtime_api.h, which takes its
+// types from tang_rt/driver_types.h; only what the droplet vendor uses is declared.
 #pragma once
 
 #include <cstddef>
 
+#include "tang_rt/driver_types.h"
+
 extern "C" {
-
-typedef enum tangError {
-  tangSuccess = 0,
-  tangErrorInvalidValue = 1,
-  tangErrorMemoryAllocation = 2,
-  tangErrorNotReady = 600,
-} tangError_t;
-
-typedef struct TActx_s* tangContext_t;
-typedef struct TAstream_s* tangStream_t;
-typedef struct TAevent_s* tangEvent_t;
-
-typedef enum tangMemcpyKind {
-  tangMemcpyHostToHost = 0,
-  tangMemcpyHostToDevice = 1,
-  tangMemcpyDeviceToHost = 2,
-  tangMemcpyDeviceToDevice = 3,
-} tangMemcpyKind;  // no tangMemcpyDefault: TangRT leaves it out (no unified addressing)
 
 #define tangStreamDefault 0x00
 #define tangEventDefault 0x00
