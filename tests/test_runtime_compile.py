@@ -5,6 +5,7 @@ diclapis.h fails; the rendered CMake configures against a fake toolkit."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,18 @@ def _check_vendor(root: Path, vendor: str, tmp: Path) -> list[str]:
 def test_runtime_sources_compile(rendered: Path, vendor: str, tmp_path: Path):
     failures = _check_vendor(rendered, vendor, tmp_path)
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_conform_test_defines_all_of_conform_test_h(rendered: Path, vendor: str):
+    """diopi_test's export_runtime.cpp calls every function conform_test.h declares, so a
+    missing definition compiles but does not link."""
+    header = (SDK / "common" / "conform_test.h").read_text()
+    declared = re.findall(r"^[\w*]+\s+\**(\w+)\([^;]*\);$", header, re.M)
+    assert "buildGeneratorState" in declared and "device_malloc" in declared
+    text = (rendered / vendor / f"dipu/third_party/DIOPI/impl/{vendor}/test/conform_test.cpp").read_text()
+    missing = [name for name in declared if not re.search(rf"\b{name}\([^;{{]*\)\s*\{{", text)]
+    assert not missing, missing
 
 
 def test_signature_drift_is_a_compile_error(rendered: Path, tmp_path: Path):

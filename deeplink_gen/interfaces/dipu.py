@@ -124,6 +124,8 @@ STRUCT_FIELDS = {
 }
 
 # diopi_test device function (conform_test.h) -> the DIPU device function whose calls it reuses.
+# The rest of conform_test.h: initLibrary/finalizeLibrary reuse initializeVendor/finalizeVendor
+# (or runtime.diopi_test.init/finalize), and buildGeneratorState follows runtime.generator.
 DIOPI_TEST_SOURCES = {
     "device_malloc": "mallocDevice",
     "device_free": "freeDevice",

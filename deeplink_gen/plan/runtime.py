@@ -145,11 +145,22 @@ def _lifecycle(spec: RuntimeSpec, name: str, explicit: tuple[CallTemplate, ...],
     return TestEntry(name, True, "", (), ())
 
 
+def _generator_state(spec: RuntimeSpec) -> TestEntry:
+    """buildGeneratorState: the initial state of a diopi_test generator, which must
+    have the layout the vendor's DIPU generator keeps. Only the seed_offset
+    generator's layout is known here; a custom generator's is the vendor's code."""
+    if spec.generator.kind == "seed_offset":
+        return TestEntry("buildGeneratorState", True, "", (), ())
+    return TestEntry("buildGeneratorState", False,
+                     "runtime.generator is custom, so the layout of its state is the vendor's own code", (), ())
+
+
 @dataclass(frozen=True)
 class DiopiTestPlan:
     entries: dict[str, TestEntry]
     init: TestEntry
     finalize: TestEntry
+    generator_state: TestEntry
     checkers: tuple[Checker, ...]           # the checkers the calls use, by name
 
 
@@ -158,4 +169,4 @@ def plan_diopi_test(spec: RuntimeSpec) -> DiopiTestPlan:
     init = _lifecycle(spec, "initLibrary", spec.diopi_test.init, spec.impl("initializeVendor"))
     fin = _lifecycle(spec, "finalizeLibrary", spec.diopi_test.finalize, spec.impl("finalizeVendor"))
     used = {c.checker.name: c.checker for e in list(entries.values()) + [init, fin] for c in e.calls if c.checker}
-    return DiopiTestPlan(entries, init, fin, tuple(used[k] for k in sorted(used)))
+    return DiopiTestPlan(entries, init, fin, _generator_state(spec), tuple(used[k] for k in sorted(used)))

@@ -17,5 +17,5 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     plan = plan_diopi_test(spec)
     return {paths.conform_test(vendor): render_template(
         "diopi_test/conform_test.cpp.j2", source=job.source, vendor=vendor, spec=spec, e=plan.entries,
-        init=plan.init, fin=plan.finalize, checkers=plan.checkers,
+        init=plan.init, fin=plan.finalize, generator_state=plan.generator_state, checkers=plan.checkers,
     )}

@@ -1,29 +1,14 @@
 // Compile-check declarations of the tang runtime API (Droplet), written for
 // deeplink-gen's tests: opaque handles, exact parameter lists, no definitions.
+// Prototypes and flag macros as in TangRT tang_runtime_api.h, which takes its
+// types from tang_rt/driver_types.h; only what the droplet vendor uses is declared.
 #pragma once
 
 #include <cstddef>
 
+#include "tang_rt/driver_types.h"
+
 extern "C" {
-
-typedef enum tangError {
-  tangSuccess = 0,
-  tangErrorInvalidValue = 1,
-  tangErrorMemoryAllocation = 2,
-  tangErrorNotReady = 600,
-} tangError_t;
-
-typedef struct tangStream_st* tangStream_t;
-typedef struct tangEvent_st* tangEvent_t;
-typedef struct tangContext_st* tangContext_t;
-
-typedef enum tangMemcpyKind {
-  tangMemcpyHostToHost = 0,
-  tangMemcpyHostToDevice = 1,
-  tangMemcpyDeviceToHost = 2,
-  tangMemcpyDeviceToDevice = 3,
-  tangMemcpyDefault = 4,
-} tangMemcpyKind;
 
 #define tangStreamDefault 0x00
 #define tangEventDefault 0x00

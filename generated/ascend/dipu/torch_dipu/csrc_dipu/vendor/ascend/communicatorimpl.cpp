@@ -14,7 +14,7 @@ namespace {
     case at::ScalarType::BFloat16:
       return HCCL_DATA_TYPE_BFP16;
     case at::ScalarType::Bool:
-      return HCCL_DATA_TYPE_UINT8;
+      return HCCL_DATA_TYPE_INT8;
     case at::ScalarType::Byte:
       return HCCL_DATA_TYPE_UINT8;
     case at::ScalarType::Char:

@@ -14,7 +14,7 @@ namespace {
     case at::ScalarType::BFloat16:
       return cnclBfloat16;
     case at::ScalarType::Bool:
-      return cnclUint8;
+      return cnclInt8;
     case at::ScalarType::Byte:
       return cnclUint8;
     case at::ScalarType::Char:
@@ -50,9 +50,11 @@ namespace {
 }  // namespace
 
 diclResult_t diclGetCommAsyncError(diclComm_t comm) {
-  cnclResult_t asyncError{};
-  CNCL_THROW(cnclGetCommAsyncError(comm, &asyncError));
-  return asyncError == CNCL_RET_SUCCESS ? DICL_SUCCESS : DICL_ERR_UNDEF;
+  const cnclResult_t asyncError = cnclGetCommAsyncError(comm);
+  if (asyncError == CNCL_RET_SUCCESS || asyncError == CNCL_RET_ASYNC_IN_PROGRESS) {
+    return DICL_SUCCESS;
+  }
+  return DICL_ERR_UNDEF;
 }
 
 diclResult_t diclGetUniqueId(commUniqueId* uniqueId) {

@@ -34,7 +34,7 @@ DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
   result.totalGlobalMem = static_cast<size_t>(memory.physicalMemoryTotal) << 20;
   result.major = major;
   result.minor = minor;
-  result.multiProcessorCount = prop.clusterCount;
+  result.multiProcessorCount = 1;
   return result;
 }
 

@@ -19,8 +19,6 @@ namespace {
       return pcclUint8;
     case at::ScalarType::Char:
       return pcclInt8;
-    case at::ScalarType::Double:
-      return pcclFloat64;
     case at::ScalarType::Float:
       return pcclFloat32;
     case at::ScalarType::Half:

@@ -12,6 +12,7 @@
 
 #include <conform_test.h>
 #include <diopi/diopirt.h>
+#include <litert.hpp>  // diopi_test's diopiTensor, which buildGeneratorState copies into its output
 
 namespace {
 
@@ -129,6 +130,25 @@ diopiError_t finalizeLibrary() {
     return diopiErrorOccurred;
   }
 return diopiSuccess;
+}
+
+// The state diopi_test gives DIOPI's random functions. It must have the layout of the state
+// the vendor's DIPU generator keeps, which only runtime.generator determines.
+diopiError_t buildGeneratorState(diopiContextHandle_t ctx, diopiTensorHandle_t out) {
+  // kind seed_offset: a 16-byte host uint8 tensor, seed in bytes 0-7 and offset in bytes 8-15
+  // (as the rendered GeneratorImpl keeps it), here seed 0 and offset 0.
+  int64_t shape[] = {2 * static_cast<int64_t>(sizeof(uint64_t))};
+  const diopiSize_t size{shape, 1};
+  diopiTensorHandle_t state = nullptr;
+  void* data = nullptr;
+  if (diopiRequireTensor(ctx, &state, &size, nullptr, diopi_dtype_uint8, diopi_host) != diopiSuccess ||
+      diopiGetTensorData(state, &data) != diopiSuccess || data == nullptr) {
+    setLastError("ascend: buildGeneratorState: could not allocate the 16-byte host state tensor");
+    return diopiErrorOccurred;
+  }
+  std::memset(data, 0, static_cast<size_t>(shape[0]));
+  *out = *state;
+  return diopiSuccess;
 }
 
 }  // extern "C"
