@@ -29,19 +29,39 @@ def _fail(exc: UserError) -> None:
     sys.exit(1)
 
 
-def _options(ctx: Context, torch_version: str | None, **choices):
+def _options(ctx: Context, torch_version: str | None, *, installed_only: bool = False, **choices):
+    """The run's options. --torch-version X chooses the op table: the installed
+    torch's when it is X (major.minor, and the patch when given), else the
+    shipped snapshot of X; with *installed_only* (render) X must be installed."""
+    from deeplink_gen.interfaces import torch_snapshots
     from deeplink_gen.interfaces.aten import installed_torch_version
     from deeplink_gen.model import TorchVersion
     from deeplink_gen.pipeline import Options
 
+    installed = installed_torch_version()
     if torch_version is None:
-        version = installed_torch_version()
-    else:
-        try:
-            version = TorchVersion.parse(torch_version)
-        except ParseError:
-            raise click.BadParameter(f"'{torch_version}' is not a version such as 2.13", param_hint="--torch-version")
-    return Options(version, ctx.diopi_include, **choices)
+        return Options(installed, ctx.diopi_include, **choices)
+    try:
+        TorchVersion.parse(torch_version)
+    except ParseError:
+        raise click.BadParameter(f"'{torch_version}' is not a version such as 2.13", param_hint="--torch-version")
+    if torch_snapshots.matches(installed, torch_version):
+        return Options(installed, ctx.diopi_include, **choices)
+    if installed_only:
+        raise click.UsageError(
+            f"--torch-version {torch_version}: rendering uses the installed torch's schemas, and the installed "
+            f"torch is {installed}; install torch {torch_version} to render for it "
+            f"(`validate --torch-version {torch_version}` checks the workspace against it without installing it)")
+    try:
+        table = torch_snapshots.choose(torch_version)
+    except ParseError as exc:
+        raise click.BadParameter(str(exc), param_hint="--torch-version")
+    return Options(table.version, ctx.diopi_include, snapshot=True, **choices)
+
+
+_TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it is that version, else the op table "
+                       "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*). Its version decides "
+                       "torch: gates. Default: the installed torch.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -66,8 +86,7 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
 @main.command()
 @click.option("--vendor", "vendors", multiple=True, metavar="NAME",
               help="Validate only this vendor file (repeatable). Default: every vendor.")
-@click.option("--torch-version", metavar="X.Y", help="Torch version for the catalog's torch gates "
-              "(default: the installed torch).")
+@click.option("--torch-version", metavar="X.Y[.Z]", help=_TORCH_VERSION_HELP)
 @click.pass_obj
 def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
     """Check vendor files and the op catalog.
@@ -95,8 +114,9 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
 @click.option("--autocompare/--no-autocompare", default=None,
               help="Emit the CPU-comparison twin for every op whose catalog entry allows it "
                    "(default: the vendor file decides).")
-@click.option("--torch-version", metavar="X.Y", help="Torch version for the catalog's torch gates "
-              "(default: the installed torch). Signatures always come from the installed torch.")
+@click.option("--torch-version", metavar="X.Y[.Z]", help="Render only if the installed torch is this version "
+              "(major.minor, and the patch when given); otherwise exit 2. Rendering always uses the installed "
+              "torch's schemas; `validate --torch-version` checks other versions.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Output root (default: <workspace>/generated).")
 @click.option("--allow-outside-workspace", is_flag=True,
@@ -128,7 +148,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
-    options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
+    options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
     try:
         code = command.run(ctx.root, None if all_vendors else list(vendors), options, out_root,
@@ -142,7 +162,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
 @click.argument("op")
 @click.option("--vendor", required=True, metavar="NAME", help="The vendor whose settings to explain.")
 @click.option("--autocompare/--no-autocompare", default=None, help="As for render.")
-@click.option("--torch-version", metavar="X.Y", help="As for render.")
+@click.option("--torch-version", metavar="X.Y[.Z]", help="As for validate: the installed torch or a shipped op table.")
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N", help="As for render.")
 @click.pass_obj
 def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shards) -> None:
@@ -185,6 +205,28 @@ def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
         _fail(exc)
 
 
+@main.command("torch-snapshot")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Snapshot to write (default: deeplink_gen/interfaces/data/torch-<installed version>.json.gz, "
+                   "the file validate, coverage and drift read for that version). A name ending in .gz is "
+                   "gzip-compressed; anything else is plain JSON.")
+def torch_snapshot(out: Path | None) -> None:
+    """Record the installed torch's op table as data.
+
+    Reads torchgen's native_functions.yaml (never importing torch) and writes
+    every ATen op with its schema, variants, the torchgen flags signatures
+    depend on and whether a CompositeImplicitAutograd or
+    CompositeExplicitAutograd kernel serves every backend: sorted JSON, one op
+    per line. The file is rewritten only if its content changed.
+    """
+    from deeplink_gen.commands import torch_snapshot as command
+
+    try:
+        click.echo(command.run(out))
+    except UserError as exc:
+        _fail(exc)
+
+
 @main.command("import-dipu")
 @click.option("--functions", "functions", required=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="PATH", help="DIPU's diopi_functions.yaml.")
@@ -194,8 +236,9 @@ def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
 @click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
-@click.option("--torch-version", metavar="X.Y.Z", help="Torch version for torch_ver filters "
-              "(default: the installed torch).")
+@click.option("--torch-version", metavar="X.Y.Z", help="The torch to import for: it decides DIPU's torch_ver "
+              "filters, and its ops (the installed torch's, or the op table shipped for it) decide which entries "
+              "are valid. Default: the installed torch.")
 @click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
 @click.pass_obj
 def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, torch_version, force) -> None:

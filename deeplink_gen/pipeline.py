@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen.errors import UserError
-from deeplink_gen.interfaces import diopi
+from deeplink_gen.interfaces import aten, diopi, torch_snapshots
 from deeplink_gen.load.workspace import load_workspace
-from deeplink_gen.model import Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
+from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
 from deeplink_gen.output import writer
 from deeplink_gen.plan.resolve import Choices, resolve as resolve_vendor
 from deeplink_gen.render.artifacts import render_vendor
@@ -32,9 +32,13 @@ class Options:
     diopi_include: Path | None = None     # DIOPI headers instead of the bundled prototype snapshot
     autocompare: bool | None = None       # the command line's --autocompare/--no-autocompare
     shards: int | None = None             # the command line's --shards
+    snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
     def prototypes(self) -> Prototypes:
         return diopi.prototypes(self.diopi_include)
+
+    def op_table(self) -> OpTable:
+        return torch_snapshots.load(self.torch_version) if self.snapshot else aten.installed_table()
 
 
 def load(root: Path, vendors: list[str] | None = None) -> Workspace:
@@ -45,7 +49,7 @@ def load(root: Path, vendors: list[str] | None = None) -> Workspace:
 
 
 def validate(ws: Workspace, options: Options) -> None:
-    problems = run_checks(ws, Context(options.torch_version, options.prototypes()))
+    problems = run_checks(ws, Context(options.op_table(), options.prototypes()))
     if problems:
         raise UserError(problems)
 
@@ -54,14 +58,14 @@ def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Works
     """load, then validate; every problem of both stages is reported together
     (the files that loaded are validated even when others did not)."""
     ws, problems = load_workspace(root, vendors)
-    problems += run_checks(ws, Context(options.torch_version, options.prototypes()))
+    problems += run_checks(ws, Context(options.op_table(), options.prototypes()))
     if problems:
         raise UserError(problems)
     return ws
 
 
 def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
-    return resolve_vendor(ws, vendor, options.torch_version, Choices(options.autocompare, options.shards))
+    return resolve_vendor(ws, vendor, options.op_table(), Choices(options.autocompare, options.shards))
 
 
 def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:

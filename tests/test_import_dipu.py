@@ -89,8 +89,8 @@ def imported(tmp_path_factory):
 @pytest.fixture(scope="module")
 def torch_ops() -> dict[str, list[str]]:
     """op name -> argument names, from torch's native_functions.yaml."""
-    from deeplink_gen.interfaces.aten import function_schema, op_index
-    return {name: [a.name for a in function_schema(op).arguments.flat_all] for name, op in op_index().items()}
+    from deeplink_gen.interfaces.aten import function_schema, installed_table
+    return {name: [a.name for a in function_schema(op).arguments.flat_all] for name, op in installed_table().ops.items()}
 
 
 def render(ws: Path, vendor: str) -> str:

@@ -128,16 +128,37 @@ def test_autocompare_flag_overrides_vendor_defaults(workspace: Path, tmp_path: P
 
 
 def test_torch_gate_selects_entries(workspace: Path, tmp_path: Path):
+    """A gated entry applies to the versions its gate admits: torch 2.1's op
+    table (the shipped snapshot) has bmm.out rendered, the installed 2.13 not."""
     cat = workspace / "catalog" / "reduce.yaml"
     cat.write_text(cat.read_text().replace("  bmm.out:\n", "  bmm.out:\n    torch: '<2.5'\n"))
-    old = tmp_path / "old"
+    old = run_cli("explain", "bmm.out", "--vendor", "camb", "--torch-version", "2.1", cwd=workspace)
+    assert old.exit_code == 0, old.output
+    assert old.output.startswith("bmm.out  (") and "DIOPI call      diopiBmm(" in old.output
     new = tmp_path / "new"
-    assert run_cli("render", "--vendor", "camb", "--torch-version", "2.1", "--out", str(old), "--allow-outside-workspace", cwd=workspace).exit_code == 0
     assert run_cli("render", "--vendor", "camb", "--out", str(new), "--allow-outside-workspace", cwd=workspace).exit_code == 0
-    assert '"bmm.out"' in (old / "camb" / KERNELS).read_text()
     assert '"bmm.out"' not in (new / "camb" / KERNELS).read_text()
     skipped = json.loads((new / "camb" / "manifest.json").read_text())["skipped"]
     assert {"op": "bmm.out", "reason": "torch 2.13.0 is outside '<2.5'"} in skipped
+    now = run_cli("explain", "bmm.out", "--vendor", "camb", cwd=workspace)
+    assert now.output == "bmm.out: not rendered: torch 2.13.0 is outside '<2.5'\n"
+
+
+def test_render_torch_version_must_be_the_installed_one(workspace: Path):
+    """Rendering takes schemas from the installed torch (2.13.0 here): asking
+    for another version is a usage error naming the installed one; asking for
+    the installed one (major.minor, or with its patch) renders."""
+    for wanted in ("2.1", "2.13.1", "2.2.2"):
+        result = run_cli("render", "--vendor", "camb", "--torch-version", wanted, cwd=workspace)
+        assert result.exit_code == 2, result.output
+        assert "rendering uses the installed torch's schemas" in result.output
+        assert "the installed torch is 2.13.0" in result.output
+        assert not (workspace / "generated").exists()
+    for wanted in ("2.13", "2.13.0"):
+        result = run_cli("render", "--vendor", "camb", "--torch-version", wanted, cwd=workspace)
+        assert result.exit_code == 0, result.output
+    manifest = json.loads((workspace / "generated" / "camb" / "manifest.json").read_text())
+    assert manifest["torch_version"] == "2.13.0"
 
 
 def test_disabled_op_is_not_registered(workspace: Path):

@@ -1,8 +1,9 @@
-"""What the chosen torch says about ATen ops, read through torchgen (never
-by importing torch). The op index (name -> schema string and variants) is
-built from torchgen's native_functions.yaml once per torch build and cached
-on disk; schemas are parsed with torchgen.model.FunctionSchema only for the
-ops that are used."""
+"""What the installed torch says about ATen ops, read through torchgen (never
+by importing torch). The op index (name -> schema string, variants and the
+per-op torchgen flags of ROW_FIELDS) is built from torchgen's
+native_functions.yaml once per torch build and cached on disk; schemas are
+parsed with torchgen.model.FunctionSchema only for the ops that are used,
+whichever op table (installed or a shipped snapshot) they come from."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from importlib import metadata
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError
-from deeplink_gen.model import AtenOp, CatalogEntry, TorchVersion
+from deeplink_gen.model import AtenOp, OpTable, TorchVersion
 from deeplink_gen.output.atomic import write_cache
 from deeplink_gen.paths import cache_dir
 
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 
 def _torchgen_dir() -> Path:
@@ -48,16 +49,36 @@ def _native_dir() -> Path:
     return _torchgen_dir() / "packaged" / "ATen" / "native"
 
 
-def _build_index(yaml_path: Path) -> dict[str, list]:
+# The per-op facts the index keeps, in row order (the cache and the shipped snapshots share it).
+ROW_FIELDS = ("schema", "variants", "const_ref_for_mutable", "ilistref", "composite_implicit",
+              "composite_explicit")
+
+
+def _row(f) -> list:
+    """One torchgen NativeFunction as an index row (see ROW_FIELDS)."""
+    return [str(f.func), sorted(v.name for v in f.variants), f.use_const_ref_for_mutable_tensors,
+            f.part_of_structured_group, f.has_composite_implicit_autograd_kernel,
+            f.has_composite_explicit_autograd_kernel or f.has_composite_explicit_autograd_non_functional_kernel]
+
+
+def build_index(yaml_path: Path) -> dict[str, list]:
+    """Every op of a native_functions.yaml as a row, sorted by name."""
     from torchgen.gen import parse_native_yaml
 
     parsed = parse_native_yaml(str(yaml_path), str(yaml_path.parent / "tags.yaml"))
-    index = {}
-    for f in parsed.native_functions:
-        variants = sorted(v.name for v in f.variants)
-        index[str(f.func.name)] = [str(f.func), variants, f.use_const_ref_for_mutable_tensors,
-                                   f.part_of_structured_group]
-    return dict(sorted(index.items()))
+    return dict(sorted((str(f.func.name), _row(f)) for f in parsed.native_functions))
+
+
+def ops_from_rows(rows: dict[str, list]) -> dict[str, AtenOp]:
+    """Index rows -> AtenOps; raises ValueError (or TypeError) on a malformed row."""
+    out = {}
+    for name, row in rows.items():
+        if not isinstance(row, list) or len(row) != len(ROW_FIELDS):
+            raise ValueError(f"{name}: expected a row of {len(ROW_FIELDS)} fields ({', '.join(ROW_FIELDS)})")
+        schema, variants, const_ref, ilist, implicit, explicit = row
+        out[name] = AtenOp(name, schema, tuple(variants), bool(const_ref), bool(ilist), False, bool(implicit),
+                           bool(explicit))
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,34 +87,23 @@ def native_functions_digest() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def op_index() -> dict[str, AtenOp]:
-    yaml_path = _native_dir() / "native_functions.yaml"
+def installed_rows() -> dict[str, list]:
+    """The installed torch's index rows, built once per torch build and cached on disk."""
     cache = cache_dir() / f"aten-ops-{_CACHE_FORMAT}-{native_functions_digest()[:20]}.json"
     try:
         raw = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raw = None
     if not isinstance(raw, dict):
-        raw = _build_index(yaml_path)
+        raw = build_index(_native_dir() / "native_functions.yaml")
         write_cache(cache, json.dumps(raw).encode("utf-8"))
-    return {name: AtenOp(name, schema, tuple(variants), const_ref, ilist)
-            for name, (schema, variants, const_ref, ilist) in raw.items()}
+    return raw
 
 
-def lookup(name: str) -> AtenOp | None:
-    return op_index().get(name)
-
-
-def op_of(entry: CatalogEntry) -> AtenOp | None:
-    """The op a catalog entry defines: torch's, or a DIPU-private helper (an
-    op torch does not have, defined by the entry's schema: and never
-    registered: register: false); None when it is neither."""
-    found = lookup(entry.op)
-    if found is not None:
-        return found
-    if entry.schema_text is not None and entry.register is not None and not entry.register.value:
-        return AtenOp(entry.op, entry.schema_text.value.strip().removeprefix("aten::"), ("function",), helper=True)
-    return None
+@functools.lru_cache(maxsize=1)
+def installed_table() -> OpTable:
+    """The installed torch's op table."""
+    return OpTable(installed_torch_version(), ops_from_rows(installed_rows()), "the installed torch")
 
 
 @functools.lru_cache(maxsize=None)

@@ -5,9 +5,11 @@ them live in deeplink_gen.interfaces."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deeplink_gen.errors import Loc
+from deeplink_gen.model.catalog import CatalogEntry
+from deeplink_gen.model.common import TorchVersion
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,56 @@ class AtenOp:
     const_ref_for_mutable: bool = False  # torchgen passes mutable tensors as const&
     ilistref: bool = False               # torchgen passes Tensor[] as ITensorListRef
     helper: bool = False                 # a DIPU-private helper (its schema comes from the catalog)
+    composite_implicit: bool = False     # a CompositeImplicitAutograd kernel: decomposed for every backend
+    composite_explicit: bool = False     # a CompositeExplicitAutograd(NonFunctional) kernel serves every backend
+
+    @property
+    def base_name(self) -> str:
+        """The name without its overload: ``add`` for ``add.out``."""
+        return self.name.split(".", 1)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class OpTable:
+    """One torch version's ATen ops: the installed torch's (read through
+    torchgen) or a shipped snapshot's. Compared by identity."""
+
+    version: TorchVersion
+    ops: dict[str, AtenOp] = field(repr=False)
+    source: str                          # "the installed torch" or the snapshot file it was read from
+    snapshot: bool = False               # read from a shipped snapshot, not from the installed torch
+
+    @property
+    def what(self) -> str:
+        """How messages name this torch."""
+        return f"torch {self.version}" if self.snapshot else "the installed torch"
+
+    def get(self, name: str) -> AtenOp | None:
+        return self.ops.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self.ops)
+
+    def op_of(self, entry: CatalogEntry) -> AtenOp | None:
+        """The op a catalog entry defines: torch's, or a DIPU-private helper (an
+        op torch does not have, defined by the entry's schema: and never
+        registered: register: false); None when it is neither."""
+        found = self.ops.get(entry.op)
+        if found is not None:
+            return found
+        if entry.schema_text is not None and entry.register is not None and not entry.register.value:
+            return AtenOp(entry.op, entry.schema_text.value.strip().removeprefix("aten::"), ("function",), helper=True)
+        return None
+
+    def overloads(self, base: str) -> list[str]:
+        """Every op named *base* or *base*.<overload>, sorted."""
+        table = self.__dict__.get("_by_base")
+        if table is None:
+            table = {}
+            for name in sorted(self.ops):
+                table.setdefault(name.split(".", 1)[0], []).append(name)
+            object.__setattr__(self, "_by_base", table)
+        return list(table.get(base, ()))
 
 
 class DiopiArgKind(enum.Enum):
@@ -135,3 +187,4 @@ class DipuFunction:
 
     def signature(self) -> str:
         return f"{self.returns} {self.name}({', '.join(p.decl() for p in self.params)})"
+

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deeplink_gen.interfaces.aten import op_of
 from deeplink_gen.model import (
-    BUILTIN_DEFAULTS, FACTS, SWITCHES, CatalogEntry, ResolvedOp, ResolvedVendor, Setting, Skipped, TorchVersion,
-    Vendor, Workspace,
+    BUILTIN_DEFAULTS, FACTS, SWITCHES, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
+    Workspace,
 )
 
 
@@ -61,7 +60,10 @@ def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting[str] | None:
     return Setting(value, source, loc)
 
 
-def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: Choices = Choices()) -> ResolvedVendor:
+def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choices()) -> ResolvedVendor:
+    """*vendor* for the version of *table* (the ATen ops): every catalog op
+    that applies with its settings, and the ops that do not apply."""
+    torch_version = table.version
     ops, skipped = [], []
     for catalog_entry in ws.catalog.entries:
         entry = vendor.definition(catalog_entry)
@@ -73,7 +75,7 @@ def resolve(ws: Workspace, vendor: Vendor, torch_version: TorchVersion, cli: Cho
         settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
         settings += (("register", _op_flag("register", entry, vendor, origin)),)
         override = vendor.override(entry.op)
-        ops.append(ResolvedOp(entry, op_of(entry), _op_flag("enabled", entry, vendor, origin), settings,
+        ops.append(ResolvedOp(entry, table.op_of(entry), _op_flag("enabled", entry, vendor, origin), settings,
                               _memory_format(entry, vendor), catalog_entry if replaced else None,
                               override.reason if override is not None else ""))
     return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))

@@ -30,15 +30,23 @@ def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnos
                                    f"the call passes {len(call.args)}")
 
 
-def _signature(entry: CatalogEntry, diags: Diagnostics) -> OpSignature | None:
+def _signature(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> OpSignature | None:
     """The entry's op and signature, or None after reporting why there is none."""
     where = entry.where
-    op = aten.op_of(entry)
+    op = ctx.ops.op_of(entry)
     if op is None:
-        diags.add(entry.loc, where, f"'{entry.op}' is not an op of the installed torch"
-                                    f"{did_you_mean(entry.op, aten.op_index())}"
+        diags.add(entry.loc, where, f"'{entry.op}' is not an op of {ctx.ops.what}"
+                                    f"{did_you_mean(entry.op, ctx.ops.ops)}"
                                     " (a DIPU-private helper needs schema: and register: false)")
         return None
+    if not op.helper:
+        try:
+            aten.function_schema(op)
+        except aten.SCHEMA_ERRORS as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            diags.add(entry.loc, where, f"the installed torchgen cannot read {ctx.ops.source}'s schema of "
+                                        f"{entry.op} ({op.schema}): {first}")
+            return None
     if entry.schema_text is not None:
         try:
             written = aten.parse_schema(entry.schema_text.value)
@@ -63,7 +71,7 @@ def _signature(entry: CatalogEntry, diags: Diagnostics) -> OpSignature | None:
 
 
 def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:
-    sig = _signature(entry, diags)
+    sig = _signature(entry, ctx, diags)
     if sig is None:
         return
     where = entry.where

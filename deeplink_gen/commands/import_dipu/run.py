@@ -96,7 +96,7 @@ def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> l
     vendors = tuple(parse_vendor(d, diags) for d in docs["vendor"])
     if diags:
         return diags.items
-    return validate(Workspace(out, catalog, vendors), Context(options.torch_version, options.prototypes()))
+    return validate(Workspace(out, catalog, vendors), Context(options.op_table(), options.prototypes()))
 
 
 def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str], path: str,
@@ -139,8 +139,9 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         layouts[v] = (common, per_fn)
         notes += cfg_notes
     imported = []
+    table = options.op_table()
     for up in ups:
-        item = translate(up, path, version_code(options.torch_version))
+        item = translate(up, path, table, version_code(options.torch_version))
         notes += item.notes
         if item.op:
             imported.append(item)

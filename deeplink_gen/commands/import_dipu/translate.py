@@ -14,7 +14,7 @@ from deeplink_gen.commands.import_dipu.readings import on_unless_false, torch_ga
 from deeplink_gen.cpptext import IDENT, parse_call, referenced_names
 from deeplink_gen.errors import DeeplinkGenError, Diagnostic, ParseError
 from deeplink_gen.interfaces import aten
-from deeplink_gen.model import AtenOp
+from deeplink_gen.model import AtenOp, OpTable
 from deeplink_gen.plan.args import HANDLE, LOCAL_SUFFIX, ArgKind
 from deeplink_gen.plan.signature import OpSignature, return_names, signature_of
 from deeplink_gen.validate.schemas import difference
@@ -63,6 +63,7 @@ class _Work:
 
     up: Upstream
     path: str
+    table: OpTable                      # the ops of the torch imported for
     notes: list[Diagnostic] = field(default_factory=list)
     entry: dict = field(default_factory=dict)
 
@@ -187,7 +188,7 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
     when the wrapper must take the upstream schema's names or integer types."""
     d = w.d
     parsed, fixed = parse_schema(d["schema"])
-    known = aten.lookup(op)
+    known = w.table.get(op)
     if parsed is None and known is not None:
         # The op exists: torch's schema is meant when the argument names agree.
         written = re.findall(r"(\w+)\s*(?:=[^,)]*)?\s*(?=[,)])", d["schema"].split("->")[0].split("(", 1)[-1])
@@ -207,7 +208,7 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
         register = False
     if found is None:
         if register:
-            raise Skip(f"'{op}' is not an op of the installed torch", "schema")
+            raise Skip(f"'{op}' is not an op of {w.table.what}", "schema")
         w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
         w.entry["schema"] = str(parsed)
         found = AtenOp(op, str(parsed), ("function",), helper=True)
@@ -372,9 +373,9 @@ def _autograd(w: _Work, sig: OpSignature) -> None:
     w.entry["autograd"] = ag
 
 
-def translate(up: Upstream, path: str, torch_code: str) -> Imported:
-    """One upstream entry; Imported.op is empty when the entry is skipped."""
-    w = _Work(up, path)
+def translate(up: Upstream, path: str, table: OpTable, torch_code: str) -> Imported:
+    """One upstream entry for the torch of *table*; Imported.op is empty when the entry is skipped."""
+    w = _Work(up, path, table)
     if not isinstance(up.data, dict):
         w.note("entry is not a mapping; entry skipped")
         return Imported(up, "", {}, None, None, False, w.notes)

@@ -1,0 +1,50 @@
+"""`deeplink-gen torch-snapshot`: record the installed torch's op table (every
+ATen op with its schema, variants and the torchgen flags of aten.ROW_FIELDS)
+as data, so that validate, coverage and drift can use that torch without it
+being installed. The file is rewritten only when its content changed."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.interfaces import aten, torch_snapshots
+from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.render.templating import render
+
+
+def snapshot_text(version, digest: str, rows: dict[str, list]) -> str:
+    """The snapshot document: JSON with one op per line, keys sorted."""
+    lines = [f"{json.dumps(name)}: {json.dumps(row)}" for name, row in sorted(rows.items())]
+    return render("torch/op_snapshot.json.j2", source=f"torch {version}'s native_functions.yaml (through torchgen)",
+                  format=torch_snapshots.FORMAT, version=version, digest=digest,
+                  columns=json.dumps(list(aten.ROW_FIELDS)), op_lines=lines)
+
+
+def _current(target: Path) -> str | None:
+    """The text *target* holds now (decompressed), if it is a readable file."""
+    try:
+        data = target.read_bytes()
+        return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+    except (OSError, EOFError, ValueError):
+        return None
+
+
+def run(out: Path | None) -> str:
+    """Returns the line to print."""
+    version = aten.installed_torch_version()
+    rows = aten.installed_rows()
+    text = snapshot_text(version, aten.native_functions_digest(), rows)
+    target = out if out is not None else torch_snapshots.path_of(version)
+    if target.is_dir():
+        raise UserError([Diagnostic(None, "--out", f"{display_path(str(target))} is a directory")])
+    if _current(target) == text:
+        return f"unchanged: {display_path(str(target))} (torch {version}, {len(rows)} ops)"
+    data = text.encode("utf-8")
+    if target.name.endswith(".gz"):
+        # No name and no time in the gzip header: the same ops give the same bytes.
+        data = gzip.compress(data, compresslevel=9, mtime=0)
+    write_atomic(target, data)
+    return f"wrote {display_path(str(target))}: torch {version}, {len(rows)} ops"

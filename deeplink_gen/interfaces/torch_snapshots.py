@@ -1,0 +1,93 @@
+"""Torch op tables as data: the snapshots shipped in interfaces/data/
+(torch-<version>.json.gz, written by `deeplink-gen torch-snapshot`), and the
+choice between them and the installed torch for a requested version.
+
+A snapshot is gzip-compressed JSON: a "//" header line, "format",
+"torch_version", "native_functions_sha256", "columns" (aten.ROW_FIELDS) and
+"ops": op name -> row, keys sorted, one op per line."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import re
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, Loc, ParseError, UserError
+from deeplink_gen.interfaces import aten
+from deeplink_gen.model import OpTable, TorchVersion
+
+DATA = Path(__file__).resolve().parent / "data"
+FORMAT = 1
+_NAME = re.compile(r"^torch-(\d+\.\d+\.\d+)\.json\.gz$")
+
+
+def path_of(version: TorchVersion) -> Path:
+    return DATA / f"torch-{version}.json.gz"
+
+
+def shipped() -> list[TorchVersion]:
+    """The versions with a snapshot in interfaces/data/, oldest first."""
+    found = (_NAME.match(p.name) for p in DATA.glob("torch-*.json.gz"))
+    return sorted(TorchVersion.parse(m.group(1)) for m in found if m)
+
+
+def decode(data: bytes, where: str) -> dict:
+    """A snapshot's JSON document (gzip-compressed or not); UserError when it is not one."""
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        doc = json.loads(data.decode("utf-8"))
+    except (OSError, EOFError, ValueError) as exc:
+        raise UserError([Diagnostic(Loc(where), None, f"not a torch op snapshot: {exc}")]) from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("ops"), dict) \
+            or doc.get("columns") != list(aten.ROW_FIELDS):
+        raise UserError([Diagnostic(Loc(where), None, f"not a torch op snapshot of format {FORMAT} "
+                                                      f"(columns {', '.join(aten.ROW_FIELDS)})")])
+    return doc
+
+
+def read(path: Path) -> OpTable:
+    """The op table a snapshot file holds."""
+    doc = decode(path.read_bytes(), str(path))
+    try:
+        version = TorchVersion.parse(str(doc.get("torch_version", "")))
+        ops = aten.ops_from_rows(doc["ops"])
+    except (ParseError, ValueError, TypeError) as exc:
+        raise UserError([Diagnostic(Loc(str(path)), None, f"broken torch op snapshot: {exc}")]) from None
+    return OpTable(version, ops, f"the torch {version} snapshot ({path.name})", snapshot=True)
+
+
+@functools.lru_cache(maxsize=8)
+def load(version: TorchVersion) -> OpTable:
+    """The shipped snapshot of exactly *version*."""
+    return read(path_of(version))
+
+
+def matches(version: TorchVersion, text: str) -> bool:
+    """Whether *version* is the one *text* asks for: major.minor, and the
+    patch level too when *text* gives one (``2.1`` admits 2.1.1, ``2.1.0`` does not)."""
+    wanted = TorchVersion.parse(text)
+    exact = text.strip().split("+")[0].count(".") >= 2
+    return (version.major, version.minor) == (wanted.major, wanted.minor) and (not exact or version.patch == wanted.patch)
+
+
+def available() -> str:
+    """What versions can be asked for, for messages."""
+    listed = ", ".join(str(v) for v in shipped()) or "none"
+    return f"the installed torch is {aten.installed_torch_version()}; snapshots are shipped for {listed}"
+
+
+def choose(text: str) -> OpTable:
+    """The op table for a requested version: the installed torch's when it is
+    that version, else the newest shipped snapshot that is. Raises ParseError
+    with a message naming what is available."""
+    TorchVersion.parse(text)
+    installed = aten.installed_torch_version()
+    if matches(installed, text):
+        return aten.installed_table()
+    candidates = [v for v in shipped() if matches(v, text)]
+    if not candidates:
+        raise ParseError(f"no op table for torch {text.strip()}: {available()}")
+    return load(candidates[-1])
