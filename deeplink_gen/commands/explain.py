@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deeplink_gen import pipeline
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
-from deeplink_gen.model import ResolvedOp, ResolvedVendor
+from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
@@ -55,12 +55,20 @@ def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
     return lines
 
 
+def _gated_override(override: OpOverride | None, rv: ResolvedVendor) -> list[str]:
+    """A vendor override whose torch: gate leaves out the chosen torch, said so."""
+    if override is None or override.torch is None or override.torch.admits(rv.torch_version):
+        return []
+    return [_row("override", f"not applied: torch {rv.torch_version} is outside '{override.torch.text}' "
+                             f"({override.torch.loc})")]
+
+
 def run(root: Path, op: str, vendor: str, options: pipeline.Options) -> list[str]:
     ws = pipeline.load_valid(root, [vendor], options)
     rv = pipeline.resolve(ws, ws.vendor(vendor), options)
     found = next((r for r in rv.ops if r.op == op), None)
     if found is not None:
-        return explain_op(found, rv)
+        return explain_op(found, rv) + _gated_override(ws.vendor(vendor).override(op), rv)
     skipped = next((s for s in rv.skipped if s.op == op), None)
     if skipped is not None:
         return [f"{op}: not rendered: {skipped.reason}"]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from deeplink_gen.errors import Diagnostics, Loc
+from deeplink_gen.errors import Diagnostics, Loc, ParseError
 from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.load.yamlfile import Document
 from deeplink_gen.model import (
     SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, LayoutRules, Located,
-    OpOverride, Rule, SourceFile, TensorSkip, TestConfig, Vendor, VendorIdentity,
+    OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
 )
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.model.testconfig import TOLERANCES
@@ -38,7 +38,7 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     overrides = tuple(_override(doc, op, o, diags) for op, o in (raw.get("ops") or {}).items())
     runtime = parse_runtime(doc, diags)
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
-                  tests=parse_tests(doc), runtime=runtime, build=parse_build(doc), shards=shards,
+                  tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
                   sources=read_sources(doc.path))
 
 
@@ -60,6 +60,17 @@ def read_sources(vendor_path: str) -> tuple[SourceFile, ...]:
     return tuple(out)
 
 
+def torch_gate(doc: Document, where: tuple, raw: dict, diags: Diagnostics) -> TorchGate | None:
+    """The torch: gate of the mapping at *where*, if it has one."""
+    if "torch" not in raw:
+        return None
+    try:
+        return TorchGate.parse(raw["torch"], doc.loc(where + ("torch",)))
+    except ParseError as exc:
+        diags.add(doc.loc(where + ("torch",)), where + ("torch",), str(exc))
+        return None
+
+
 def _override(doc: Document, op: str, o: dict, diags: Diagnostics) -> OpOverride:
     where = ("ops", op)
 
@@ -71,7 +82,7 @@ def _override(doc: Document, op: str, o: dict, diags: Diagnostics) -> OpOverride
         op=op, loc=doc.loc(where, key=True), enabled=located("enabled"),
         switches=tuple((k, located(k)) for k in SWITCHES if k in o),
         reason=o.get("reason", ""), register=located("register"), memory_format=located("memory_format"),
-        replace=replace,
+        replace=replace, torch=torch_gate(doc, where, o, diags),
     )
 
 
@@ -121,7 +132,7 @@ def _freeze(value: Any) -> Any:
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
 
 
-def parse_tests(doc: Document) -> TestConfig:
+def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
     raw = doc.data.get("tests") or {}
     rules = []
     for key, body in sorted((raw.get("diopi") or {}).items()):
@@ -142,11 +153,26 @@ def parse_tests(doc: Document) -> TestConfig:
                               for p, values in sorted((body.get("skip_params") or {}).items())),
             skip_tensors=skip_tensors, reason=body.get("reason", ""),
             dtype_items=tuple((sub, d, doc.loc(where + sub)) for sub, d in dtype_items),
+            torch=torch_gate(doc, where, body, diags),
         ))
     pt = raw.get("pytorch") or {}
-    disabled = tuple(
-        DisabledClass(cls, doc.loc(("tests", "pytorch", "disabled", cls), key=True), tuple(tests),
-                      tuple(doc.loc(("tests", "pytorch", "disabled", cls, i)) for i in range(len(tests))))
-        for cls, tests in sorted((pt.get("disabled") or {}).items()))
-    precision = tuple(sorted((pt.get("precision") or {}).items()))
-    return TestConfig(tuple(rules), disabled, precision)
+    disabled = []
+    for cls, items in sorted((pt.get("disabled") or {}).items()):
+        where = ("tests", "pytorch", "disabled", cls)
+        # An item is a test name, or {test: NAME, torch: GATE, reason: ...}.
+        names = tuple(item if isinstance(item, str) else item["test"] for item in items)
+        locs = tuple(doc.loc(where + (i,) + (() if isinstance(item, str) else ("test",)))
+                     for i, item in enumerate(items))
+        gates = tuple(None if isinstance(item, str) else torch_gate(doc, where + (i,), item, diags)
+                      for i, item in enumerate(items))
+        disabled.append(DisabledClass(cls, doc.loc(where, key=True), names, locs, gates))
+    precision, precision_gates = [], []
+    for name, value in sorted((pt.get("precision") or {}).items()):
+        # A value is a tolerance, or {value: TOLERANCE, torch: GATE, reason: ...}.
+        if isinstance(value, dict):
+            gate = torch_gate(doc, ("tests", "pytorch", "precision", name), value, diags)
+            if gate is not None:
+                precision_gates.append((name, gate))
+            value = value["value"]
+        precision.append((name, value))
+    return TestConfig(tuple(rules), tuple(disabled), tuple(precision), tuple(precision_gates))

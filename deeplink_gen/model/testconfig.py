@@ -4,10 +4,12 @@ get another precision (dipu/tests/pytorch_config_<type>.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from deeplink_gen.errors import Loc
+from deeplink_gen.model.common import TorchGate, TorchVersion
 
 # DIOPI dtype name -> numpy attribute used in device_configs.py.
 NUMPY = {
@@ -39,6 +41,7 @@ class DiopiTestRule:
     skip_tensors: tuple[TensorSkip, ...] = ()
     reason: str = ""
     dtype_items: tuple[tuple[tuple, str, Loc], ...] = ()   # (key path below the rule, dtype, where)
+    torch: TorchGate | None = None                          # the torch versions the rule applies to
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class DisabledClass:
     loc: Loc
     tests: tuple[str, ...]
     test_locs: tuple[Loc, ...] = ()
+    test_gates: tuple[TorchGate | None, ...] = ()   # per test: the torch versions it is disabled for
 
 
 @dataclass(frozen=True)
@@ -54,3 +58,24 @@ class TestConfig:
     diopi: tuple[DiopiTestRule, ...] = ()
     disabled: tuple[DisabledClass, ...] = ()
     precision: tuple[tuple[str, float], ...] = ()
+    precision_gates: tuple[tuple[str, TorchGate], ...] = ()   # test name -> the torch versions its precision is for
+
+    def at(self, version: TorchVersion) -> "TestConfig":
+        """The settings whose torch: gates admit *version* (a class whose every
+        test is gated out is left out)."""
+        def admits(gate: TorchGate | None) -> bool:
+            return gate is None or gate.admits(version)
+
+        gates = dict(self.precision_gates)
+        disabled = []
+        for cls in self.disabled:
+            kept = [i for i, gate in enumerate(cls.test_gates or (None,) * len(cls.tests)) if admits(gate)]
+            if len(kept) == len(cls.tests):
+                disabled.append(cls)
+            elif kept:
+                disabled.append(dataclasses.replace(
+                    cls, tests=tuple(cls.tests[i] for i in kept),
+                    test_locs=tuple(cls.test_locs[i] for i in kept) if cls.test_locs else (),
+                    test_gates=tuple(cls.test_gates[i] for i in kept)))
+        return TestConfig(tuple(r for r in self.diopi if admits(r.torch)), tuple(disabled),
+                          tuple((n, v) for n, v in self.precision if admits(gates.get(n))), ())

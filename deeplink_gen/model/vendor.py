@@ -3,11 +3,12 @@ other model modules describe (dtypes, layouts, tests, runtime, build)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.catalog import CatalogEntry
-from deeplink_gen.model.common import Located
+from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 from deeplink_gen.model.dtypes import DtypeRules
 from deeplink_gen.model.layouts import LayoutRules
 from deeplink_gen.model.runtime import BuildSpec, RuntimeSpec
@@ -60,6 +61,7 @@ class OpOverride:
     register: Located[bool] | None = None
     memory_format: Located[str] | None = None   # contiguous | channels_last | preserve
     replace: CatalogEntry | None = None          # this vendor's own definition of the op
+    torch: TorchGate | None = None               # the torch versions the override applies to (default: all)
 
     def switch(self, name: str) -> Located[bool] | None:
         return dict(self.switches).get(name)
@@ -82,6 +84,16 @@ class Vendor:
     @property
     def name(self) -> str:
         return self.identity.name
+
+    def at(self, version: TorchVersion) -> "Vendor":
+        """This vendor for one torch version: only the op overrides and test
+        settings whose torch: gates admit *version* (outside its gate, an
+        override does not exist: the catalog's definition and settings apply)."""
+        overrides = tuple(o for o in self.overrides if o.torch is None or o.torch.admits(version))
+        tests = self.tests.at(version)
+        if len(overrides) == len(self.overrides) and tests == self.tests:
+            return self
+        return dataclasses.replace(self, overrides=overrides, tests=tests)
 
     def default(self, name: str) -> Located[bool] | None:
         return self._lookup("defaults", lambda: dict(self.defaults)).get(name)

@@ -61,9 +61,11 @@ def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting[str] | None:
 
 
 def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choices()) -> ResolvedVendor:
-    """*vendor* for the version of *table* (the ATen ops): every catalog op
+    """*vendor* for the version of *table* (the ATen ops): its overrides and
+    test settings whose torch: gates admit that version, every catalog op
     that applies with its settings, and the ops that do not apply."""
     torch_version = table.version
+    vendor = vendor.at(torch_version)
     ops, skipped = [], []
     for catalog_entry in ws.catalog.entries:
         entry = vendor.definition(catalog_entry)

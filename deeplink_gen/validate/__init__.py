@@ -44,7 +44,7 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
         check_sources(vendor, diags)
         check_overrides(vendor, catalog, ctx, complete, diags)
         for o in vendor.overrides:
-            if o.replace is not None and catalog.all(o.op) and ctx.applies(o.replace):
+            if o.replace is not None and catalog.all(o.op) and ctx.admits(o.torch) and ctx.applies(o.replace):
                 check_entry(o.replace, ctx, diags)
                 if complete:
                     check_autograd(o.replace, catalog, ctx, diags)

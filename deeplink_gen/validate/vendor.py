@@ -25,7 +25,8 @@ def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bo
     """*complete*: every catalog file loaded, so an op missing from it is the override's mistake."""
     for o in vendor.overrides:
         entry = catalog.get(o.op, ctx.torch_version)
-        if entry is None:
+        if entry is None or not ctx.admits(o.torch):
+            # An override gated out of the chosen torch is only checked to name a catalog op.
             if complete and not catalog.all(o.op):
                 diags.add(o.loc, ("ops", o.op),
                           f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
@@ -61,6 +62,7 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Di
     """An op this vendor renders whose custom code or autograd calls the
     wrapper of an op it does not render (disabled, or outside the torch
     version) would not compile: report both places."""
+    vendor = vendor.at(ctx.torch_version)
     by_wrapper = {wrapper_name(op): catalog.get(op, ctx.torch_version) or catalog.get(op) for op in catalog.names()}
     for entry in catalog.entries:
         effective = vendor.definition(entry)
