@@ -182,6 +182,93 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shar
     click.echo("\n".join(lines))
 
 
+def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> dict[str, Path]:
+    """--impl [VENDOR=]PATH values by vendor; a bare PATH needs exactly one vendor."""
+    from deeplink_gen.paths import vendor_files
+
+    chosen = list(vendors) or [p.stem for p in vendor_files(root)]
+    out: dict[str, Path] = {}
+    for item in impls:
+        name, sep, path = item.partition("=")
+        if not (sep and name.isidentifier()):
+            if len(chosen) != 1:
+                raise click.BadParameter(f"'{item}': say whose library it is as VENDOR=PATH "
+                                         f"(the report covers {', '.join(chosen) or 'no vendor'})", param_hint="--impl")
+            name, path = chosen[0], item
+        if not path:
+            raise click.BadParameter(f"'{item}' names no path", param_hint="--impl")
+        if name in out:
+            raise click.BadParameter(f"{name} is given twice", param_hint="--impl")
+        out[name] = Path(path)
+    return out
+
+
+@main.command()
+@click.option("--vendor", "vendors", multiple=True, metavar="NAME",
+              help="Report this vendor (repeatable). Default: every vendor, side by side.")
+@click.option("--torch-version", metavar="X.Y[.Z]",
+              help="Whose op table to cover: the installed torch when it is that version, else the op table "
+                   "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0). Default: the installed torch.")
+@click.option("--autocompare/--no-autocompare", default=None,
+              help="Resolve autocompare as render would with this flag (default: the vendor files decide).")
+@click.option("--impl", "impls", multiple=True, metavar="[VENDOR=]PATH",
+              help="The vendor's DIOPI library, to say which DIOPI functions it defines (repeatable, one per "
+                   "vendor): a DIOPI impl/<vendor> folder, scanned as DIOPI's adaptor generator scans it (every "
+                   "file below functions/ and functions_ext/), a shared library (read with nm -D), or a text "
+                   "file of `nm -D` output or of one symbol per line. Without it that column says unknown.")
+@click.option("--against", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="A workload's ops: one op name per line (# comments), or the CSV of DIPU's op capture tool "
+                   "(dipu/scripts/op_capture). The report adds what each vendor would send to the CPU.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="An earlier `coverage --format json` report: list the ops registered then and not now, and "
+                   "the DIOPI functions defined then and not now.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="With --baseline: exit 1 when anything was lost (after writing the report).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown", "html"]), default="text",
+              show_default=True, help="text: a summary with counts and percentages per category; json: every op "
+                                      "for tools (also what --baseline reads); markdown: a summary for a pull-"
+                                      "request comment; html: a self-contained page to sort and filter every op.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE (rewritten only if it changed) instead of printing it.")
+@click.pass_obj
+def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, baseline, fail_on_regression, fmt,
+             out) -> None:
+    """Show how every ATen op of a torch reaches each vendor's device.
+
+    One row per op of the torch's op table and per vendor: registered by this
+    workspace (with its DIOPI function, whether the vendor's DIOPI library
+    defines it, whether autocompare and the CPU-fallback block are possible,
+    and the dtypes it takes after the vendor's dtype rules), registered by
+    DIPU itself, served by a CompositeExplicitAutograd kernel, decomposed
+    through CompositeImplicitAutograd, or left to DIPU's CPU fallback.
+    """
+    from deeplink_gen.commands import coverage as command
+    from deeplink_gen.errors import display_path
+    from deeplink_gen.output.atomic import write_atomic
+    from deeplink_gen.render import coverage as report
+
+    if fail_on_regression and baseline is None:
+        raise click.UsageError("--fail-on-regression goes with --baseline")
+    options = _options(ctx, torch_version, autocompare=autocompare)
+    request = command.Request(list(vendors) or None, _libraries(ctx.root, vendors, impls), against, baseline)
+    try:
+        cov = command.run(ctx.root, request, options)
+    except UserError as exc:
+        _fail(exc)
+    text = report.render(cov, fmt, command.source_of(ctx.root, cov), header=out is not None)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        if not (out.is_file() and out.read_bytes() == text.encode("utf-8")):
+            write_atomic(out, text.encode("utf-8"))
+        click.echo(f"wrote {display_path(str(out))}: {len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, "
+                   f"{cov.total} ops of torch {cov.table.version}")
+    regressions = cov.baseline.regressions if cov.baseline is not None else ()
+    if regressions and fail_on_regression:
+        click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against {baseline}", err=True)
+        sys.exit(1)
+
+
 @main.command("diopi-snapshot")
 @click.option("--include", "include", required=True, type=click.Path(file_okay=False, path_type=Path),
               metavar="DIR", help="DIOPI proto headers: DIR holds functions.h (or diopi/functions.h).")

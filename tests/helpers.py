@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import functools
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -40,6 +41,20 @@ def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None)
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "deeplink_gen", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=300)
+
+
+def coverage_report(root: Path, *args: str) -> dict:
+    """`coverage --format json` of the workspace at *root*, parsed."""
+    result = run_cli("coverage", "--format", "json", *args, cwd=root)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def native_functions_yaml() -> str:
+    """The installed torch's native_functions.yaml (through torchgen's package data)."""
+    spec = importlib.util.find_spec("torchgen")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return (root / "packaged" / "ATen" / "native" / "native_functions.yaml").read_text()
 
 
 def copy_workspace(dest: Path) -> Path:
@@ -182,3 +197,32 @@ def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = (
         cmd += torch_include_flags(python)
     cmd += [*extra, str(source)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+
+
+# Chromium's switches for a headless run that touches no network and no profile of the user's.
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1400,1000")
+
+
+def chromium() -> str | None:
+    """The chromium installed, if any."""
+    return next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None)
+
+
+def browser_session(profile: Path):
+    """A headless chromium driven by selenium, with a fresh profile in *profile*;
+    the caller quits it. The driver is named explicitly, so selenium never
+    looks for (or downloads) one."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver = chromium(), shutil.which("chromedriver")
+    assert browser is not None, "chromium is not installed (Debian: apt-get install chromium chromium-driver)"
+    assert driver is not None, f"{browser} is installed but chromedriver is not (Debian: apt-get install chromium-driver)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)

@@ -153,3 +153,14 @@ def placeholders(fn: DipuFunction) -> set[str]:
         if any(p.type == type_ for p in fn.params):
             names.add(name)
     return names
+
+
+# The ATen ops DIPU registers itself for its device, whatever the vendor (the
+# "always registered" DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) block of
+# torch_dipu/csrc_dipu/aten/RegisterDIPU.cpp at 9dd38082): they never reach the CPU fallback.
+DIPU_OWN_OPS = frozenset((
+    "empty.memory_format", "empty_strided", "_reshape_alias", "_copy_from_and_resize", "resize_",
+    "as_strided", "view", "view_as_real", "view_as_complex", "zero_", "unfold", "_local_scalar_dense",
+    "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor", "set_", "is_set_to",
+    "is_pinned", "_pin_memory", "record_stream",
+))

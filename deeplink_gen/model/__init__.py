@@ -6,7 +6,7 @@ from deeplink_gen.model.catalog import HOOKS, Autograd, CallArg, Catalog, Catalo
 from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 from deeplink_gen.model.dtypes import DtypeRules, FunctionDtypes, Rule
 from deeplink_gen.model.interfaces import (
-    AtenOp, DiopiArgKind, DiopiParam, DipuFunction, DipuParam, OpTable, Prototype, Prototypes,
+    AtenOp, DiopiArgKind, DiopiLibrary, DiopiParam, DipuFunction, DipuParam, OpTable, Prototype, Prototypes,
     RuntimeHeader,
 )
 from deeplink_gen.model.layouts import FunctionLayouts, LayoutRules
@@ -21,7 +21,7 @@ from deeplink_gen.model.workspace import Workspace
 
 __all__ = [
     "HOOKS", "Autograd", "CallArg", "Catalog", "CatalogEntry", "DiopiCall", "Located", "TorchGate",
-    "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "AtenOp", "DiopiArgKind", "DiopiParam",
+    "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "AtenOp", "DiopiArgKind", "DiopiLibrary", "DiopiParam",
     "DipuFunction", "DipuParam", "OpTable", "Prototype", "Prototypes", "RuntimeHeader", "FunctionLayouts", "LayoutRules", "ResolvedOp",
     "ResolvedVendor", "Setting", "Skipped", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
     "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "DiopiTestRule",

@@ -46,6 +46,16 @@ class DtypeRules:
     def of(self, function: str) -> FunctionDtypes | None:
         return next((f for f in self.functions if f.function == function), None)
 
+    def accepted(self, function: str) -> tuple[str, ...]:
+        """The dtypes *function* takes from callers: the supported ones plus
+        those its (function-level) rules convert to a supported one; every
+        dtype when the vendor declares no supported list. In DTYPES order."""
+        if self.supported is None:
+            return DTYPES
+        supported = set(self.supported.value)
+        accepted = supported | {r.source for r in self.rules(function) if r.target in supported}
+        return tuple(d for d in DTYPES if d in accepted)
+
     def rules(self, function: str, tensor: str | None = None) -> tuple[Rule, ...]:
         """Merged rules for a tensor of *function* (or the function level), sorted by source."""
         merged = {r.source: r for r in self.convert}

@@ -188,3 +188,16 @@ class DipuFunction:
     def signature(self) -> str:
         return f"{self.returns} {self.name}({', '.join(p.decl() for p in self.params)})"
 
+
+
+@dataclass(frozen=True)
+class DiopiLibrary:
+    """The DIOPI functions a vendor's DIOPI library defines, as far as they
+    could be found: in its implementation sources or in a library's symbols."""
+
+    functions: frozenset[str]
+    source: str          # the path as given
+    how: str             # "sources" (found as DIOPI's adaptor generator finds them) or "symbols"
+
+    def defines(self, function: str) -> bool:
+        return function in self.functions

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+
+def _mode(path: Path) -> int:
+    """The mode the file keeps (an existing one's), or a new file's under the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
     """Replace *path* with *data*; readers see the old or the new file, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if sync:

@@ -1,0 +1,75 @@
+"""`deeplink-gen coverage`: what each vendor really runs of one torch's op
+table. Loads and validates the workspace for that torch, resolves each
+vendor, reads the DIOPI libraries, the workload and the baseline it is
+given, and renders the report."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from deeplink_gen import pipeline
+from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.interfaces.diopi_impl import read_library
+from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
+from deeplink_gen.interfaces.workload import read_workload
+from deeplink_gen.plan import coverage as plan
+from deeplink_gen.render import coverage as report
+
+
+@dataclass(frozen=True)
+class Request:
+    vendors: list[str] | None          # None: every vendor
+    libraries: dict[str, Path]         # vendor -> DIOPI impl folder, library or symbol list
+    against: Path | None = None
+    baseline: Path | None = None
+
+
+def read_baseline(path: Path) -> plan.Baseline:
+    """An earlier `coverage --format json` report: per vendor, its registered
+    ops and the DIOPI functions its library was known to define."""
+    def bad(message: str) -> UserError:
+        return UserError([Diagnostic(Loc(str(path)), "--baseline", message)])
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise bad(f"cannot read it: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise bad(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != report.FORMAT:
+        raise bad(f"not a coverage report of format '{report.FORMAT}' (write one with coverage --format json)")
+    registered: dict[str, set[str]] = {v["name"]: set() for v in doc.get("vendors", []) if isinstance(v, dict)}
+    implemented: dict[str, set[str]] = {name: set() for name in registered}
+    for row in doc.get("ops", []):
+        for name, cell in (row.get("vendors") or {}).items() if isinstance(row, dict) else ():
+            if name in registered and isinstance(cell, dict) and cell.get("reach") == plan.Reach.REGISTERED.value:
+                registered[name].add(str(row.get("op")))
+                if cell.get("implemented") is True:
+                    implemented[name].add(str(cell.get("diopi")))
+    return plan.Baseline(str(path), {k: frozenset(v) for k, v in registered.items()},
+                         {k: frozenset(v) for k, v in implemented.items()})
+
+
+def run(root: Path, request: Request, options: pipeline.Options) -> plan.Coverage:
+    ws = pipeline.load_valid(root, request.vendors, options)
+    table = options.op_table()
+    resolved = [pipeline.resolve(ws, v, options) for v in ws.vendors]
+    unknown = sorted(set(request.libraries) - {v.name for v in ws.vendors})
+    if unknown:
+        raise UserError([Diagnostic(None, "--impl", f"'{name}' is not a vendor of this report "
+                                                    f"({', '.join(v.name for v in ws.vendors)})") for name in unknown])
+    libraries = {name: read_library(path) for name, path in sorted(request.libraries.items())}
+    cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS)
+    if request.against is not None:
+        cov = replace(cov, workload=plan.against(cov, str(request.against), read_workload(request.against)))
+    if request.baseline is not None:
+        cov = replace(cov, baseline=plan.compare(cov, read_baseline(request.baseline)))
+    return cov
+
+
+def source_of(root: Path, cov: plan.Coverage) -> str:
+    """What the header says the report comes from."""
+    files = ", ".join(f"vendors/{v.name}.yaml" for v in cov.vendors)
+    return f"{files}, catalog/ and torch {cov.table.version}'s op table"

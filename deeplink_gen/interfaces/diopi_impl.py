@@ -1,0 +1,99 @@
+"""Which DIOPI functions a vendor's DIOPI library defines.
+
+From implementation sources (a DIOPI impl/<vendor>/ folder): the rule of
+DIOPI's adaptor generator (adaptor/codegen/gen.py at 02f03c6a,
+get_all_impl_functions / obtain_impl_func), which decides what the adaptor
+forwards: every file below <dir>/functions and <dir>/functions_ext, whatever
+its extension, read as text and searched for a definition at the start of a
+line, ``[DIOPI_API] diopiError_t diopiName(params) {``, whose parameter list
+holds no parenthesis. Comments are not skipped (neither does the generator).
+
+From a library: its defined dynamic symbols named diopi*, read from a text
+file (``nm -D`` output, or one name per line) or from the shared library
+itself with ``nm -D --defined-only``. (The adaptor exports exactly the
+functions it forwards, as extern "C" symbols.)"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.model import DiopiLibrary
+
+# DIOPI's generator: the folders it scans below the impl folder, and its pattern.
+SOURCE_DIRS = ("functions", "functions_ext")
+_DEFINITION = re.compile(r"(?:^|\n)\s*(?:DIOPI_API)?\s*diopiError_t\s+(diopi\w+)\(([^)]*)\)\s*{")
+# nm types of defined code symbols: text (global, local), weak defined, indirect function.
+_DEFINED = frozenset("TtWi")
+_SYMBOL = re.compile(r"^diopi\w+$")
+
+
+def _fail(path: Path, message: str) -> UserError:
+    return UserError([Diagnostic(Loc(str(path)), "--impl", message)])
+
+
+def from_sources(folder: Path) -> frozenset[str]:
+    dirs = [folder / d for d in SOURCE_DIRS if (folder / d).is_dir()]
+    if not dirs:
+        raise _fail(folder, f"no {' or '.join(d + '/' for d in SOURCE_DIRS)} here: DIOPI's adaptor generator "
+                            "finds a vendor's functions there (give DIOPI's impl/<vendor> folder)")
+    found: set[str] = set()
+    for d in dirs:
+        for root, subdirs, files in os.walk(d):
+            subdirs.sort()
+            for name in sorted(files):
+                text = Path(root, name).read_text(encoding="utf-8", errors="replace")
+                found.update(m.group(1) for m in _DEFINITION.finditer(text))
+    return frozenset(found)
+
+
+def symbols_from_text(text: str) -> frozenset[str]:
+    """Defined diopi* names of ``nm`` output (``[address] TYPE name``), or of a
+    list with one name per line."""
+    found = set()
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        name = parts[-1].split("@", 1)[0]
+        if not _SYMBOL.match(name):
+            continue
+        kind = parts[-2] if len(parts) >= 2 else None
+        if kind is None or (len(kind) == 1 and kind in _DEFINED):
+            found.add(name)
+    return frozenset(found)
+
+
+def _nm(path: Path) -> str:
+    nm = shutil.which("nm")
+    if nm is None:
+        raise _fail(path, "reading a shared library needs nm (binutils); or give a text file of `nm -D` output")
+    proc = subprocess.run([nm, "-D", "--defined-only", str(path)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _fail(path, f"nm cannot read it: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+    return proc.stdout
+
+
+def read_library(path: Path) -> DiopiLibrary:
+    """The functions defined by the sources in folder *path*, or the symbols of
+    library or symbol list *path*; UserError when there is nothing to read."""
+    if path.is_dir():
+        return DiopiLibrary(from_sources(path), str(path), "sources")
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise _fail(path, f"cannot read it: {exc.strerror or exc}") from None
+    if magic == b"\x7fELF":
+        text = _nm(path)
+    else:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    functions = symbols_from_text(text)
+    if not functions:
+        raise _fail(path, "no defined diopi* symbol in it (expected `nm -D` output, one name per line, "
+                          "or a shared library)")
+    return DiopiLibrary(functions, str(path), "symbols")
