@@ -269,6 +269,61 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
         sys.exit(1)
 
 
+def _table(text: str, option: str):
+    from deeplink_gen.interfaces import torch_snapshots
+
+    try:
+        return torch_snapshots.choose(text)
+    except ParseError as exc:
+        raise click.BadParameter(str(exc), param_hint=option)
+
+
+@main.command()
+@click.option("--from", "old", required=True, metavar="X.Y[.Z]",
+              help="The torch the workspace works with now: the installed torch when it is that version, else "
+                   "the op table shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*).")
+@click.option("--to", "new", required=True, metavar="X.Y[.Z]", help="The newer torch, chosen the same way.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text for the terminal, json for tools, markdown for a pull-request comment.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE (rewritten only if it changed) instead of printing it.")
+@click.pass_obj
+def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
+    """List what moving the workspace from one torch to a newer one changes.
+
+    For every catalog entry and vendor replacement that applies to both
+    versions: arguments renamed or retyped (int to SymInt included), defaults
+    changed, arguments added, removed or made keyword-only, returns changed,
+    the op removed; the custom snippets (call, code hooks, alloc, autograd
+    code) that name a changed argument; overloads of the op's base name added
+    or removed. An entry breaks when the newer torch removes its op, when its
+    schema: no longer fits, or when its code names an argument torch renamed,
+    removed or retyped; for each, the torch: gate that keeps it where it
+    works is proposed. Exit 1 when an entry would break.
+    """
+    from deeplink_gen.commands import drift as command
+    from deeplink_gen.errors import display_path
+    from deeplink_gen.output.atomic import write_atomic
+    from deeplink_gen.render import drift as report
+
+    old_table, new_table = _table(old, "--from"), _table(new, "--to")
+    if not old_table.version < new_table.version:
+        raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
+    try:
+        result = command.run(ctx.root, old_table, new_table)
+    except UserError as exc:
+        _fail(exc)
+    text = report.render(result, fmt, command.source_of(result), header=out is not None)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        if not (out.is_file() and out.read_bytes() == text.encode("utf-8")):
+            write_atomic(out, text.encode("utf-8"))
+        click.echo(f"wrote {display_path(str(out))}: {len(result.ops)} changed, {len(result.breaking)} would break")
+    if result.breaking:
+        sys.exit(1)
+
+
 @main.command("diopi-snapshot")
 @click.option("--include", "include", required=True, type=click.Path(file_okay=False, path_type=Path),
               metavar="DIR", help="DIOPI proto headers: DIR holds functions.h (or diopi/functions.h).")
