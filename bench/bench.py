@@ -62,7 +62,7 @@ def synthetic_entries(count: int, taken: set[str]) -> list[str]:
     """Catalog entries for real torch ops with a simple tensor shape, each mapped
     to a well-formed DIOPI call (the call is arbitrary: this measures the tool)."""
     lines = []
-    for name, op in aten.op_index().items():
+    for name, op in aten.installed_table().ops.items():
         if len(lines) // 3 >= count:
             break
         if name in taken:
@@ -128,7 +128,7 @@ def main() -> None:
                         help="also time g++ -fsyntax-only of camb's kernels: one file vs 2 shards with 2 jobs")
     args = parser.parse_args()
     runs = args.runs
-    aten.op_index()  # build the torch op cache outside the measurements
+    aten.installed_table()  # build the torch op cache outside the measurements
     rows = []
 
     help_t = timed(lambda: subprocess.run([sys.executable, "-m", "deeplink_gen", "--help"],
