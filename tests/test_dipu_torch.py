@@ -92,3 +92,17 @@ def test_an_entry_schema_fixes_integer_types(bundled: Path, python: Path):
     assert "func: convolution_overrideable(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride" in table
     decl = _declaration(bundled, "dipu_convolution_overrideable")
     assert "at::IntArrayRef stride" in decl and "int64_t groups" in decl, decl
+
+
+def test_the_shipped_snapshot_of_dipus_torch_is_what_it_records(python: Path, tmp_path: Path):
+    """torch-snapshot run with torch 2.2.2 writes exactly the shipped 2.2.2 snapshot,
+    and that torch's torchgen reads the 2.13.0 snapshot to validate the workspace for 2.13."""
+    import gzip
+
+    out = tmp_path / "torch.json.gz"
+    result = deeplink_gen(python, "torch-snapshot", "--out", str(out))
+    assert result.stdout.endswith(f": torch {DIPU_TORCH}, 3066 ops\n"), result.stdout
+    shipped = REPO / "deeplink_gen" / "interfaces" / "data" / f"torch-{DIPU_TORCH}.json.gz"
+    assert gzip.decompress(out.read_bytes()) == gzip.decompress(shipped.read_bytes())
+    result = deeplink_gen(python, "-C", str(REPO), "validate", "--torch-version", "2.13")
+    assert result.stdout.startswith("ok: ")
