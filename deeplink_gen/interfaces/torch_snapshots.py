@@ -56,7 +56,7 @@ def read(path: Path) -> OpTable:
         ops = aten.ops_from_rows(doc["ops"])
     except (ParseError, ValueError, TypeError) as exc:
         raise UserError([Diagnostic(Loc(str(path)), None, f"broken torch op snapshot: {exc}")]) from None
-    return OpTable(version, ops, f"the torch {version} snapshot ({path.name})", snapshot=True)
+    return OpTable(version, ops, f"the shipped snapshot {path.name}", snapshot=True)
 
 
 @functools.lru_cache(maxsize=8)
