@@ -255,7 +255,7 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
         cov = command.run(ctx.root, request, options)
     except UserError as exc:
         _fail(exc)
-    text = report.render(cov, fmt, command.source_of(ctx.root, cov), header=out is not None)
+    text = report.render(cov, fmt, command.source_of(cov), header=out is not None)
     if out is None:
         click.echo(text, nl=False)
     else:
@@ -299,7 +299,8 @@ def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
     or removed. An entry breaks when the newer torch removes its op, when its
     schema: no longer fits, or when its code names an argument torch renamed,
     removed or retyped; for each, the torch: gate that keeps it where it
-    works is proposed. Exit 1 when an entry would break.
+    works is proposed. Exit 1 when an entry would break. The workspace is
+    only loaded, not validated: it may be valid for one of the versions only.
     """
     from deeplink_gen.commands import drift as command
     from deeplink_gen.errors import display_path

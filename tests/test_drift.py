@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import (
-    KERNELS, REPO, copy_workspace, edit, line_of, native_functions_yaml, run_cli, syntax_check,
+    KERNELS, REPO, edit, line_of, native_functions_yaml, run_cli, syntax_check,
 )
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"

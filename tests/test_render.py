@@ -187,12 +187,14 @@ def test_interrupted_swap_is_recovered(workspace: Path):
     assert run_cli("render", "--all", "--check", cwd=workspace).exit_code == 0
 
 
-def test_cli_never_imports_torch():
+@pytest.mark.parametrize("command", [["validate"], ["coverage", "--format", "json"],
+                                     ["drift", "--from", "2.1", "--to", "2.13"]])
+def test_cli_never_imports_torch(command: list[str]):
     code = ("import sys; from deeplink_gen.cli import main; "
-            "sys.argv=['deeplink-gen','-C',sys.argv[1],'validate'];\n"
+            "sys.argv=['deeplink-gen','-C',sys.argv[1]] + sys.argv[2:];\n"
             "try:\n  main()\nexcept SystemExit: pass\n"
             "assert 'torch' not in sys.modules, 'torch imported'")
-    proc = subprocess.run([os.sys.executable, "-c", code, str(REPO)], capture_output=True, text=True)
+    proc = subprocess.run([os.sys.executable, "-c", code, str(REPO), *command], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -69,7 +69,7 @@ def run(root: Path, request: Request, options: pipeline.Options) -> plan.Coverag
     return cov
 
 
-def source_of(root: Path, cov: plan.Coverage) -> str:
+def source_of(cov: plan.Coverage) -> str:
     """What the header says the report comes from."""
     files = ", ".join(f"vendors/{v.name}.yaml" for v in cov.vendors)
     return f"{files}, catalog/ and torch {cov.table.version}'s op table"
