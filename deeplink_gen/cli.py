@@ -105,7 +105,8 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
         _fail(exc)
     click.echo(f"ok: {len(ws.catalog.names())} catalog ops, "
                f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
-               f"({', '.join(v.name for v in ws.vendors)})")
+               f"({', '.join(v.name for v in ws.vendors)}), torch {options.torch_version}"
+               f"{' (shipped op table)' if options.snapshot else ''}")
 
 
 @main.command()
