@@ -225,10 +225,11 @@ def _gate(entry: CatalogEntry, op: str, old: OpTable, new: OpTable, between: lis
         last = table.version
     bound = TorchVersion(first.major, first.minor)
     exact = (first.major, first.minor) == (last.major, last.minor + 1)
-    text = f"<{bound.major}.{bound.minor}"
-    if entry.torch is not None:
-        text = f"{entry.torch.text},{text}"
-    return Gate(TorchGate.parse(text, entry.loc).text, bound, exact, last)
+    # The entry's own clauses stay, except upper bounds the new one makes redundant.
+    kept = [f"{op}{v.major}.{v.minor}" + (f".{v.patch}" if v.patch else "")
+            for op, v in (entry.torch.clauses if entry.torch is not None else ())
+            if not (op in ("<", "<=") and v >= bound)]
+    return Gate(",".join(kept + [f"<{bound.major}.{bound.minor}"]), bound, exact, last)
 
 
 def _definitions(ws: Workspace):
