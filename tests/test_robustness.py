@@ -147,6 +147,7 @@ RAW_CASES = {
     "binary tag": b"vendor: !!binary aGVsbG8=\n",
     "non-string key": b"vendor:\n  1: camb\n",
     "merge key": b"base: &b {name: camb}\nvendor:\n  <<: *b\n  device_type: MLU\n",
+    "20,000 levels deep": b"vendor: " + b"[" * 20000 + b"]" * 20000 + b"\n",
 }
 
 
@@ -216,3 +217,13 @@ def test_random_edits_never_crash(workspace: Path, data):
             assert re.search(r":\d+:\d+: error: ", result.stderr) or "error:" in result.stderr, result.stderr
     finally:
         (workspace / rel).write_text(original)
+
+
+def test_deep_nesting_in_dipus_op_config(tmp_path: Path):
+    """import-dipu reads DIPU's file with YAML 1.1 as DIPU does; a file nested 20,000 levels deep
+    is refused with its location, not a RecursionError."""
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_bytes(b"- " + b"[" * 20000 + b"]" * 20000 + b"\n")
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"diopi_functions\.yaml:1:1: error: .*nested too deeply", result.stderr), result.stderr

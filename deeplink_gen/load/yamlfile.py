@@ -31,6 +31,7 @@ except ImportError:  # PyYAML built without libyaml
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
+MAX_DEPTH = 64          # no deeplink-gen file nests deeper than a dozen levels
 
 Path_ = tuple  # a path into a document: keys and list indices
 
@@ -156,6 +157,10 @@ class _Builder:
         return node.start_mark.line + 1, node.start_mark.column + 1
 
     def build(self, node, where: Path_) -> Any:
+        if len(where) > MAX_DEPTH:
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where[:3],
+                        f"values are nested more than {MAX_DEPTH} levels deep")
         self.count += 1
         if self.count > MAX_NODES:
             line, col = self._pos(node)
