@@ -140,3 +140,20 @@ def test_autograd_backward_outside_the_torch_version(tmp_path: Path):
         assert any(re.search(rf"ops\.yaml:{line}:\d+: error: ops\[conv_transpose2d\.input\]\.autograd\.backward: "
                              r"'convolution_transpose_backward' does not apply to torch", e) for e in errors), errors
     assert not (ws / "generated").exists()
+
+
+def test_validating_one_vendor_checks_it_against_the_others(workspace: Path):
+    """validate --vendor acme sees that acme takes camb's device type and CMake alias, and says so
+    at acme's own lines (the full validate says it at both files)."""
+    acme = workspace / "vendors" / "acme.yaml"
+    acme.write_text((workspace / "vendors" / "droplet.yaml").read_text()
+                    .replace("name: droplet", "name: acme").replace("device_type: DROPLET", "device_type: MLU")
+                    .replace("cmake_aliases: [DROPLET, droplet]", "cmake_aliases: [ACME, camb]"))
+    errors = error_lines(run_cli("validate", "--vendor", "acme", cwd=workspace))
+    assert any(re.search(rf"vendors/acme\.yaml:{line_of(acme, 'device_type: MLU')}:\d+: error: vendor\.device_type: "
+                         r"device type 'MLU' is also camb's \(.*vendors/camb\.yaml:\d+:\d+\)", e) for e in errors), errors
+    assert any(re.search(rf"vendors/acme\.yaml:{line_of(acme, 'cmake_aliases')}:\d+: error: vendor\.cmake_aliases: "
+                         r"CMake alias camb also selects camb", e) for e in errors), errors
+    assert all("vendors/acme.yaml" in e.split(": error:")[0] for e in errors), errors
+    both = error_lines(run_cli("validate", cwd=workspace))
+    assert any(e.split(": error:")[0].split("/")[-1].startswith("camb.yaml") for e in both), both

@@ -8,8 +8,8 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
-from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.model import Workspace
+from deeplink_gen.load.vendor import parse_identity, parse_vendor
+from deeplink_gen.model import VendorIdentity, Workspace
 from deeplink_gen.paths import catalog_files, vendor_files
 
 
@@ -55,4 +55,14 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     catalog = load_catalog(read_documents(cat_paths, "catalog", diags), diags)
     complete = not diags
     vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
-    return Workspace(root, catalog, vendors, complete), diags.items
+    others = _identities([p for p in all_vendor_paths if p not in vendor_paths])
+    return Workspace(root, catalog, vendors, complete, others), diags.items
+
+
+def _identities(paths: list[Path]) -> tuple[VendorIdentity, ...]:
+    """The identities of vendor files not asked for, for the checks across
+    vendors; a file that does not load is that file's own business."""
+    found = []
+    for doc in read_documents(paths, "vendor", Diagnostics()):
+        found.append(parse_identity(doc))
+    return tuple(found)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deeplink_gen.cpptext import mentioned_wrappers
 from deeplink_gen.errors import Diagnostics, did_you_mean
-from deeplink_gen.model import Catalog, OpOverride, Vendor
+from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.validate.context import Context
 
@@ -87,11 +87,22 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Di
                           f"({where} at {loc})")
 
 
-def check_unique_identity(vendors: tuple[Vendor, ...], diags: Diagnostics) -> None:
-    seen: dict[str, Vendor] = {}
+def check_unique_identity(vendors: tuple[Vendor, ...], others: tuple[VendorIdentity, ...], diags: Diagnostics) -> None:
+    """No two vendor files share a device type (DIPU's VendorDeviceType and the
+    pytorch_config_<type>.py name) or a CMake alias (DIPU's -DDEVICE choice).
+    Each checked vendor is told at its own line, naming the other file."""
+    every = [v.identity for v in vendors] + list(others)
     for v in vendors:
-        other = seen.get(v.identity.device_type)
-        if other is not None:
-            diags.add(v.identity.loc, ("vendor", "device_type"),
-                      f"device type '{v.identity.device_type}' is also used by {other.path}")
-        seen[v.identity.device_type] = v
+        mine = v.identity
+        for other in every:
+            if other is mine:
+                continue
+            if other.device_type == mine.device_type:
+                diags.add(mine.device_type_loc, ("vendor", "device_type"),
+                          f"device type '{mine.device_type}' is also {other.name}'s ({other.device_type_loc})")
+            shared = sorted(set(mine.cmake_aliases) & set(other.cmake_aliases))
+            if shared:
+                diags.add(mine.aliases_loc, ("vendor", "cmake_aliases"),
+                          f"CMake alias{'es' if len(shared) > 1 else ''} {', '.join(shared)} also "
+                          f"select{'' if len(shared) > 1 else 's'} "
+                          f"{other.name} ({other.aliases_loc})")
