@@ -101,7 +101,9 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
               help="Output root (default: <workspace>/generated).")
 @click.option("--allow-outside-workspace", is_flag=True,
               help="Allow --out to point outside the workspace (e.g. straight into a DIPU checkout).")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files and "
+              "the command that renders them. Options not given are taken from each vendor's manifest.json, "
+              "which records how its tree was rendered.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --check: also print a unified diff.")
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N",
               help="Split the kernels into N translation units that DIPU can compile in parallel: "
@@ -130,9 +132,11 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
                                    "add --allow-outside-workspace if that is what you want")
     options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
+    prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
+    out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
     try:
         code = command.run(ctx.root, None if all_vendors else list(vendors), options, out_root,
-                           check=check, show_diff=show_diff)
+                           check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
     except UserError as exc:
         _fail(exc)
     sys.exit(code)

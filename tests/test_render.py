@@ -276,3 +276,24 @@ def test_hand_written_sources_invalidate_the_unchanged_shortcut(workspace: Path)
     source.write_text("// v2\n")
     result = run_cli("render", "--vendor", "droplet", cwd=workspace)
     assert result.output.startswith("2 written") and copied.read_text() == "// v2\n"  # the file and the manifest
+
+
+def test_check_knows_how_the_tree_was_rendered(workspace: Path):
+    """manifest.json records the tool and torch versions and the options that change output; a plain
+    --check uses them and says so, and its hint is the full command that renders the tree again."""
+    assert run_cli("render", "--vendor", "camb", "--autocompare", "--shards", "2", cwd=workspace).exit_code == 0
+    manifest = json.loads((workspace / "generated" / "camb" / "manifest.json").read_text())
+    assert manifest["options"] == {"autocompare": True, "shards": 2, "diopi_include": None}
+    assert manifest["tool_version"] and manifest["torch_version"].count(".") == 2
+    plain = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert plain.exit_code == 0, plain.output
+    assert "camb: checking with the options of its manifest.json and the command line: --autocompare --shards 2" \
+        in plain.stdout
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("  profiler: true", "  profiler: false"))
+    stale = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert stale.exit_code == 1
+    hint = f"deeplink-gen -C {workspace} render --vendor camb --autocompare --shards 2"
+    assert hint in stale.stderr, stale.stderr
+    explicit = run_cli("render", "--vendor", "camb", "--check", "--shards", "1", cwd=workspace)
+    assert "--shards 1" in explicit.stdout        # the command line wins over the manifest

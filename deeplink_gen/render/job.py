@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
 
@@ -12,6 +12,7 @@ class Job:
     rv: ResolvedVendor
     source: str               # the vendor file, relative to the workspace (named in every header)
     protos: Prototypes
+    options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
 
     @property
     def vendor(self) -> Vendor:
