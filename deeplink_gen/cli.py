@@ -226,6 +226,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
                                      param_hint="--convert-config")
         configs[vendor] = Path(path)
     existing = [p for sub in ("catalog", "vendors") for p in sorted((out_dir / sub).glob("*.yaml"))]
+    existing += [p for p in (out_dir / "deeplink-gen.yaml",) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
     options = _options(ctx, torch_version)
@@ -242,10 +243,39 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
                f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
 
 
+@main.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.pass_obj
+def init(ctx: Context, directory: Path | None) -> None:
+    """Make DIRECTORY (default: the -C workspace) a deeplink-gen workspace.
+
+    Creates vendors/, schemas/ (the JSON Schemas vendor files name on their
+    first line, refreshed on every run), deeplink-gen.yaml (workspace
+    settings), .vscode/settings.json (editor schema association), a CI
+    workflow (.github/workflows/deeplink-gen.yml) and a pre-commit
+    configuration, both running `deeplink-gen render --all --check`. Files
+    that already exist are kept, except the schemas. The op catalog ships
+    with deeplink-gen; catalog/*.yaml in the workspace adds to it.
+    """
+    from deeplink_gen.commands.init import init as command
+
+    root = directory if directory is not None else ctx.root
+    try:
+        result = command(root)
+    except UserError as exc:
+        _fail(exc)
+    for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
+        for item in items:
+            click.echo(f"{label:9} {root / item}")
+    cd = "" if root == Path(".") else f" -C {root}"
+    click.echo(f"next: deeplink-gen{cd} new-vendor NAME   (or: new-vendor NAME --like droplet)")
+
+
 @main.command("new-vendor")
 @click.argument("name")
-@click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml (comments kept, identity changed; "
-              "its vendors/VENDOR/ sources are copied too).")
+@click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml, or from the example of that name "
+              "that ships with deeplink-gen (camb, ascend, droplet); comments kept, identity changed, its "
+              "vendors/VENDOR/ sources copied too.")
 @click.option("--device-type", metavar="ENUM", help="The VendorDeviceType enumerator (default: NAME upper-cased).")
 @click.option("--runtime-prefix", metavar="PREFIX", help="Pre-fill the device runtime with CUDA-style calls "
               "using PREFIX (tang: tangStreamCreate, tangMalloc, ...). Default: every function unsupported.")

@@ -42,11 +42,19 @@ def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None)
                           capture_output=True, text=True, timeout=300)
 
 
-def copy_workspace(dest: Path) -> Path:
-    """A scratch copy of the bundled workspace (catalog and vendors, no output)."""
+CATALOG = REPO / "deeplink_gen" / "catalog"
+
+
+def copy_workspace(dest: Path, *, own_catalog: bool = True) -> Path:
+    """A scratch copy of the bundled workspace (vendors, no output). With
+    *own_catalog* the bundled catalog is copied into its catalog/ and switched
+    off in deeplink-gen.yaml, so tests can edit catalog files; without, it uses
+    the bundled catalog as a user's workspace does."""
     dest.mkdir(parents=True, exist_ok=True)
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, dest / part)
+    shutil.copytree(REPO / "vendors", dest / "vendors")
+    if own_catalog:
+        shutil.copytree(CATALOG, dest / "catalog")
+        (dest / "deeplink-gen.yaml").write_text("bundled_catalog: false\n")
     return dest
 
 

@@ -34,7 +34,7 @@ def _validator(name: str) -> jsonschema.Draft7Validator:
 
     registry = Registry().with_resources(
         (load_schema(other)["$id"], Resource.from_contents(load_schema(other)))
-        for other in ("catalog", "vendor"))
+        for other in ("catalog", "vendor", "workspace"))
     return jsonschema.Draft7Validator(load_schema(name), registry=registry)
 
 

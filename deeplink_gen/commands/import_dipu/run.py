@@ -70,6 +70,8 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[P
                                             f"# Imported by deeplink-gen import-dipu from DIPU's {name}; its custom code\n"
                                             "# may use anything DIPU's kernel template includes, so this file includes it too.\n"
                                             + _dump({"includes": list(DIPU_KERNEL_HEADERS), "ops": sel.catalog})}
+    texts[out / "deeplink-gen.yaml"] = ("# Written by deeplink-gen import-dipu: the imported catalog is the whole catalog,\n"
+                                        "# as DIPU's file was for DIPU.\nbundled_catalog: false\n")
     for v in vendors:
         body: dict = {"vendor": {"name": v, "device_type": UPSTREAM_VENDORS.get(v, v.upper()),
                                  "cmake_aliases": [v.upper(), v], "diopi_impl": v}}
@@ -86,6 +88,8 @@ def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> l
     diags = Diagnostics()
     docs = {"catalog": [], "vendor": []}
     for path, text in texts.items():
+        if path.name == "deeplink-gen.yaml":
+            continue
         doc = yamlfile.loads(text, str(path))
         kind = "catalog" if path.parent.name == "catalog" else "vendor"
         problems = schema.check(doc, kind)
