@@ -92,7 +92,7 @@ def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
 
 
 def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:
-    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded()))
+    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root))
 
 
 def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:
