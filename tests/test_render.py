@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -297,3 +298,22 @@ def test_check_knows_how_the_tree_was_rendered(workspace: Path):
     assert hint in stale.stderr, stale.stderr
     explicit = run_cli("render", "--vendor", "camb", "--check", "--shards", "1", cwd=workspace)
     assert "--shards 1" in explicit.stdout        # the command line wins over the manifest
+
+
+def test_explain_shows_every_setting_and_agrees_with_the_manifest(workspace: Path):
+    """A disabled op is not registered and says why; the dtype and layout rules its DIOPI
+    function gets are listed with their places; manifest.json states the same."""
+    assert run_cli("render", "--vendor", "ascend", cwd=workspace).exit_code == 0
+    manifest = {o["op"]: o for o in json.loads((workspace / "generated/ascend/manifest.json").read_text())["ops"]}
+    disabled = run_cli("explain", "_log_softmax.out", "--vendor", "ascend", cwd=workspace).output
+    assert re.search(r"enabled\s+false from vendor op override \(\S*ascend\.yaml:\d+:\d+\)", disabled)
+    assert re.search(r"reason\s+ascend's log_softmax kernel is slower", disabled)
+    assert re.search(r"register\s+false from the op being disabled", disabled), disabled
+    entry = manifest["_log_softmax.out"]
+    assert entry["flags"]["register"] is False and entry["reason"].startswith("ascend's log_softmax kernel")
+    norm = run_cli("explain", "native_layer_norm", "--vendor", "ascend", cwd=workspace).output
+    assert re.search(r"dtype rules\s+float64->float32 \(function, \S*ascend\.yaml:\d+:\d+\)", norm), norm
+    assert re.search(r"save_invstd\s+float16->float32 \(tensor, \S*ascend\.yaml:\d+:\d+\)", norm), norm
+    assert re.search(r"layouts\s+NCHW \(vendor default", norm), norm
+    assert manifest["native_layer_norm"]["dtype_rules"] == {"float64": "float32"}
+    assert manifest["native_layer_norm"]["layouts"] == ["NCHW"]

@@ -25,16 +25,30 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     rv = job.rv
     shards = int(rv.shards.value)
     ops = []
+    vendor = rv.vendor
     for r in rv.ops:
-        ops.append({
+        function = r.entry.call.function
+        op = {
             "op": r.op,
             "enabled": r.enabled.value,
-            "diopi": r.entry.call.function,
+            "diopi": function,
             "wrapper": wrapper_name(r.op),
             "definition": "vendor" if r.replaced is not None else "catalog",
             "shard": shard_of(r.op, shards) if r.enabled.value else None,
             "flags": {name: s.value for name, s in r.settings},
-        })
+        }
+        if r.reason:
+            op["reason"] = r.reason
+        if r.memory_format is not None:
+            op["memory_format"] = r.memory_format.value
+        rules = vendor.dtypes.rules(function)
+        if rules:
+            op["dtype_rules"] = {rule.source: rule.target for rule in rules}
+        layouts = vendor.layouts.function_layouts(function) or (
+            (vendor.layouts.default.value,) if vendor.layouts.default is not None else ())
+        if layouts:
+            op["layouts"] = list(layouts)
+        ops.append(op)
     body = {
         "vendor": rv.vendor.name,
         "device_type": rv.vendor.identity.device_type,
