@@ -157,3 +157,16 @@ def test_validating_one_vendor_checks_it_against_the_others(workspace: Path):
     assert all("vendors/acme.yaml" in e.split(": error:")[0] for e in errors), errors
     both = error_lines(run_cli("validate", cwd=workspace))
     assert any(e.split(": error:")[0].split("/")[-1].startswith("camb.yaml") for e in both), both
+
+
+def test_hand_written_sources_are_checked_by_validate(workspace: Path):
+    """vendors/<name>/ files are copied into DIPU's vendor folder: one named like a rendered file,
+    or one that is not UTF-8 text, is reported by validate, not first by render."""
+    folder = workspace / "vendors" / "droplet"
+    folder.mkdir()
+    (folder / "deviceimpl.cpp").write_text("// mine\n")
+    (folder / "blob.bin").write_bytes(b"\xff\xfe\x00binary")
+    errors = error_lines(run_cli("validate", "--vendor", "droplet", cwd=workspace))
+    assert any("vendors/droplet/deviceimpl.cpp: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
+               for e in errors), errors
+    assert any("vendors/droplet/blob.bin: error: (sources): not UTF-8 text" in e for e in errors), errors
