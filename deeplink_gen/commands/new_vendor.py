@@ -30,6 +30,7 @@ from deeplink_gen.load.workspace import read_documents
 from deeplink_gen.model import Workspace
 from deeplink_gen.paths import catalog_files, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
+from deeplink_gen.render import paths
 from deeplink_gen.render.templating import render
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
@@ -331,5 +332,5 @@ def next_steps(result: Result, cd: str) -> str:
     return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
-                  c=plan_onboarding(v), root_var=root_var, alias=ident.cmake_aliases[0],
-                  diopi_impl=ident.diopi_impl, device_type=ident.device_type)
+                  c=plan_onboarding(v, paths.kernels_cmake_from_csrc()), root_var=root_var,
+                  alias=ident.cmake_aliases[0], device_type=ident.device_type)

@@ -1,0 +1,162 @@
+"""The edits DIPU needs outside the vendor folder: onboarding/dipu.patch (and
+diopi.patch) applied by the real `git apply` to a stand-in checkout holding
+the lines they need (tests/fixtures/dipu_checkout), and the checklist and
+snippets agreeing with it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import dipu_checkout, edit, error_lines, git_apply, run_cli
+
+CSRC = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
+OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
+BASEDEF = "dipu/torch_dipu/csrc_dipu/runtime/device/basedef.h"
+HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
+DIPU_CMAKE = "dipu/CMakeLists.txt"
+DIOPI_CMAKE = "dipu/third_party/DIOPI/impl/CMakeLists.txt"
+EDITED = (DIPU_CMAKE, CSRC, BASEDEF, HELPER)
+
+
+def _new_vendor(ws: Path, name: str = "acme") -> Path:
+    result = run_cli("new-vendor", name, cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws
+
+
+def _render(ws: Path, vendor: str, *args: str) -> Path:
+    result = run_cli("render", "--vendor", vendor, *args, cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws / "generated" / vendor
+
+
+def _kernel_rule_gone(text: str) -> None:
+    assert "add_custom_command" not in text and "autogen_wrapped_code" not in text
+    assert 'include("${CMAKE_CURRENT_SOURCE_DIR}/aten/ops/AutoGenedKernels.cmake")' in text
+
+
+def _added(patch: Path) -> list[str]:
+    return [line[1:] for line in patch.read_text().splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+# ---------------------------------------------------------------- the patch, with git apply
+
+@pytest.mark.parametrize("vendor", ["camb", "ascend", "droplet"])
+def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
+    patch = rendered / vendor / "onboarding" / "dipu.patch"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [CSRC]
+    assert not (rendered / vendor / "onboarding" / "diopi.patch").exists()
+    tree = dipu_checkout(tmp_path / "dipu")
+    proc = git_apply(patch, tree, "--check")
+    assert proc.returncode == 0, proc.stderr
+    assert git_apply(patch, tree).returncode == 0
+    _kernel_rule_gone((tree / CSRC).read_text())
+    assert git_apply(patch, tree, "--reverse", "--check").returncode == 0     # recognisably applied
+
+
+def test_new_vendor_patch_makes_every_edit(workspace: Path, tmp_path: Path):
+    out = _render(_new_vendor(workspace), "acme")
+    patch = out / "onboarding" / "dipu.patch"
+    assert sorted(re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M)) == sorted(EDITED)
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert git_apply(patch, tree).returncode == 0
+    assert 'list(APPEND DEVICE_ACME "ACME" "acme")\n' in (tree / DIPU_CMAKE).read_text()
+    assert ("elseif(${DEVICE} IN_LIST DEVICE_ACME)\n  set(USE_ACME ON)\n  set(UsedVendor acme)\n"
+            '  set(DIOPI_IMPL_OPT "acme")\nelse()\n') in (tree / DIPU_CMAKE).read_text()
+    assert "  KLX,      // Kunlunxin\n  ACME,     // acme\n};\n" in (tree / BASEDEF).read_text()
+    helper = (tree / HELPER).read_text()
+    # vender_helper.hpp is in namespace dipu: the enumerator needs devapis::, as DIPU spells its own.
+    assert '    case devapis::VendorDeviceType::ACME:\n      return "ACME";\n    default:' in helper
+    assert "  DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(acme, ACME);\n#undef" in helper
+    _kernel_rule_gone((tree / CSRC).read_text())
+    # DIOPI does not know IMPL_OPT acme: an optional patch from DIOPI's root.
+    diopi = out / "onboarding" / "diopi.patch"
+    assert git_apply(diopi, tree / "dipu" / "third_party" / "DIOPI", "--check").returncode == 0
+    assert set(_added(diopi)) == {'list(APPEND IMPL_ACME "ACME" "acme")', "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)",
+                                  "    add_subdirectory(acme)"}
+
+
+def test_patch_does_not_depend_on_shards_and_its_kernel_hunk_not_on_the_vendor(workspace: Path):
+    _new_vendor(workspace)
+    one = (_render(workspace, "acme") / "onboarding" / "dipu.patch").read_text()
+    three = (_render(workspace, "acme", "--shards", "3") / "onboarding" / "dipu.patch").read_text()
+    assert one == three
+    camb = (_render(workspace, "camb", "--shards", "2") / "onboarding" / "dipu.patch").read_text()
+    hunk = camb[camb.index(f"diff --git a/{CSRC}"):]
+    assert hunk in one
+
+
+def test_identity_is_compared_whole(workspace: Path, tmp_path: Path):
+    """camb with DIPU's name but its own aliases and device type: the patch changes
+    DIPU's lines for camb instead of claiming them present."""
+    edit(workspace / "vendors/camb.yaml", "  device_type: MLU", "  device_type: CAMBRICON")
+    edit(workspace / "vendors/camb.yaml", "  cmake_aliases: [CAMB, camb]", "  cmake_aliases: [CAMB, camb, cambricon]")
+    out = _render(workspace, "camb")
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert git_apply(out / "onboarding" / "dipu.patch", tree).returncode == 0
+    cmake = (tree / DIPU_CMAKE).read_text()
+    assert 'list(APPEND DEVICE_CAMB "CAMB" "camb" "cambricon")\n' in cmake
+    assert 'list(APPEND DEVICE_CAMB "CAMB" "camb")\n' not in cmake
+    assert cmake.count("IN_LIST DEVICE_CAMB)") == 1                   # the branch is DIPU's, unchanged
+    helper = (tree / HELPER).read_text()
+    assert "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(camb, CAMBRICON);" in helper
+    assert "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(camb, MLU);" not in helper
+    assert "case devapis::VendorDeviceType::CAMBRICON:" in helper
+    assert "  CAMBRICON, // camb\n" in (tree / BASEDEF).read_text()
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    assert '**to change: DIPU has "CAMB" "camb" (dipu.patch)**' in checklist
+    assert "**to change: DIPU has MLU (dipu.patch)**" in checklist
+
+
+def test_an_alias_of_another_dipu_vendor_is_an_error(workspace: Path):
+    _new_vendor(workspace)
+    edit(workspace / "vendors/acme.yaml", "cmake_aliases: [ACME, acme]", "cmake_aliases: [ACME, klx]")
+    lines = error_lines(run_cli("validate", cwd=workspace))
+    assert any("vendor.cmake_aliases: 'klx' is DIPU's -DDEVICE alias for kunlunxin" in line for line in lines), lines
+
+
+def test_checklist_snippets_and_next_steps_agree_with_the_patch(workspace: Path):
+    result = run_cli("new-vendor", "acme", cwd=workspace)
+    assert result.exit_code == 0
+    out = _render(workspace, "acme")
+    snippets = "".join(p.read_text() for p in sorted((out / "onboarding").glob("*.snippet")))
+    for line in _added(out / "onboarding" / "dipu.patch") + _added(out / "onboarding" / "diopi.patch"):
+        assert line in snippets, line
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    for needle in ('list(APPEND DEVICE_ACME "ACME" "acme")', "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(acme, ACME);",
+                   'case devapis::VendorDeviceType::ACME: return "ACME";', "AutoGenedKernels.cmake",
+                   "render --vendor acme --into", "DIPU_WITH_DIOPI_LIBRARY=DISABLE"):
+        assert needle in checklist, needle
+        assert needle in result.stdout, needle                     # new-vendor prints the same checklist
+    assert "aborts the process" in checklist
+    # Only DIPU's known vendors say "present upstream", and ascend's DIOPI builds impl/ascend_npu.
+    assert "present upstream" not in checklist
+    assert "Overlay" not in checklist
+
+
+def test_ascend_checklist_names_the_folder_diopi_builds(rendered: Path):
+    text = (rendered / "ascend" / "onboarding" / "ONBOARDING.md").read_text()
+    assert "`IMPL_ASCEND`, which builds `impl/ascend_npu`" in text
+    assert "add_subdirectory(ascend)" not in (rendered / "ascend" / "onboarding" /
+                                             "diopi_impl_CMakeLists.txt.snippet").read_text()
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_kernel_list_with_cmake(workspace: Path, tmp_path: Path):
+    out = _render(workspace, "camb", "--shards", "2")
+    listing = out / OPS / "AutoGenedKernels.cmake"
+    script = tmp_path / "probe.cmake"
+    script.write_text(f'set(UsedVendor "${{VENDOR}}")\ninclude("{listing}")\n'
+                      'foreach(f IN LISTS GENERATED_KERNELS)\n  if(NOT EXISTS "${f}")\n'
+                      '    message(FATAL_ERROR "missing ${f}")\n  endif()\n  message(STATUS "kernel ${f}")\nendforeach()\n')
+    ok = subprocess.run(["cmake", "-DVENDOR=camb", "-P", str(script)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert re.findall(r"kernel .*/(AutoGenedKernels_\d\.cpp)", ok.stdout) == ["AutoGenedKernels_0.cpp",
+                                                                               "AutoGenedKernels_1.cpp"]
+    wrong = subprocess.run(["cmake", "-DVENDOR=ascend", "-P", str(script)], capture_output=True, text=True)
+    assert wrong.returncode != 0 and "lists the kernels rendered for camb" in wrong.stderr
