@@ -1,7 +1,10 @@
 """The edits DIPU needs outside the vendor folder: onboarding/dipu.patch (and
 diopi.patch) applied by the real `git apply` to a stand-in checkout holding
-the lines they need (tests/fixtures/dipu_checkout), and the checklist and
-snippets agreeing with it."""
+the lines they need (tests/fixtures/dipu_checkout), the checklist and
+snippets agreeing with it, and `render --vendor V --into DIR`: it writes the
+files and applies the edits, changes nothing when run again, follows a
+changed vendor or shard count, refuses a tree the edits do not fit (unless
+--force) and leaves the checkout as it was when it cannot finish."""
 
 from __future__ import annotations
 
@@ -12,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import dipu_checkout, edit, error_lines, git_apply, run_cli
+from helpers import (
+    dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
+)
 
 CSRC = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
 OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
@@ -35,9 +40,17 @@ def _render(ws: Path, vendor: str, *args: str) -> Path:
     return ws / "generated" / vendor
 
 
+def _into(ws: Path, vendor: str, dest: Path, *args: str):
+    return run_cli("render", "--vendor", vendor, "--into", str(dest), *args, cwd=ws)
+
+
 def _kernel_rule_gone(text: str) -> None:
     assert "add_custom_command" not in text and "autogen_wrapped_code" not in text
     assert 'include("${CMAKE_CURRENT_SOURCE_DIR}/aten/ops/AutoGenedKernels.cmake")' in text
+
+
+def _listed(cmake: Path) -> list[str]:
+    return re.findall(r'"\$\{CMAKE_CURRENT_LIST_DIR\}/([^"]+)"', cmake.read_text())
 
 
 def _added(patch: Path) -> list[str]:
@@ -160,3 +173,181 @@ def test_kernel_list_with_cmake(workspace: Path, tmp_path: Path):
                                                                                "AutoGenedKernels_1.cpp"]
     wrong = subprocess.run(["cmake", "-DVENDOR=ascend", "-P", str(script)], capture_output=True, text=True)
     assert wrong.returncode != 0 and "lists the kernels rendered for camb" in wrong.stderr
+
+
+# ---------------------------------------------------------------- render --into
+
+def test_into_writes_files_and_applies_the_edits(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "acme", tree, "--shards", "2")
+    assert result.exit_code == 0, result.output
+    assert "edits: 6 applied, 0 already applied" in result.stdout
+    _kernel_rule_gone((tree / CSRC).read_text())
+    assert _listed(tree / OPS / "AutoGenedKernels.cmake") == ["AutoGenedKernels_0.cpp", "AutoGenedKernels_1.cpp"]
+    assert (tree / OPS / "AutoGenedKernels_1.cpp").is_file()
+    assert (tree / "dipu/torch_dipu/csrc_dipu/vendor/acme/deviceimpl.cpp").is_file()
+    assert (tree / "dipu/third_party/DIOPI/impl/acme/device_configs.py").is_file()
+    assert not (tree / "onboarding").exists() and not (tree / "manifest.json").exists()
+    assert (tree / DIPU_CMAKE).stat().st_mode & 0o111                # DIPU's 100755 file stays executable
+    # Exactly what git apply makes of the rendered patch.
+    patch = _render(workspace, "acme", "--shards", "2") / "onboarding" / "dipu.patch"
+    reference = dipu_checkout(tmp_path / "reference")
+    assert git_apply(patch, reference).returncode == 0
+    for rel in EDITED:
+        assert (tree / rel).read_bytes() == (reference / rel).read_bytes(), rel
+    # The DIOPI patch waits for DIOPI's impl/acme/CMakeLists.txt.
+    assert "IMPL_ACME" not in (tree / DIOPI_CMAKE).read_text()
+    assert "diopi.patch not applied" in result.stderr
+
+
+def test_into_twice_changes_nothing(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert _into(workspace, "acme", tree).exit_code == 0
+    before = tree_state(tree)
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 0, result.output
+    assert tree_state(tree) == before
+    assert "0 written" in result.stdout and "0 removed" in result.stdout
+    assert "edits: 0 applied, 6 already applied" in result.stdout
+
+
+def test_into_follows_a_changed_vendor_and_shard_count(workspace: Path, tmp_path: Path):
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert _into(workspace, "camb", tree, "--shards", "2").exit_code == 0
+    before = tree_state(tree)
+    edit(workspace / "vendors/camb.yaml", "  autocompare: false", "  autocompare: true")
+    result = _into(workspace, "camb", tree, "--shards", "3")
+    assert result.exit_code == 0, result.output
+    after = tree_state(tree)
+    assert "edits: 0 applied, 1 already applied" in result.stdout     # patched for 2 shards, fits 3
+    assert _listed(tree / OPS / "AutoGenedKernels.cmake") == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    assert "_autocompare" in (tree / OPS / "AutoGenedKernels_0.cpp").read_text()
+    # Files the change does not touch keep their bytes and mtime.
+    vendor_files = [rel for rel in before if "/vendor/camb/" in rel]
+    assert vendor_files and all(after[rel] == before[rel] for rel in vendor_files)
+    assert after[CSRC] == before[CSRC]
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 0
+    assert sorted(p.name for p in (tree / OPS).glob("AutoGenedKernels*")) == ["AutoGenedKernels.cmake",
+                                                                            "AutoGenedKernels.cpp"]
+    assert result.stdout.count("removed: ") == 3
+
+
+def test_into_refuses_a_tree_it_does_not_recognise(workspace: Path, tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _into(workspace, "camb", empty)
+    assert error_lines(result) == [] and result.exit_code == 1
+    assert "is not a deeplink.framework checkout: it has no dipu/CMakeLists.txt" in result.stderr
+    assert not any(empty.iterdir())
+    # DIPU's dipu/ folder instead of the repository root.
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "camb", tree / "dipu")
+    assert result.exit_code == 1 and "give the repository root, its parent" in result.stderr
+    # A kernel rule that is not DIPU 9dd38082's.
+    edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
+    before = tree_state(tree)
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "is not a DIPU checkout that the edits for camb fit" in result.stderr
+    assert f"error: {CSRC}: kernels: include aten/ops/AutoGenedKernels.cmake instead of DIPU's generator rule" \
+        in result.stderr
+    assert tree_state(tree) == before
+
+
+def test_into_refuses_a_tree_onboarded_for_another_new_vendor(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace, "acme")
+    _new_vendor(workspace, "zeta")
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert _into(workspace, "acme", tree).exit_code == 0
+    before = tree_state(tree)
+    result = _into(workspace, "zeta", tree)
+    assert result.exit_code == 1
+    assert f"error: {BASEDEF}: VendorDeviceType::ZETA: neither" in result.stderr
+    assert tree_state(tree) == before
+    # A vendor DIPU knows needs only the kernel rule, which is already there.
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 0 and "edits: 0 applied, 1 already applied" in result.stdout
+
+
+def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
+    result = _into(workspace, "acme", tree, "--force")
+    assert result.exit_code == 0, result.output
+    assert "edits: 5 applied, 0 already applied" in result.stdout
+    assert f"warning: {CSRC}: kernels: include aten/ops/AutoGenedKernels.cmake instead of DIPU's generator rule: " \
+           "not applied" in result.stderr
+    assert "add_custom_command" in (tree / CSRC).read_text()
+    assert "ACME," in (tree / BASEDEF).read_text()
+    assert (tree / OPS / "AutoGenedKernels.cpp").is_file()
+    # --force into a folder that is no checkout at all: the files, and every edit listed.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _into(workspace, "acme", empty, "--force")
+    assert result.exit_code == 0 and result.stderr.count("not applied, the file does not have") == 6
+    assert (empty / OPS / "AutoGenedKernels.cpp").is_file()
+
+
+def test_diopi_parts_need_a_populated_submodule(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    bare = dipu_checkout(tmp_path / "bare", diopi=False)
+    result = _into(workspace, "acme", bare)
+    assert result.exit_code == 0, result.output
+    assert not any((bare / "dipu/third_party/DIOPI").iterdir())
+    assert "dipu/third_party/DIOPI is not populated" in result.stderr
+    # With DIOPI's implementation folder in place, diopi.patch is applied too.
+    tree = dipu_checkout(tmp_path / "dipu")
+    impl = tree / "dipu/third_party/DIOPI/impl/acme/CMakeLists.txt"
+    impl.parent.mkdir(parents=True)
+    impl.write_text("add_library(diopi_impl SHARED)\n")
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 0, result.output
+    assert "edits: 8 applied" in result.stdout
+    text = (tree / DIOPI_CMAKE).read_text()
+    assert "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)\n    add_subdirectory(acme)\nelse()" in text
+    assert impl.read_text() == "add_library(diopi_impl SHARED)\n"
+
+
+def test_into_works_inside_another_git_repository(workspace: Path, tmp_path: Path):
+    """Where `git apply` would skip every file and succeed."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    subprocess.run(["git", "init", "-q", str(outer)], check=True)
+    tree = dipu_checkout(outer / "sub" / "dipu-checkout")
+    result = _into(workspace, "droplet", tree)
+    assert result.exit_code == 0, result.output
+    _kernel_rule_gone((tree / CSRC).read_text())
+
+
+def test_a_failed_write_leaves_the_checkout_as_it_was(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    (tree / OPS / "AutoGenedKernels.cmake").mkdir(parents=True)       # in the way of a file written late
+    before = tree_state(tree)
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "cannot write" in result.stderr and "the checkout was left as it was" in result.stderr
+    assert tree_state(tree) == before
+    leftovers = [p for p in tree.rglob("*") if "deeplink-gen" in p.name]
+    assert leftovers == []
+    assert sorted(p.name for p in (tree / OPS).iterdir()) == ["AutoGenedKernels.cmake"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--all", "--into", "{tree}"],
+    ["--vendor", "camb", "--vendor", "ascend", "--into", "{tree}"],
+    ["--vendor", "camb", "--into", "{tree}", "--check"],
+    ["--vendor", "camb", "--into", "{tree}", "--out", "{tree}"],
+    ["--vendor", "camb", "--force"],
+    ["--vendor", "camb", "--into", "{tree}/missing"],
+])
+def test_into_usage_errors_exit_2(workspace: Path, tmp_path: Path, args: list[str]):
+    tree = dipu_checkout(tmp_path / "dipu")
+    before = tree_state(tree)
+    result = run_cli("render", *[a.format(tree=tree) for a in args], cwd=workspace)
+    assert result.exit_code == 2, result.output
+    assert tree_state(tree) == before
