@@ -204,7 +204,10 @@ def test_into_writes_files_and_applies_the_edits(workspace: Path, tmp_path: Path
 def test_into_twice_changes_nothing(workspace: Path, tmp_path: Path):
     _new_vendor(workspace)
     tree = dipu_checkout(tmp_path / "dipu")
+    # What a killed run would have left beside a file it writes: swept.
+    (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").write_text("stale\n")
     assert _into(workspace, "acme", tree).exit_code == 0
+    assert not (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").exists()
     before = tree_state(tree)
     result = _into(workspace, "acme", tree)
     assert result.exit_code == 0, result.output

@@ -2,12 +2,15 @@
 not at all. Every new content is first written to a temporary file beside
 its target (fsynced, with the target's permissions, so a 100755 CMakeLists
 stays executable); only when all of them are written are they renamed into
-place, each old file kept aside until the end. An error at any point undoes
-what was done, so the tree is left as it was."""
+place, each old file kept aside (a hard link) until the end. An error at any
+point undoes what was done, so the tree is left as it was; what a killed run
+leaves beside a target (.<name>.<pid>.deeplink-gen-new/-old) is swept by the
+next one."""
 
 from __future__ import annotations
 
 import errno
+import glob
 import os
 import stat
 from pathlib import Path
@@ -18,6 +21,16 @@ _OLD = ".deeplink-gen-old"
 
 def _aside(path: Path, tag: str) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}{tag}")
+
+
+def _sweep(path: Path) -> None:
+    """Remove what a killed earlier run left beside *path* (files only we name so)."""
+    if not path.parent.is_dir():
+        return
+    for tag in (_TMP, _OLD):
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
+            if leftover.is_file() and not leftover.is_symlink():
+                leftover.unlink()
 
 
 def _make_dirs(path: Path, created: list[Path]) -> None:
@@ -87,6 +100,7 @@ def commit(root: Path, changes: dict[str, bytes | None]) -> None:
 
     try:
         for rel, data in sorted(changes.items()):
+            _sweep(root / rel)
             if data is not None:
                 path = root / rel
                 _make_dirs(path.parent, created)
@@ -96,10 +110,15 @@ def commit(root: Path, changes: dict[str, bytes | None]) -> None:
             old = None
             if os.path.lexists(path):
                 old = _aside(path, _OLD)
-                os.replace(path, old)
+                try:
+                    os.link(path, old, follow_symlinks=False)      # the target never goes missing
+                except OSError:
+                    os.replace(path, old)                          # a file system without hard links
             done.append((path, old))
             if data is not None:
                 os.replace(staged.pop(path), path)
+            elif os.path.lexists(path):
+                os.unlink(path)
     except BaseException:
         undo()
         raise

@@ -95,7 +95,7 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     c = plan_onboarding(job.vendor, paths.kernels_cmake_from_csrc())
-    kernels = [p for p in paths.kernels(int(job.rv.shards.value))]
+    kernels = paths.kernels(int(job.rv.shards.value))
     ctx = dict(source=job.source, c=c, ident=c.ident, kernels=kernels, kernels_cmake=paths.KERNELS_CMAKE,
                torch_version=str(job.rv.torch_version), supported_torchs=SUPPORTED_TORCHS, dipu_commit=DIPU_COMMIT,
                diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT, pytorch_config=paths.pytorch_config(job.vendor),
