@@ -126,6 +126,15 @@ def test_identity_is_compared_whole(workspace: Path, tmp_path: Path):
     assert "**to change: DIPU has MLU (dipu.patch)**" in checklist
 
 
+def test_scaffolding_a_vendor_dipu_knows_keeps_its_identity(workspace: Path):
+    _new_vendor(workspace, "kunlunxin")
+    text = (workspace / "vendors/kunlunxin.yaml").read_text()
+    assert "device_type: KLX" in text and "cmake_aliases: [kunlunxin, klx]" in text
+    assert "diopi_impl: kunlunxin" in text
+    patch = (_render(workspace, "kunlunxin") / "onboarding" / "dipu.patch").read_text()
+    assert re.findall(r"^diff --git a/(\S+)", patch, re.M) == [CSRC]
+
+
 def test_an_alias_of_another_dipu_vendor_is_an_error(workspace: Path):
     _new_vendor(workspace)
     edit(workspace / "vendors/acme.yaml", "cmake_aliases: [ACME, acme]", "cmake_aliases: [ACME, klx]")

@@ -22,7 +22,7 @@ import jsonschema
 from deeplink_gen import pipeline
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
-from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM_DEVICE_TYPES
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
@@ -157,11 +157,12 @@ def _like_text(root: Path, like: str, name: str, device_type: str) -> str:
     text = path.read_bytes().decode("utf-8").lstrip("\ufeff")
     root_node = yaml.compose(text, Loader=yaml.SafeLoader)
     ident = next(v for k, v in root_node.value if k.value == "vendor")
+    upstream = UPSTREAM.get(name)
     new = {
         "name": name,
         "device_type": device_type,
-        "cmake_aliases": f"[{name.upper()}, {name}]",
-        "diopi_impl": name,
+        "cmake_aliases": f"[{', '.join(upstream.cmake_aliases)}]" if upstream else f"[{name.upper()}, {name}]",
+        "diopi_impl": upstream.diopi_impl if upstream else name,
         "description": json.dumps(f"{name} (scaffolded from vendors/{like}.yaml)"),
     }
     edits = []
@@ -234,7 +235,11 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
     folder = vendors / name
     if folder.exists() and not folder.is_dir():
         raise refused(f"{display_path(str(folder))} exists and is not a folder")
-    device_type = device_type if device_type is not None else name.upper()
+    # A vendor DIPU knows keeps DIPU's identity unless told otherwise, so that
+    # DIPU's own lines for it need no change (see onboarding/dipu.patch).
+    upstream = UPSTREAM.get(name)
+    if device_type is None:
+        device_type = upstream.device_type if upstream is not None else name.upper()
     check_device_type(device_type, name, _other_device_types(root, name))
     if runtime_prefix is not None:
         check_prefix(runtime_prefix)
@@ -259,6 +264,8 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
         "weak_device": [f.key for f in DEVICE_FUNCTIONS if not f.strong],
         "strong_comm": [f.key for f in COMM_FUNCTIONS if f.strong],
         "weak_comm": [f.key for f in COMM_FUNCTIONS if not f.strong],
+        "aliases": ", ".join(upstream.cmake_aliases) if upstream is not None else f"{name.upper()}, {name}",
+        "diopi_impl": upstream.diopi_impl if upstream is not None else name,
         "like_text": _like_text(root, like, name, device_type) if like is not None else "",
     }
     context = {"name": name, "device_type": device_type, "mode": mode, "runtime_prefix": runtime_prefix or "",
