@@ -174,8 +174,9 @@ def test_kernel_list_with_cmake(workspace: Path, tmp_path: Path):
     listing = out / OPS / "AutoGenedKernels.cmake"
     script = tmp_path / "probe.cmake"
     script.write_text(f'set(UsedVendor "${{VENDOR}}")\ninclude("{listing}")\n'
-                      'foreach(f IN LISTS GENERATED_KERNELS)\n  if(NOT EXISTS "${f}")\n'
-                      '    message(FATAL_ERROR "missing ${f}")\n  endif()\n  message(STATUS "kernel ${f}")\nendforeach()\n')
+                      'foreach(f IN LISTS GENERATED_KERNELS)\n'
+                      '  if(NOT EXISTS "${f}")\n    message(FATAL_ERROR "missing ${f}")\n  endif()\n'
+                      '  message(STATUS "kernel ${f}")\nendforeach()\n')
     ok = subprocess.run(["cmake", "-DVENDOR=camb", "-P", str(script)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert re.findall(r"kernel .*/(AutoGenedKernels_\d\.cpp)", ok.stdout) == ["AutoGenedKernels_0.cpp",

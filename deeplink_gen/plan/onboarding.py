@@ -156,9 +156,9 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
     ex = sites[VENDER_HELPER]
     snippet = "vender_helper.hpp.snippet"
     if up is None:
+        undef = _at(ex, lambda line: line.startswith("#undef DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE"))
         row("name_map", VENDER_HELPER, Status.ADD, None, snippet,
-            Change(VENDER_HELPER, _at(ex, lambda line: line.startswith("#undef DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE")),
-                   0, "name_map", (name, device_type)))
+            Change(VENDER_HELPER, undef, 0, "name_map", (name, device_type)))
     elif up.device_type == device_type:
         row("name_map", VENDER_HELPER, Status.PRESENT, up.device_type, snippet)
     else:
