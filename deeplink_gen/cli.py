@@ -109,11 +109,19 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
               help="Split the kernels into N translation units that DIPU can compile in parallel: "
                    "AutoGenedKernels_0.cpp .. _<N-1>.cpp, each declaring the wrappers of other shards it calls; "
                    "an op's shard depends only on its name (stable hash). Default: the vendor file's defaults.shards, else 1 "
-                   "(one AutoGenedKernels.cpp, as DIPU's build expects).")
+                   "(one AutoGenedKernels.cpp). AutoGenedKernels.cmake lists the files for DIPU's build.")
+@click.option("--into", "into_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+              help="Put one --vendor into the deeplink.framework checkout DIR (its root, holding dipu/): write the "
+                   "rendered dipu/ files (those of dipu/third_party/DIOPI/ only if that submodule is populated) and "
+                   "apply onboarding/dipu.patch. Running it again changes nothing; a tree the edits do not fit is "
+                   "refused. Writes nothing under generated/.")
+@click.option("--force", is_flag=True, help="With --into: also write into a tree the edits do not fit, applying "
+              "those that fit and listing the others.")
 @click.pass_obj
 def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
-           check, show_diff, shards) -> None:
-    """Render generated/<vendor>/ for the chosen vendors.
+           check, show_diff, shards, into_dir, force) -> None:
+    """Render generated/<vendor>/ for the chosen vendors, or (--into) put one
+    vendor into a DIPU checkout.
 
     Files are written only when their content changed, through a staging
     directory that is swapped into place, so an interrupted render leaves the
@@ -125,6 +133,21 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         raise click.UsageError("give --vendor NAME (repeatable) or --all")
     if show_diff and not check:
         raise click.UsageError("--diff goes with --check")
+    if force and into_dir is None:
+        raise click.UsageError("--force goes with --into")
+    if into_dir is not None:
+        if all_vendors or len(vendors) != 1:
+            raise click.UsageError("--into takes exactly one --vendor: a checkout holds one vendor's kernels")
+        if check or out_dir is not None or allow_outside_workspace:
+            raise click.UsageError("--into does not combine with --check, --out or --allow-outside-workspace")
+        from deeplink_gen.commands import into
+
+        options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
+        try:
+            code = into.run(ctx.root, vendors[0], options, into_dir, force)
+        except UserError as exc:
+            _fail(exc)
+        sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:

@@ -1,7 +1,7 @@
 """What the tests share: the repository (the bundled workspace), the CLI
 in-process and as a process, editing a scratch workspace and finding lines
-in it, and a C++ syntax checker against torch's headers plus our own
-DIPU/DIOPI declaration headers."""
+in it, a stand-in DIPU checkout and the real `git apply`, and a C++ syntax
+checker against torch's headers plus our own DIPU/DIOPI declaration headers."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from click.testing import CliRunner
 from deeplink_gen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# A stand-in for a deeplink.framework 9dd38082 checkout: the lines the onboarding patches need.
+DIPU_CHECKOUT = REPO / "tests" / "fixtures" / "dipu_checkout"
 # The newest torch DIPU 9dd38082 builds with (DIPU_SUPPORT_TORCHS in dipu/CMakeLists.txt).
 DIPU_TORCH = "2.2.2"
 INCLUDE = REPO / "tests" / "include"
@@ -91,6 +93,36 @@ def error_lines(result) -> list[str]:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+def dipu_checkout(dest: Path, diopi: bool = True) -> Path:
+    """A scratch copy of the checkout fixture (file modes kept); *diopi* False
+    leaves dipu/third_party/DIOPI empty, as in a clone without submodules."""
+    shutil.copytree(DIPU_CHECKOUT, dest)
+    if not diopi:
+        diopi_dir = dest / "dipu" / "third_party" / "DIOPI"
+        shutil.rmtree(diopi_dir)
+        diopi_dir.mkdir()
+    return dest
+
+
+def git_apply(patch: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The real `git apply -v ARGS PATCH` in *cwd*, which is never taken for a
+    subfolder of another repository (git would skip every file and succeed)."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(cwd.parent))
+    proc = subprocess.run(["git", "apply", "-v", *args, str(patch)], cwd=cwd, env=env, capture_output=True, text=True)
+    assert "Skipped patch" not in proc.stderr, proc.stderr
+    return proc
+
+
+def tree_state(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file below *root*: its bytes, mtime (ns) and mode."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            st = p.stat()
+            out[p.relative_to(root).as_posix()] = (p.read_bytes(), st.st_mtime_ns, st.st_mode)
+    return out
 
 
 def vendor_dir(generated: Path, vendor: str) -> Path:

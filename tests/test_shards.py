@@ -47,7 +47,11 @@ def test_shard_files_and_manifest(tmp_path: Path):
     ws = copy_workspace(tmp_path)
     manifest = render(ws, "camb", "--shards", "3")
     out = ws / "generated" / "camb" / OPS_DIR
-    assert sorted(p.name for p in out.iterdir()) == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    names = [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    assert sorted(p.name for p in out.iterdir()) == ["AutoGenedKernels.cmake", *names]
+    # The list DIPU's build includes (onboarding/dipu.patch) names exactly the shards.
+    listed = re.findall(r'"\$\{CMAKE_CURRENT_LIST_DIR\}/([^"]+)"', (out / "AutoGenedKernels.cmake").read_text())
+    assert listed == names
     kernels = manifest["kernels"]
     assert kernels["shards"] == 3
     assert [f["path"] for f in kernels["files"]] == [f"{OPS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(3)]

@@ -23,13 +23,14 @@ from deeplink_gen import pipeline
 from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
-from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM_DEVICE_TYPES
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.load.workspace import load_catalogs
 from deeplink_gen.model import Workspace
 from deeplink_gen.paths import example_vendors_dir, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
+from deeplink_gen.render import paths
 from deeplink_gen.render.templating import render
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
@@ -169,11 +170,12 @@ def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
     text = path.read_bytes().decode("utf-8").lstrip("\ufeff")
     root_node = yaml.compose(text, Loader=yaml.SafeLoader)
     ident = next(v for k, v in root_node.value if k.value == "vendor")
+    upstream = UPSTREAM.get(name)
     new = {
         "name": name,
         "device_type": device_type,
-        "cmake_aliases": f"[{name.upper()}, {name}]",
-        "diopi_impl": name,
+        "cmake_aliases": f"[{', '.join(upstream.cmake_aliases)}]" if upstream else f"[{name.upper()}, {name}]",
+        "diopi_impl": upstream.diopi_impl if upstream else name,
         "description": json.dumps(f"{name} (scaffolded from the {like} vendor file)"),
     }
     edits = []
@@ -246,7 +248,11 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
     folder = vendors / name
     if folder.exists() and not folder.is_dir():
         raise refused(f"{display_path(str(folder))} exists and is not a folder")
-    device_type = device_type if device_type is not None else name.upper()
+    # A vendor DIPU knows keeps DIPU's identity unless told otherwise, so that
+    # DIPU's own lines for it need no change (see onboarding/dipu.patch).
+    upstream = UPSTREAM.get(name)
+    if device_type is None:
+        device_type = upstream.device_type if upstream is not None else name.upper()
     check_device_type(device_type, name, _other_device_types(root, name))
     if runtime_prefix is not None:
         check_prefix(runtime_prefix)
@@ -268,6 +274,8 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
         "weak_device": [f.key for f in DEVICE_FUNCTIONS if not f.strong],
         "strong_comm": [f.key for f in COMM_FUNCTIONS if f.strong],
         "weak_comm": [f.key for f in COMM_FUNCTIONS if not f.strong],
+        "aliases": ", ".join(upstream.cmake_aliases) if upstream is not None else f"{name.upper()}, {name}",
+        "diopi_impl": upstream.diopi_impl if upstream is not None else name,
         "like_text": _like_text(like_path, like, name, device_type) if like_path is not None else "",
     }
     context = {"name": name, "device_type": device_type, "mode": mode, "runtime_prefix": runtime_prefix or "",
@@ -341,5 +349,5 @@ def next_steps(result: Result, cd: str) -> str:
     return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
-                  c=plan_onboarding(v), root_var=root_var, alias=ident.cmake_aliases[0],
-                  diopi_impl=ident.diopi_impl, device_type=ident.device_type)
+                  c=plan_onboarding(v, paths.kernels_cmake_from_csrc()), root_var=root_var,
+                  alias=ident.cmake_aliases[0], device_type=ident.device_type)

@@ -1,5 +1,7 @@
 """AutoGenedKernels.cpp (or its shards): the DIOPI wrapper for every enabled
-op, its autocompare twin, and the DIPU_LIBRARY_IMPL registrations."""
+op, its autocompare twin, and the DIPU_LIBRARY_IMPL registrations; and
+AutoGenedKernels.cmake, the list of those files that DIPU's build includes
+in place of its own kernel generator (see onboarding/dipu.patch)."""
 
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version,
                   fill=fill_placeholders, origin=job.origin)
     targets = paths.kernels(plan.shards)
-    out = {}
+    out = {paths.KERNELS_CMAKE: render_template("kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor,
+                                                source=job.source, files=[t.rsplit("/", 1)[1] for t in targets])}
     for i, path in enumerate(targets):
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None
