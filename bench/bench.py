@@ -90,7 +90,8 @@ def synthetic_entries(count: int, taken: set[str]) -> list[str]:
 def make_synthetic(root: Path, total: int) -> None:
     """The bundled workspace plus synthetic entries up to *total* catalog ops."""
     shutil.copytree(REPO / "vendors", root / "vendors")
-    shutil.copytree(REPO / "catalog", root / "catalog")
+    shutil.copytree(REPO / "deeplink_gen" / "catalog", root / "catalog")
+    (root / "deeplink-gen.yaml").write_text("bundled_catalog: false\n")
     bundled = set(pipeline.load(REPO).catalog.names())
     extra = total - len(bundled)
     if extra > 0:

@@ -122,17 +122,27 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
               help="Output root (default: <workspace>/generated).")
 @click.option("--allow-outside-workspace", is_flag=True,
               help="Allow --out to point outside the workspace (e.g. straight into a DIPU checkout).")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 listing stale, missing and unexpected files and "
+              "the command that renders them. Options not given are taken from each vendor's manifest.json, "
+              "which records how its tree was rendered.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --check: also print a unified diff.")
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N",
               help="Split the kernels into N translation units that DIPU can compile in parallel: "
                    "AutoGenedKernels_0.cpp .. _<N-1>.cpp, each declaring the wrappers of other shards it calls; "
                    "an op's shard depends only on its name (stable hash). Default: the vendor file's defaults.shards, else 1 "
-                   "(one AutoGenedKernels.cpp, as DIPU's build expects).")
+                   "(one AutoGenedKernels.cpp). AutoGenedKernels.cmake lists the files for DIPU's build.")
+@click.option("--into", "into_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+              help="Put one --vendor into the deeplink.framework checkout DIR (its root, holding dipu/): write the "
+                   "rendered dipu/ files (those of dipu/third_party/DIOPI/ only if that submodule is populated) and "
+                   "apply onboarding/dipu.patch. Running it again changes nothing; a tree the edits do not fit is "
+                   "refused. Writes nothing under generated/.")
+@click.option("--force", is_flag=True, help="With --into: also write into a tree the edits do not fit, applying "
+              "those that fit and listing the others.")
 @click.pass_obj
 def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
-           check, show_diff, shards) -> None:
-    """Render generated/<vendor>/ for the chosen vendors.
+           check, show_diff, shards, into_dir, force) -> None:
+    """Render generated/<vendor>/ for the chosen vendors, or (--into) put one
+    vendor into a DIPU checkout.
 
     Files are written only when their content changed, through a staging
     directory that is swapped into place, so an interrupted render leaves the
@@ -144,6 +154,21 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         raise click.UsageError("give --vendor NAME (repeatable) or --all")
     if show_diff and not check:
         raise click.UsageError("--diff goes with --check")
+    if force and into_dir is None:
+        raise click.UsageError("--force goes with --into")
+    if into_dir is not None:
+        if all_vendors or len(vendors) != 1:
+            raise click.UsageError("--into takes exactly one --vendor: a checkout holds one vendor's kernels")
+        if check or out_dir is not None or allow_outside_workspace:
+            raise click.UsageError("--into does not combine with --check, --out or --allow-outside-workspace")
+        from deeplink_gen.commands import into
+
+        options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
+        try:
+            code = into.run(ctx.root, vendors[0], options, into_dir, force)
+        except UserError as exc:
+            _fail(exc)
+        sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:
@@ -151,9 +176,11 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
                                    "add --allow-outside-workspace if that is what you want")
     options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
+    prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
+    out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
     try:
         code = command.run(ctx.root, None if all_vendors else list(vendors), options, out_root,
-                           check=check, show_diff=show_diff)
+                           check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
     except UserError as exc:
         _fail(exc)
     sys.exit(code)
@@ -409,6 +436,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
                                      param_hint="--convert-config")
         configs[vendor] = Path(path)
     existing = [p for sub in ("catalog", "vendors") for p in sorted((out_dir / sub).glob("*.yaml"))]
+    existing += [p for p in (out_dir / "deeplink-gen.yaml",) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
     options = _options(ctx, torch_version)
@@ -425,10 +453,39 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
                f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
 
 
+@main.command()
+@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.pass_obj
+def init(ctx: Context, directory: Path | None) -> None:
+    """Make DIRECTORY (default: the -C workspace) a deeplink-gen workspace.
+
+    Creates vendors/, schemas/ (the JSON Schemas vendor files name on their
+    first line, refreshed on every run), deeplink-gen.yaml (workspace
+    settings), .vscode/settings.json (editor schema association), a CI
+    workflow (.github/workflows/deeplink-gen.yml) and a pre-commit
+    configuration, both running `deeplink-gen render --all --check`. Files
+    that already exist are kept, except the schemas. The op catalog ships
+    with deeplink-gen; catalog/*.yaml in the workspace adds to it.
+    """
+    from deeplink_gen.commands.init import init as command
+
+    root = directory if directory is not None else ctx.root
+    try:
+        result = command(root)
+    except UserError as exc:
+        _fail(exc)
+    for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
+        for item in items:
+            click.echo(f"{label:9} {root / item}")
+    cd = "" if root == Path(".") else f" -C {root}"
+    click.echo(f"next: deeplink-gen{cd} new-vendor NAME   (or: new-vendor NAME --like droplet)")
+
+
 @main.command("new-vendor")
 @click.argument("name")
-@click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml (comments kept, identity changed; "
-              "its vendors/VENDOR/ sources are copied too).")
+@click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml, or from the example of that name "
+              "that ships with deeplink-gen (camb, ascend, droplet); comments kept, identity changed, its "
+              "vendors/VENDOR/ sources copied too.")
 @click.option("--device-type", metavar="ENUM", help="The VendorDeviceType enumerator (default: NAME upper-cased).")
 @click.option("--runtime-prefix", metavar="PREFIX", help="Pre-fill the device runtime with CUDA-style calls "
               "using PREFIX (tang: tangStreamCreate, tangMalloc, ...). Default: every function unsupported.")

@@ -21,8 +21,29 @@ def vendor_file(root: Path, name: str) -> Path:
     return root / "vendors" / f"{name}.yaml"
 
 
+WORKSPACE_FILE = "deeplink-gen.yaml"
+
+
 def catalog_files(root: Path) -> list[Path]:
+    """The workspace's own catalog files (catalog/*.yaml)."""
     return sorted((root / "catalog").glob("*.yaml"))
+
+
+def bundled_catalog_files() -> list[Path]:
+    """The op catalog that ships with deeplink-gen."""
+    return sorted((PACKAGE / "catalog").glob("*.yaml"))
+
+
+def workspace_file(root: Path) -> Path:
+    """deeplink-gen.yaml: the workspace's settings (whether it uses the bundled catalog)."""
+    return root / WORKSPACE_FILE
+
+
+def example_vendors_dir() -> Path:
+    """The example vendor files that ship with deeplink-gen (the packaged copy in a
+    wheel, or the repository's vendors/ in an editable install)."""
+    packaged = PACKAGE / "examples" / "vendors"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "vendors"
 
 
 def hand_written_dir(vendor_path: str | Path) -> Path:

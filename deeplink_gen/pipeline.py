@@ -10,7 +10,7 @@ Each stage raises UserError for bad input; nothing here prints."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deeplink_gen.errors import UserError
@@ -39,6 +39,34 @@ class Options:
 
     def op_table(self) -> OpTable:
         return torch_snapshots.load(self.torch_version) if self.snapshot else aten.installed_table()
+
+    def recorded(self) -> dict:
+        """The options that change output, as manifest.json records them (None: not given)."""
+        return {"autocompare": self.autocompare, "shards": self.shards,
+                "diopi_include": str(self.diopi_include) if self.diopi_include is not None else None}
+
+    def with_recorded(self, recorded: dict) -> "Options":
+        """These options, with *recorded* ones filling in what was not given."""
+        def pick(name, given, convert=lambda v: v):
+            value = recorded.get(name)
+            return given if given is not None or value is None else convert(value)
+        return replace(self, diopi_include=pick("diopi_include", self.diopi_include, Path),
+                       autocompare=pick("autocompare", self.autocompare, bool),
+                       shards=pick("shards", self.shards, int))
+
+    def flags(self) -> list[str]:
+        """`render`'s flags that give these options (--diopi-include goes before the command)."""
+        out = []
+        if self.autocompare is not None:
+            out.append("--autocompare" if self.autocompare else "--no-autocompare")
+        if self.shards is not None:
+            out += ["--shards", str(self.shards)]
+        return out
+
+    def command(self, prefix: list[str], *args: str) -> str:
+        """The full render command for these options: *prefix* (deeplink-gen and its -C), then *args*."""
+        group = ["--diopi-include", str(self.diopi_include)] if self.diopi_include is not None else []
+        return " ".join([*prefix, *group, "render", *args, *self.flags()])
 
 
 def load(root: Path, vendors: list[str] | None = None) -> Workspace:
@@ -69,7 +97,7 @@ def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
 
 
 def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:
-    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes()))
+    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root))
 
 
 def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:

@@ -1,7 +1,7 @@
 """What the tests share: the repository (the bundled workspace), the CLI
 in-process and as a process, editing a scratch workspace and finding lines
-in it, and a C++ syntax checker against torch's headers plus our own
-DIPU/DIOPI declaration headers."""
+in it, a stand-in DIPU checkout and the real `git apply`, and a C++ syntax
+checker against torch's headers plus our own DIPU/DIOPI declaration headers."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ from click.testing import CliRunner
 from deeplink_gen.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
+# A stand-in for a deeplink.framework 9dd38082 checkout: the lines the onboarding patches need.
+DIPU_CHECKOUT = REPO / "tests" / "fixtures" / "dipu_checkout"
 # The newest torch DIPU 9dd38082 builds with (DIPU_SUPPORT_TORCHS in dipu/CMakeLists.txt).
 DIPU_TORCH = "2.2.2"
 INCLUDE = REPO / "tests" / "include"
@@ -57,11 +59,19 @@ def native_functions_yaml() -> str:
     return (root / "packaged" / "ATen" / "native" / "native_functions.yaml").read_text()
 
 
-def copy_workspace(dest: Path) -> Path:
-    """A scratch copy of the bundled workspace (catalog and vendors, no output)."""
+CATALOG = REPO / "deeplink_gen" / "catalog"
+
+
+def copy_workspace(dest: Path, *, own_catalog: bool = True) -> Path:
+    """A scratch copy of the bundled workspace (vendors, no output). With
+    *own_catalog* the bundled catalog is copied into its catalog/ and switched
+    off in deeplink-gen.yaml, so tests can edit catalog files; without, it uses
+    the bundled catalog as a user's workspace does."""
     dest.mkdir(parents=True, exist_ok=True)
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, dest / part)
+    shutil.copytree(REPO / "vendors", dest / "vendors")
+    if own_catalog:
+        shutil.copytree(CATALOG, dest / "catalog")
+        (dest / "deeplink-gen.yaml").write_text("bundled_catalog: false\n")
     return dest
 
 
@@ -98,6 +108,36 @@ def error_lines(result) -> list[str]:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     return [line for line in result.stderr.splitlines() if ": error: " in line]
+
+
+def dipu_checkout(dest: Path, diopi: bool = True) -> Path:
+    """A scratch copy of the checkout fixture (file modes kept); *diopi* False
+    leaves dipu/third_party/DIOPI empty, as in a clone without submodules."""
+    shutil.copytree(DIPU_CHECKOUT, dest)
+    if not diopi:
+        diopi_dir = dest / "dipu" / "third_party" / "DIOPI"
+        shutil.rmtree(diopi_dir)
+        diopi_dir.mkdir()
+    return dest
+
+
+def git_apply(patch: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The real `git apply -v ARGS PATCH` in *cwd*, which is never taken for a
+    subfolder of another repository (git would skip every file and succeed)."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(cwd.parent))
+    proc = subprocess.run(["git", "apply", "-v", *args, str(patch)], cwd=cwd, env=env, capture_output=True, text=True)
+    assert "Skipped patch" not in proc.stderr, proc.stderr
+    return proc
+
+
+def tree_state(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file below *root*: its bytes, mtime (ns) and mode."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            st = p.stat()
+            out[p.relative_to(root).as_posix()] = (p.read_bytes(), st.st_mtime_ns, st.st_mode)
+    return out
 
 
 def vendor_dir(generated: Path, vendor: str) -> Path:

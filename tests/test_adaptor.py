@@ -62,9 +62,9 @@ def test_adaptor_wrappers(rendered):
     assert re.search(r"convertInput\(ctx, mat1, \w+, deeplink_adaptor::Formats\{diopiMemoryFormat_t::Contiguous\}", addmm)
     assert re.search(r"convertInput\(ctx, input, \w+, deeplink_adaptor::Formats\{diopiMemoryFormat_t::Preserve\}", addmm)
     ascend = (rendered / "ascend" / impl("ascend") / "adaptor" / "diopi_adaptor.cpp").read_text()
-    rms = _wrapper(ascend, "diopiRMSNorm")         # per-tensor dtype rule
-    assert "Output inv_rmsConv(ctx, inv_rms, cast_float16_to_float32_float64_to_float32," in rms
-    assert "Output outConv(ctx, out, cast_float64_to_float32," in rms
+    norm = _wrapper(ascend, "diopiLayerNorm")      # per-tensor dtype rule
+    assert "Output save_invstdConv(ctx, save_invstd, cast_float16_to_float32_float64_to_float32," in norm
+    assert "Output outConv(ctx, out, cast_float64_to_float32," in norm
     add = _wrapper(ascend, "diopiAdd")             # no rule, NCHW default layout only
     assert "nullptr, deeplink_adaptor::Formats{diopiMemoryFormat_t::Contiguous}" in add
 
@@ -183,3 +183,18 @@ def test_conversion_errors(workspace, name, text, line, message):
     assert re.search(rf"vendors/droplet\.yaml:{base + line - 1}:\d+: error: .*{message}", result.output), \
         result.output
     assert "Traceback" not in result.output
+
+
+def test_adaptor_wraps_only_the_functions_of_kept_ops(workspace):
+    """A vendor that disables mm and mm.out does not need diopiMm in its DIOPI
+    library: neither the adaptor nor its declarations name it, though the
+    vendor's layouts section still has a rule for it."""
+    camb = workspace / "vendors" / "camb.yaml"
+    text = camb.read_text().replace("    diopiAdd: [ND]", "    diopiMm: [ND]\n    diopiAdd: [ND]", 1)
+    camb.write_text(text.replace("\nops:\n", "\nops:\n  mm: {enabled: false}\n  mm.out: {enabled: false}\n", 1))
+    result = run_cli("render", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    adaptor = workspace / "generated" / "camb" / impl("camb") / "adaptor"
+    for name in ("diopi_adaptor.cpp", "impl_functions.hpp"):
+        assert "diopiMm(" not in (adaptor / name).read_text(), name
+    assert "diopiAddmm(" in (adaptor / "diopi_adaptor.cpp").read_text()     # a kept op's function stays

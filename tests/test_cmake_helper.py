@@ -52,3 +52,27 @@ message(STATUS "deeplink-gen outputs: ${{n}}")
     changed = _run("cmake", "--build", str(build), "--target", "deeplink_gen_camb", cwd=tmp_path)
     assert "rendering camb" in changed
     assert "RecordBlockCreator" not in kernels.read_text()
+
+
+def test_build_time_render_takes_renders_options(workspace: Path, tmp_path: Path):
+    """deeplink_gen_render() passes SHARDS and AUTOCOMPARE on; the tree records them, so a plain
+    `render --check` (CI) checks it as it was rendered."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "CMakeLists.txt").write_text(f"""
+cmake_minimum_required(VERSION 3.19)
+project(consumer NONE)
+include({(REPO / "cmake" / "DeeplinkGen.cmake").as_posix()})
+deeplink_gen_render(VENDOR camb WORKSPACE {workspace.as_posix()} OUTPUT_DIR ${{CMAKE_BINARY_DIR}}/gen
+                    SHARDS 2 AUTOCOMPARE)
+""")
+    build = tmp_path / "build"
+    _run("cmake", "-S", str(project), "-B", str(build), cwd=tmp_path)
+    ops = build / "gen" / "camb" / KERNELS.replace("AutoGenedKernels.cpp", "")
+    assert sorted(p.name for p in ops.glob("AutoGenedKernels*.cpp")) == ["AutoGenedKernels_0.cpp",
+                                                                         "AutoGenedKernels_1.cpp"]
+    assert "_autocompare(" in (ops / "AutoGenedKernels_0.cpp").read_text()
+    check = subprocess.run(["deeplink-gen", "-C", str(workspace), "render", "--vendor", "camb", "--check",
+                            "--out", str(build / "gen")], capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "--autocompare --shards 2" in check.stdout

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, syntax_check
+from helpers import KERNELS, REPO, run_cli, syntax_check
 
 VENDORS = ("ascend", "camb", "droplet")
 STRICT = ["-Wall", "-Wextra", "-Werror"]
@@ -39,3 +39,24 @@ def test_wrong_diopi_arity_fails_to_compile(tmp_path: Path):
     result = syntax_check(path, warnings=STRICT)
     assert result.returncode != 0
     assert "diopiMm" in result.stderr
+
+
+def test_a_broken_snippet_is_reported_at_its_yaml_line(workspace: Path):
+    """Pasted C++ carries #line directives: g++ reports a mistake in a catalog entry's custom code
+    at the catalog file and line, and errors after it at the generated file's own lines again."""
+    catalog = workspace / "catalog" / "pointwise.yaml"
+    text = catalog.read_text()
+    needle = "          return dipu_add_scalar_out(self, other.item(), alpha, out);\n"
+    assert needle in text
+    catalog.write_text(text.replace(needle, needle + "          undeclared_thing += 1;\n", 1))
+    line = next(i for i, l in enumerate(catalog.read_text().splitlines(), 1) if "undeclared_thing" in l)
+    result = run_cli("render", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    kernels = workspace / "generated" / "camb" / KERNELS
+    compiled = syntax_check(kernels, warnings=STRICT)
+    errors = [l for l in compiled.stderr.splitlines() if ": error: " in l]
+    assert errors and all(e.startswith(f"catalog/pointwise.yaml:{line}:") for e in errors), compiled.stderr[-3000:]
+    # The line after each pasted block is numbered as in the generated file.
+    lines = kernels.read_text().splitlines()
+    resumes = [(i, l) for i, l in enumerate(lines, 1) if l.startswith("#line ") and KERNELS in l]
+    assert resumes and all(l == f'#line {i + 1} "{KERNELS}"' for i, l in resumes)

@@ -24,6 +24,7 @@ def make(tmp_path: Path, catalog: str, vendor: str = VENDOR) -> Path:
     (ws / "vendors").mkdir()
     (ws / "catalog" / "ops.yaml").write_text("ops:\n" + indent(dedent(catalog), "  "), encoding="utf-8")
     (ws / "vendors" / "droplet.yaml").write_text(vendor, encoding="utf-8")
+    (ws / "deeplink-gen.yaml").write_text("bundled_catalog: false\n")
     return ws
 
 

@@ -220,6 +220,8 @@ def test_cookiecutter_leaves_home_alone(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     assert list(home.iterdir()) == []
     after = _snapshot(ws)
-    assert sorted(set(after) - set(before)) == ["vendors/acme", "vendors/acme.yaml", "vendors/acme/README.md"]
+    assert sorted(set(after) - set(before)) == [
+        "schemas", "schemas/catalog.schema.json", "schemas/vendor.schema.json", "schemas/workspace.schema.json",
+        "vendors/acme", "vendors/acme.yaml", "vendors/acme/README.md"]      # the schemas its modeline names
     assert not any("replay" in p or p.startswith(".") for p in after)
-    assert os.listdir(ws) == os.listdir(ws) and sorted(os.listdir(ws)) == ["catalog", "vendors"]
+    assert sorted(os.listdir(ws)) == ["catalog", "deeplink-gen.yaml", "schemas", "vendors"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli, run_subprocess
+from helpers import KERNELS, REPO, copy_workspace, run_cli, run_subprocess
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -52,7 +53,9 @@ def test_render_writes_kernels_and_manifest(workspace: Path):
     assert not (workspace / "generated" / "ascend").exists()
 
 
-def test_output_is_identical_across_hash_seeds_and_locales(workspace: Path, tmp_path: Path):
+def test_output_is_identical_across_hash_seeds_and_locales(tmp_path: Path):
+    # The bundled catalog, as in the repository, so #line directives name the same files.
+    workspace = copy_workspace(tmp_path / "ws", own_catalog=False)
     trees = []
     for seed, locale in (("0", "C"), ("1", "C.UTF-8"), ("42", "C"), ("4242", "C.UTF-8"), ("random", "C")):
         out = tmp_path / f"out-{seed}"
@@ -299,3 +302,43 @@ def test_hand_written_sources_invalidate_the_unchanged_shortcut(workspace: Path)
     source.write_text("// v2\n")
     result = run_cli("render", "--vendor", "droplet", cwd=workspace)
     assert result.output.startswith("2 written") and copied.read_text() == "// v2\n"  # the file and the manifest
+
+
+def test_check_knows_how_the_tree_was_rendered(workspace: Path):
+    """manifest.json records the tool and torch versions and the options that change output; a plain
+    --check uses them and says so, and its hint is the full command that renders the tree again."""
+    assert run_cli("render", "--vendor", "camb", "--autocompare", "--shards", "2", cwd=workspace).exit_code == 0
+    manifest = json.loads((workspace / "generated" / "camb" / "manifest.json").read_text())
+    assert manifest["options"] == {"autocompare": True, "shards": 2, "diopi_include": None}
+    assert manifest["tool_version"] and manifest["torch_version"].count(".") == 2
+    plain = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert plain.exit_code == 0, plain.output
+    assert "camb: checking with the options of its manifest.json and the command line: --autocompare --shards 2" \
+        in plain.stdout
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("  profiler: true", "  profiler: false"))
+    stale = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
+    assert stale.exit_code == 1
+    hint = f"deeplink-gen -C {workspace} render --vendor camb --autocompare --shards 2"
+    assert hint in stale.stderr, stale.stderr
+    explicit = run_cli("render", "--vendor", "camb", "--check", "--shards", "1", cwd=workspace)
+    assert "--shards 1" in explicit.stdout        # the command line wins over the manifest
+
+
+def test_explain_shows_every_setting_and_agrees_with_the_manifest(workspace: Path):
+    """A disabled op is not registered and says why; the dtype and layout rules its DIOPI
+    function gets are listed with their places; manifest.json states the same."""
+    assert run_cli("render", "--vendor", "ascend", cwd=workspace).exit_code == 0
+    manifest = {o["op"]: o for o in json.loads((workspace / "generated/ascend/manifest.json").read_text())["ops"]}
+    disabled = run_cli("explain", "_log_softmax.out", "--vendor", "ascend", cwd=workspace).output
+    assert re.search(r"enabled\s+false from vendor op override \(\S*ascend\.yaml:\d+:\d+\)", disabled)
+    assert re.search(r"reason\s+ascend's log_softmax kernel is slower", disabled)
+    assert re.search(r"register\s+false from the op being disabled", disabled), disabled
+    entry = manifest["_log_softmax.out"]
+    assert entry["flags"]["register"] is False and entry["reason"].startswith("ascend's log_softmax kernel")
+    norm = run_cli("explain", "native_layer_norm", "--vendor", "ascend", cwd=workspace).output
+    assert re.search(r"dtype rules\s+float64->float32 \(function, \S*ascend\.yaml:\d+:\d+\)", norm), norm
+    assert re.search(r"save_invstd\s+float16->float32 \(tensor, \S*ascend\.yaml:\d+:\d+\)", norm), norm
+    assert re.search(r"layouts\s+NCHW \(vendor default", norm), norm
+    assert manifest["native_layer_norm"]["dtype_rules"] == {"float64": "float32"}
+    assert manifest["native_layer_norm"]["layouts"] == ["NCHW"]

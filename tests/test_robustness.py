@@ -14,14 +14,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import REPO, run_cli
+from helpers import CATALOG, REPO, run_cli
 
 # Keys whose values are free text or C++ by design; every other string that is an
 # identifier in the bundled files is identifier-like and must reject C++ text.
 FREE_FORM = {"description", "reason", "doc", "call", "schema", "alloc", "skip_params"}
 INJECTION = 'x"); system("rm -rf /"); //'
 VENDOR_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "vendors").glob("*.yaml"))
-CATALOG_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "catalog").glob("*.yaml"))
+CATALOG_FILES = sorted(f"catalog/{p.name}" for p in CATALOG.glob("*.yaml"))
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
@@ -49,8 +49,13 @@ def _delete(data, path):
     del target[path[-1]]
 
 
+def _source(rel: str) -> Path:
+    """The bundled file a workspace-relative path stands for."""
+    return CATALOG / Path(rel).name if rel.startswith("catalog/") else REPO / rel
+
+
 def _original(rel: str):
-    return yaml.safe_load((REPO / rel).read_text())
+    return yaml.safe_load(_source(rel).read_text())
 
 
 def _assert_rejected(workspace: Path, rel: str, *, render: bool = False) -> str:
@@ -114,7 +119,7 @@ def test_structural_mutations_are_rejected(workspace: Path, rel: str):
             _assert_rejected(workspace, rel)
         except AssertionError as exc:
             raise AssertionError(f"{rel}: {label}: {exc}") from None
-    (workspace / rel).write_text((REPO / rel).read_text())
+    (workspace / rel).write_text(_source(rel).read_text())
 
 
 @pytest.mark.parametrize("rel", VENDOR_FILES)
@@ -147,6 +152,7 @@ RAW_CASES = {
     "binary tag": b"vendor: !!binary aGVsbG8=\n",
     "non-string key": b"vendor:\n  1: camb\n",
     "merge key": b"base: &b {name: camb}\nvendor:\n  <<: *b\n  device_type: MLU\n",
+    "20,000 levels deep": b"vendor: " + b"[" * 20000 + b"]" * 20000 + b"\n",
 }
 
 
@@ -193,7 +199,7 @@ def test_huge_file_is_rejected_quickly(workspace: Path):
 @given(data=st.data())
 def test_random_edits_never_crash(workspace: Path, data):
     rel = data.draw(st.sampled_from(VENDOR_FILES + CATALOG_FILES[:1]))
-    original = (REPO / rel).read_text()
+    original = _source(rel).read_text()
     lines = original.splitlines(keepends=True)
     index = data.draw(st.integers(0, len(lines) - 1))
     action = data.draw(st.sampled_from(["delete", "duplicate", "insert", "truncate"]))
@@ -216,3 +222,13 @@ def test_random_edits_never_crash(workspace: Path, data):
             assert re.search(r":\d+:\d+: error: ", result.stderr) or "error:" in result.stderr, result.stderr
     finally:
         (workspace / rel).write_text(original)
+
+
+def test_deep_nesting_in_dipus_op_config(tmp_path: Path):
+    """import-dipu reads DIPU's file with YAML 1.1 as DIPU does; a file nested 20,000 levels deep
+    is refused with its location, not a RecursionError."""
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_bytes(b"- " + b"[" * 20000 + b"]" * 20000 + b"\n")
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"diopi_functions\.yaml:1:1: error: .*nested too deeply", result.stderr), result.stderr

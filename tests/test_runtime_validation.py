@@ -88,3 +88,20 @@ def test_unsupported_stub_renders_torch_check(workspace: Path):
     assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
     text = (workspace / "generated/droplet/dipu/torch_dipu/csrc_dipu/vendor/droplet/deviceimpl.cpp").read_text()
     assert 'TORCH_CHECK(false, "droplet: syncStream is not supported");' in text
+
+
+def test_typos_inside_a_function_mapping_are_named_at_their_key(workspace: Path):
+    """A misspelt key, an unknown pattern and a wrongly shaped field inside one runtime function
+    are each reported at their own line and key, with a did-you-mean, not as one generic error."""
+    path = edit(workspace / "vendors" / "droplet.yaml", '        return: "{count}"', '        retrun: "{count}"')
+    edit(path, "      mallocDevice: {pattern: malloc,", "      mallocDevice: {pattern: mallocc,")
+    edit(path, "        locals: {count: int}\n        call: tangGetDeviceCount", "        locals: [count]\n        call: tangGetDeviceCount")
+    err = _errors(workspace)
+    where = "vendors/droplet.yaml"
+    assert re.search(rf"{where}:{line_of(path, 'retrun:')}:\d+: error: runtime\.device\.functions\.getDeviceCount\.retrun: "
+                     r"unknown key 'retrun'; did you mean 'return'\?", err), err
+    assert re.search(rf"{where}:{line_of(path, 'pattern: mallocc')}:\d+: error: runtime\.device\.functions\.mallocDevice\.pattern: "
+                     r"'mallocc' is not one of: .*; did you mean 'malloc'\?", err), err
+    assert re.search(rf"{where}:{line_of(path, 'locals: [count]')}:\d+: error: runtime\.device\.functions\.initializeVendor\.locals: "
+                     r"expected a mapping of local names to C types", err), err
+    assert "is not valid here" not in err

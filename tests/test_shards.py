@@ -18,16 +18,18 @@ from pathlib import Path
 import pytest
 
 from helpers import KERNELS, REPO, run_cli, syntax_check
+from helpers import copy_workspace as copy_bundled_workspace
 
 OPS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
 BALANCE = 1.6
 FEATURES = REPO / "tests" / "fixtures" / "kernels" / "features"
 
 
-def copy_workspace(tmp_path: Path, source: Path = REPO) -> Path:
+def copy_workspace(tmp_path: Path, source: Path | None = None) -> Path:
+    if source is None:
+        return copy_bundled_workspace(tmp_path / "ws")
     ws = tmp_path / "ws"
-    for part in ("catalog", "vendors"):
-        shutil.copytree(source / part, ws / part)
+    shutil.copytree(source, ws)
     return ws
 
 
@@ -45,7 +47,11 @@ def test_shard_files_and_manifest(tmp_path: Path):
     ws = copy_workspace(tmp_path)
     manifest = render(ws, "camb", "--shards", "3")
     out = ws / "generated" / "camb" / OPS_DIR
-    assert sorted(p.name for p in out.iterdir()) == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    names = [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    assert sorted(p.name for p in out.iterdir()) == ["AutoGenedKernels.cmake", *names]
+    # The list DIPU's build includes (onboarding/dipu.patch) names exactly the shards.
+    listed = re.findall(r'"\$\{CMAKE_CURRENT_LIST_DIR\}/([^"]+)"', (out / "AutoGenedKernels.cmake").read_text())
+    assert listed == names
     kernels = manifest["kernels"]
     assert kernels["shards"] == 3
     assert [f["path"] for f in kernels["files"]] == [f"{OPS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(3)]
@@ -112,8 +118,9 @@ def test_check_reports_the_single_file_left_behind(tmp_path: Path):
     assert result.exit_code == 0 and "1 removed" in result.output, result.output
     assert not (ws / "generated" / "camb" / KERNELS).exists()
     assert run_cli("render", "--vendor", "camb", "--shards", "2", "--check", cwd=ws).exit_code == 0
-    # Back to one file: the shards are the leftovers now.
-    result = run_cli("render", "--vendor", "camb", "--check", cwd=ws)
+    # A plain --check checks with the recorded --shards 2; asking for one file, the shards are leftovers.
+    assert run_cli("render", "--vendor", "camb", "--check", cwd=ws).exit_code == 0
+    result = run_cli("render", "--vendor", "camb", "--shards", "1", "--check", cwd=ws)
     assert result.exit_code == 1 and f"unexpected: camb/{OPS_DIR}/AutoGenedKernels_1.cpp" in result.stderr
 
 

@@ -16,12 +16,12 @@ PrivateUse2 and must each be reported. One build, ~1 minute and ~1.7 GB.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli
+from helpers import KERNELS, run_cli
+from helpers import copy_workspace
 
 VENDOR = "camb"
 
@@ -109,9 +109,7 @@ def negative_controls(text: str, wrappers: dict[str, str]) -> list[tuple[str, st
 
 @pytest.mark.slow
 def test_rendered_signatures_register_with_torch(tmp_path: Path):
-    ws = tmp_path / "ws"
-    for part in ("catalog", "vendors"):
-        shutil.copytree(REPO / part, ws / part)
+    ws = copy_workspace(tmp_path / "ws")
     result = run_cli("render", "--vendor", VENDOR, cwd=ws)
     assert result.exit_code == 0, result.output
     text = (ws / "generated" / VENDOR / KERNELS).read_text(encoding="utf-8")

@@ -140,3 +140,33 @@ def test_autograd_backward_outside_the_torch_version(tmp_path: Path):
         assert any(re.search(rf"ops\.yaml:{line}:\d+: error: ops\[conv_transpose2d\.input\]\.autograd\.backward: "
                              r"'convolution_transpose_backward' does not apply to torch", e) for e in errors), errors
     assert not (ws / "generated").exists()
+
+
+def test_validating_one_vendor_checks_it_against_the_others(workspace: Path):
+    """validate --vendor acme sees that acme takes camb's device type and CMake alias, and says so
+    at acme's own lines (the full validate says it at both files)."""
+    acme = workspace / "vendors" / "acme.yaml"
+    acme.write_text((workspace / "vendors" / "droplet.yaml").read_text()
+                    .replace("name: droplet", "name: acme").replace("device_type: DROPLET", "device_type: MLU")
+                    .replace("cmake_aliases: [DROPLET, droplet]", "cmake_aliases: [ACME, camb]"))
+    errors = error_lines(run_cli("validate", "--vendor", "acme", cwd=workspace))
+    assert any(re.search(rf"vendors/acme\.yaml:{line_of(acme, 'device_type: MLU')}:\d+: error: vendor\.device_type: "
+                         r"device type 'MLU' is also camb's \(.*vendors/camb\.yaml:\d+:\d+\)", e) for e in errors), errors
+    assert any(re.search(rf"vendors/acme\.yaml:{line_of(acme, 'cmake_aliases')}:\d+: error: vendor\.cmake_aliases: "
+                         r"CMake alias camb also selects camb", e) for e in errors), errors
+    assert all("vendors/acme.yaml" in e.split(": error:")[0] for e in errors), errors
+    both = error_lines(run_cli("validate", cwd=workspace))
+    assert any(e.split(": error:")[0].split("/")[-1].startswith("camb.yaml") for e in both), both
+
+
+def test_hand_written_sources_are_checked_by_validate(workspace: Path):
+    """vendors/<name>/ files are copied into DIPU's vendor folder: one named like a rendered file,
+    or one that is not UTF-8 text, is reported by validate, not first by render."""
+    folder = workspace / "vendors" / "droplet"
+    folder.mkdir()
+    (folder / "deviceimpl.cpp").write_text("// mine\n")
+    (folder / "blob.bin").write_bytes(b"\xff\xfe\x00binary")
+    errors = error_lines(run_cli("validate", "--vendor", "droplet", cwd=workspace))
+    assert any("vendors/droplet/deviceimpl.cpp: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
+               for e in errors), errors
+    assert any("vendors/droplet/blob.bin: error: (sources): not UTF-8 text" in e for e in errors), errors

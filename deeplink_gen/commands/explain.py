@@ -1,5 +1,6 @@
-"""`deeplink-gen explain OP --vendor V`: every setting of one op for one
-vendor, with the place each comes from."""
+"""`deeplink-gen explain OP --vendor V`: every setting that shapes one op for
+one vendor, with the place each comes from: its definition, the switches,
+the vendor's reason, and the dtype and layout rules its DIOPI function gets."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from deeplink_gen import pipeline
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
-from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor
+from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
@@ -15,6 +16,41 @@ from deeplink_gen.render import paths
 
 def _row(label: str, text: str) -> str:
     return f"  {label:16}{text}"
+
+
+def _conversions(vendor: Vendor, function: str) -> list[str]:
+    """The dtype and layout rules that apply to *function*'s tensors, with where each is written."""
+    lines = []
+    dtypes, layouts = vendor.dtypes, vendor.layouts
+    if dtypes.supported is not None:
+        lines.append(_row("dtypes", f"supported: {', '.join(dtypes.supported.value)} ({dtypes.supported.loc})"))
+    rules = dtypes.rules(function)
+    if rules:
+        lines.append(_row("dtype rules", ", ".join(f"{r.source}->{r.target} ({r.level}, {r.loc})" for r in rules)))
+    f = dtypes.of(function)
+    for tensor, _loc, own in f.tensors if f is not None else ():
+        merged = dtypes.rules(function, tensor)
+        lines.append(_row(f"  {tensor}", ", ".join(f"{r.source}->{r.target} ({r.level}, {r.loc})" for r in merged)
+                          + f"; accepts {', '.join(_accepted(vendor, merged))}"))
+    lines.append(_row("accepts", ", ".join(_accepted(vendor, rules))))
+    chosen = layouts.function_layouts(function)
+    fl = layouts.of(function)
+    if chosen:
+        lines.append(_row("layouts", f"{', '.join(chosen)} for {function} ({fl.loc})"))
+    elif layouts.default is not None:
+        lines.append(_row("layouts", f"{layouts.default.value} (vendor default, {layouts.default.loc})"))
+    for tensor, located in fl.tensors if fl is not None else ():
+        lines.append(_row(f"  {tensor}", f"layouts {', '.join(located.value)} ({located.loc})"))
+    for c in fl.contiguous if fl is not None else ():
+        lines.append(_row(f"  {c.value}", f"contiguous ({c.loc})"))
+    return lines
+
+
+def _accepted(vendor: Vendor, rules) -> tuple[str, ...]:
+    from deeplink_gen.model.dtypes import accepted
+
+    supported = vendor.dtypes.supported.value if vendor.dtypes.supported is not None else None
+    return accepted(supported, rules)
 
 
 def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
@@ -33,6 +69,9 @@ def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
         lines.append(_row("shard", f"{index} of {count}: {paths.kernels(count)[index].rsplit('/', 1)[-1]}"
                                    f" (shards: from {rv.shards.source}{where})"))
     lines.append(_row("enabled", found.enabled.describe()))
+    override = rv.vendor.override(op)
+    if found.reason:
+        lines.append(_row("reason", f"{found.reason} ({override.loc})"))
     lines += [_row(name, s.describe()) for name, s in found.settings]
     if found.memory_format is not None and any("PREFERRED_MEMORY_FORMAT_PLACEHOLDER" in t.value for _, t in e.code):
         lines.append(_row("memory_format", found.memory_format.describe()))
@@ -44,7 +83,7 @@ def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
         count = text.value.count("\n") + (0 if text.value.endswith("\n") else 1)
         lines.append(f"  code.{hook:11}{count} line{'s' if count != 1 else ''} of C++ ({text.loc})")
     for label, names in (("locals", e.locals), ("ins", [n + ("?" if o else "") for n, o in e.ins]),
-                         ("outs", e.outs), ("no_device_check", e.no_device_check)):
+                         ("outs", e.outs), ("no_device_check", e.no_device_check), ("includes", e.includes)):
         if names:
             lines.append(_row(label, ", ".join(names)))
     if e.autograd is not None:
@@ -52,7 +91,7 @@ def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
         forward = ag.forward.value if ag.forward is not None else op
         lines.append(_row("autograd", f"forward {forward}, backward {ag.backward.value}"
                                       f"{', saves ' + ', '.join(ag.saved) if ag.saved else ''} ({ag.loc})"))
-    return lines
+    return lines + _conversions(rv.vendor, e.call.function)
 
 
 def _gated_override(override: OpOverride | None, rv: ResolvedVendor) -> list[str]:

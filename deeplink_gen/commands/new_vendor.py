@@ -20,16 +20,17 @@ from pathlib import Path
 import jsonschema
 
 from deeplink_gen import pipeline
+from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
-from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM_DEVICE_TYPES
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema, yamlfile
-from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.load.workspace import read_documents
+from deeplink_gen.load.workspace import load_catalogs
 from deeplink_gen.model import Workspace
-from deeplink_gen.paths import catalog_files, vendor_files
+from deeplink_gen.paths import example_vendors_dir, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
+from deeplink_gen.render import paths
 from deeplink_gen.render.templating import render
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
@@ -144,11 +145,24 @@ def _other_device_types(root: Path, name: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------- --like: copy a vendor file
 
-def _like_text(root: Path, like: str, name: str, device_type: str) -> str:
-    """The text of vendors/<like>.yaml with its identity changed, comments kept."""
+def _like_source(root: Path, like: str) -> Path:
+    """vendors/<like>.yaml of the workspace, else the example of that name that ships with deeplink-gen."""
+    own = root / "vendors" / f"{like}.yaml"
+    if own.is_file():
+        return own
+    example = example_vendors_dir() / f"{like}.yaml"
+    if example.is_file():
+        return example
+    available = sorted({p.stem for d in (root / "vendors", example_vendors_dir()) if d.is_dir()
+                        for p in d.glob("*.yaml")})
+    raise refused(f"--like {like}: no vendors/{like}.yaml in the workspace and no bundled example of that name "
+                  f"(available: {', '.join(available) or 'none'})")
+
+
+def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
+    """The text of vendor file *path* with its identity changed, comments kept."""
     import yaml
 
-    path = root / "vendors" / f"{like}.yaml"
     doc = yamlfile.load(path)                       # file:line:col errors for a broken source
     problems = schema.check(doc, "vendor")
     if problems:
@@ -156,12 +170,13 @@ def _like_text(root: Path, like: str, name: str, device_type: str) -> str:
     text = path.read_bytes().decode("utf-8").lstrip("\ufeff")
     root_node = yaml.compose(text, Loader=yaml.SafeLoader)
     ident = next(v for k, v in root_node.value if k.value == "vendor")
+    upstream = UPSTREAM.get(name)
     new = {
         "name": name,
         "device_type": device_type,
-        "cmake_aliases": f"[{name.upper()}, {name}]",
-        "diopi_impl": name,
-        "description": json.dumps(f"{name} (scaffolded from vendors/{like}.yaml)"),
+        "cmake_aliases": f"[{', '.join(upstream.cmake_aliases)}]" if upstream else f"[{name.upper()}, {name}]",
+        "diopi_impl": upstream.diopi_impl if upstream else name,
+        "description": json.dumps(f"{name} (scaffolded from the {like} vendor file)"),
     }
     edits = []
     for key_node, value_node in ident.value:
@@ -233,20 +248,21 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
     folder = vendors / name
     if folder.exists() and not folder.is_dir():
         raise refused(f"{display_path(str(folder))} exists and is not a folder")
-    device_type = device_type if device_type is not None else name.upper()
+    # A vendor DIPU knows keeps DIPU's identity unless told otherwise, so that
+    # DIPU's own lines for it need no change (see onboarding/dipu.patch).
+    upstream = UPSTREAM.get(name)
+    if device_type is None:
+        device_type = upstream.device_type if upstream is not None else name.upper()
     check_device_type(device_type, name, _other_device_types(root, name))
     if runtime_prefix is not None:
         check_prefix(runtime_prefix)
-    like_folder = None
+    like_folder = like_path = None
     if like is not None:
         if like == name:
             raise refused(f"--like {like}: a vendor cannot be scaffolded from itself")
-        if not (vendors / f"{like}.yaml").is_file():
-            available = sorted(p.stem for p in vendors.glob("*.yaml")) if vendors.is_dir() else []
-            raise refused(f"--like {like}: no vendors/{like}.yaml in the workspace "
-                                f"(available: {', '.join(available) or 'none'})")
-        if (vendors / like).is_dir():
-            like_folder = vendors / like
+        like_path = _like_source(root, like)
+        if like_path.with_suffix("").is_dir():
+            like_folder = like_path.with_suffix("")
             with_sources = True
     mode = "like" if like is not None else "prefix" if runtime_prefix is not None else "stub"
     scaffold = {
@@ -258,7 +274,9 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
         "weak_device": [f.key for f in DEVICE_FUNCTIONS if not f.strong],
         "strong_comm": [f.key for f in COMM_FUNCTIONS if f.strong],
         "weak_comm": [f.key for f in COMM_FUNCTIONS if not f.strong],
-        "like_text": _like_text(root, like, name, device_type) if like is not None else "",
+        "aliases": ", ".join(upstream.cmake_aliases) if upstream is not None else f"{name.upper()}, {name}",
+        "diopi_impl": upstream.diopi_impl if upstream is not None else name,
+        "like_text": _like_text(like_path, like, name, device_type) if like_path is not None else "",
     }
     context = {"name": name, "device_type": device_type, "mode": mode, "runtime_prefix": runtime_prefix or "",
                "like": like or "", "with_sources": with_sources, "_scaffold": scaffold}
@@ -277,7 +295,7 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
                     (made_folder / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(src, made_folder / rel)
         vendor = _validate(root, made_yaml, name)
-        vendors.mkdir(parents=True, exist_ok=True)
+        ensure_layout(root, InitResult())        # vendors/ and the schemas the modeline names
         sources_dir = None
         if with_sources:
             sources_dir = folder
@@ -309,7 +327,7 @@ def _validate(root: Path, path: Path, name: str):
     vendor = parse_vendor(doc, diags)
     diags.raise_if_any()
     cat_diags = Diagnostics()
-    catalog = load_catalog(read_documents(catalog_files(root), "catalog", cat_diags), cat_diags)
+    catalog = load_catalogs(root, cat_diags)
     # A broken or missing catalog is validate's business, not the scaffold's.
     ws = Workspace(root, catalog, (vendor,), catalog_complete=not cat_diags and bool(catalog.entries))
     try:
@@ -331,5 +349,5 @@ def next_steps(result: Result, cd: str) -> str:
     return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
-                  c=plan_onboarding(v), root_var=root_var, alias=ident.cmake_aliases[0],
-                  diopi_impl=ident.diopi_impl, device_type=ident.device_type)
+                  c=plan_onboarding(v, paths.kernels_cmake_from_csrc()), root_var=root_var,
+                  alias=ident.cmake_aliases[0], device_type=ident.device_type)

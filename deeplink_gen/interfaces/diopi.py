@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen.cpptext import split_args
@@ -29,6 +30,45 @@ HEADERS = ("functions.h", "functions_ext.h", "functions_lmdeploy.h", "functions_
 # implements them, and their own tensors are never converted (it would recurse).
 CONVERSION_PRIMITIVES = ("diopiCastDtype", "diopiCopyInp")
 _PARAM_NAME = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)$")
+
+
+# The DIOPI commit DIPU 9dd38082 pins as its dipu/third_party/DIOPI submodule.
+DIOPI_COMMIT = "02f03c6a"
+
+
+@dataclass(frozen=True)
+class ImplChoice:
+    """One IMPL_* alias list of DIOPI 02f03c6a's impl/CMakeLists.txt and the
+    folder its branch builds (add_subdirectory)."""
+
+    list_name: str
+    aliases: tuple[str, ...]
+    directory: str
+
+
+# In the order of DIOPI's if/elseif chain (the first list holding IMPL_OPT
+# wins). Note ascend builds impl/ascend_npu (which also compiles sources of
+# impl/ascend) and tops builds impl/topsrider. An IMPL_OPT in none of them
+# only warns there, and configure then fails at target_link_options on the
+# missing diopi_impl target.
+IMPL_CHOICES = (
+    ImplChoice("IMPL_CUDA", ("CUDA", "cuda"), "cuda"),
+    ImplChoice("IMPL_TOPS", ("TOPS", "tops", "TOPSRIDER", "topsrider"), "topsrider"),
+    ImplChoice("IMPL_TORCH", ("TORCH", "LIBTORCH", "ATEN", "PYTORCH", "torch", "libtorch", "aten", "pytorch",
+                              "PyTorch"), "torch"),
+    ImplChoice("IMPL_MUXI", ("MUXI", "muxi"), "muxi"),
+    ImplChoice("IMPL_CAMB_TORCH", ("CAMB_PYTORCH", "camb_pytorch"), "camb_pytorch"),
+    ImplChoice("IMPL_CAMB", ("CAMB", "camb"), "camb"),
+    ImplChoice("IMPL_ASCEND", ("ASCEND", "ascend"), "ascend_npu"),
+    ImplChoice("IMPL_SUPA", ("SUPA", "supa"), "supa"),
+    ImplChoice("IMPL_DROPLET", ("DROPLET", "droplet"), "droplet"),
+    ImplChoice("IMPL_KUNLUNXIN", ("KUNLUNXIN", "kunlunxin"), "kunlunxin"),
+)
+
+
+def impl_choice(impl_opt: str) -> ImplChoice | None:
+    """The IMPL_* list DIOPI selects for IMPL_OPT (DIPU's DIOPI_IMPL_OPT), if any."""
+    return next((c for c in IMPL_CHOICES if impl_opt in c.aliases), None)
 
 
 def normalise_type(text: str) -> str:

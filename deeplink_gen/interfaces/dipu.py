@@ -1,22 +1,100 @@
 """DIPU's vendor interface as data (DIPU 9dd38082): every function of
 runtime/device/deviceapis.h and diclapis.h with its exact return type,
-parameters and linkage, the vendors DIPU already knows, and the diopi_test
-device functions (DIOPI 02f03c6a conform_test.h) rendered from them.
+parameters and linkage, the vendors DIPU already knows (their full identity),
+the diopi_test device functions (DIOPI 02f03c6a conform_test.h) rendered from
+them, and verbatim excerpts of the files the onboarding patches edit.
 Rendering takes signatures from here, so a vendor file can never drift from
 the header; validation uses it to know which placeholders a call may name."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
 from deeplink_gen.cpptext import split_args
 from deeplink_gen.model.interfaces import DipuFunction, DipuParam
 
+DIPU_COMMIT = "9dd38082"
+EDIT_SITES = Path(__file__).resolve().parent / "data" / "dipu_edit_sites.yaml"
+
+
+@dataclass(frozen=True)
+class UpstreamVendor:
+    """A vendor DIPU 9dd38082 knows, as its own files spell it: the folder name
+    (UsedVendor), the VendorDeviceType enumerator (basedef.h, vender_helper.hpp),
+    the -DDEVICE= aliases of its DEVICE_<NAME> list and its DIOPI_IMPL_OPT
+    (dipu/CMakeLists.txt)."""
+
+    name: str
+    device_type: str
+    cmake_aliases: tuple[str, ...]
+    diopi_impl: str
+
+    @property
+    def list_name(self) -> str:
+        return f"DEVICE_{self.name.upper()}"
+
+
+# In the order of dipu/CMakeLists.txt's DEVICE_* lists. Beware: cuda's
+# DIOPI_IMPL_OPT is "torch", topsrider's "tops", and kunlunxin's aliases are
+# only "kunlunxin" and "klx".
+UPSTREAM: dict[str, UpstreamVendor] = {v.name: v for v in (
+    UpstreamVendor("camb", "MLU", ("CAMB", "camb"), "camb"),
+    UpstreamVendor("cuda", "CUDA", ("CUDA", "cuda"), "torch"),
+    UpstreamVendor("muxi", "MUXI", ("MUXI", "muxi"), "muxi"),
+    UpstreamVendor("ascend", "NPU", ("ASCEND", "ascend"), "ascend"),
+    UpstreamVendor("topsrider", "GCU", ("TOPS", "tops", "TOPSRIDER", "topsrider"), "tops"),
+    UpstreamVendor("supa", "SUPA", ("SUPA", "supa"), "supa"),
+    UpstreamVendor("droplet", "DROPLET", ("DROPLET", "droplet"), "droplet"),
+    UpstreamVendor("kunlunxin", "KLX", ("kunlunxin", "klx"), "kunlunxin"),
+)}
+
 # dipu::devapis::VendorDeviceType (runtime/device/basedef.h) and the vendor
 # folder name of each enumerator (utils/vender_helper.hpp, dipu/CMakeLists.txt).
-UPSTREAM_VENDORS = {
-    "cuda": "CUDA", "camb": "MLU", "ascend": "NPU", "muxi": "MUXI", "topsrider": "GCU",
-    "droplet": "DROPLET", "supa": "SUPA", "kunlunxin": "KLX",
-}
+UPSTREAM_VENDORS = {v.name: v.device_type for v in UPSTREAM.values()}
 UPSTREAM_DEVICE_TYPES = {device_type: name for name, device_type in UPSTREAM_VENDORS.items()}
+
+# The device types whose dipu/tests/pytorch_config_<type>.py DIPU's
+# dipu/tests/pytorch_test_base.py imports; any other type loads no config.
+PYTORCH_CONFIG_TYPES = ("MLU", "GCU", "CUDA", "MUXI")
+# DIPU_SUPPORT_TORCHS in dipu/CMakeLists.txt: configure stops for any other torch.
+SUPPORTED_TORCHS = ("2.0.0", "2.1.0", "2.1.1", "2.2.2")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """Lines first_line.. of an upstream file, verbatim (each ending in a newline)."""
+
+    path: str               # from the root of its repository
+    repo: str               # "dipu" (deeplink.framework) or "diopi" (DIOPI)
+    first_line: int
+    lines: tuple[str, ...]
+    blob: str               # the whole file's git blob id at the pinned commit
+
+    def find(self, predicate, start: int = 0) -> int:
+        """The upstream line number of the first line from *start* (a line
+        number, 0: the beginning) for which predicate(line without newline) holds."""
+        for i, line in enumerate(self.lines):
+            number = self.first_line + i
+            if number >= start and predicate(line.rstrip("\n")):
+                return number
+        raise LookupError(f"no such line in the {self.path} excerpt")
+
+    def line(self, number: int) -> str:
+        return self.lines[number - self.first_line]
+
+
+@functools.lru_cache(maxsize=1)
+def edit_sites() -> dict[str, Excerpt]:
+    """The excerpts of DIPU 9dd38082's and DIOPI 02f03c6a's files that the
+    onboarding patches edit (interfaces/data/dipu_edit_sites.yaml), by path."""
+    import yaml
+
+    data = yaml.safe_load(EDIT_SITES.read_text(encoding="utf-8"))
+    return {path: Excerpt(path, f["repo"], int(f["first_line"]), tuple(f["text"].splitlines(keepends=True)),
+                          f["blob"])
+            for path, f in data["files"].items()}
 
 
 def _params(spec: str) -> tuple[DipuParam, ...]:

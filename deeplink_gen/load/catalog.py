@@ -6,6 +6,7 @@ from __future__ import annotations
 from deeplink_gen.cpptext import parse_call
 from deeplink_gen.errors import Diagnostics, ParseError
 from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.model.catalog import AUTOGRAD_CODE
 from deeplink_gen.model import Autograd, Catalog, CatalogEntry, DiopiCall, Located, TorchGate
 
 # Keys whose position validation may need to point at.
@@ -35,7 +36,7 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
         except ParseError as exc:
             diags.add(doc.loc(where + ("torch",)), where + ("torch",), str(exc))
             return None
-    code = tuple((hook, Located(text, doc.loc(where + ("code", hook))))
+    code = tuple((hook, Located(text, doc.text_loc(where + ("code", hook))))
                  for hook, text in sorted((raw.get("code") or {}).items()))
     autograd = None
     if "autograd" in raw:
@@ -50,9 +51,12 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
             return_code=ag.get("return_code", ""),
             wrapper_return=ag.get("wrapper_return", ""),
             forward_args=tuple(ag.get("forward_args") or ()),
+            code_locs=tuple((k, doc.text_loc(at + (k,))) for k in AUTOGRAD_CODE if k in ag),
         )
     key_locs = tuple((k, doc.loc(where + (k,))) for k in _LIST_KEYS if k in raw)
     key_locs += tuple((f"alloc.{name}", doc.loc(where + ("alloc", name), key=True))
+                      for name in sorted(raw.get("alloc") or {}))
+    key_locs += tuple((f"alloc.{name}.text", doc.text_loc(where + ("alloc", name)))
                       for name in sorted(raw.get("alloc") or {}))
     return CatalogEntry(
         op=op, loc=doc.loc(where, key=True), call=DiopiCall(function, args, doc.loc(where + ("call",))),

@@ -56,7 +56,7 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
         if extra:
             diags.add(doc.loc(where + (extra[0],), key=True), where + (extra[0],),
                       "a custom body stands alone; remove the other keys")
-        return Impl(fn, "custom", loc, custom=raw["custom"], custom_loc=doc.loc(where + ("custom",)))
+        return Impl(fn, "custom", loc, custom=raw["custom"], custom_loc=doc.text_loc(where + ("custom",)))
     if "pattern" in raw:
         return Impl(
             fn, "pattern", loc, pattern=raw["pattern"],
@@ -120,10 +120,11 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
                      comm_checker, diags),
         prelude=cm.get("prelude", ""),
         loc=doc.loc(("runtime", "comm"), key=True),
-        prelude_loc=doc.loc(("runtime", "comm", "prelude")) if "prelude" in cm else None,
+        prelude_loc=doc.text_loc(("runtime", "comm", "prelude")) if "prelude" in cm else None,
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
-    generator = GeneratorSpec(g["kind"], g.get("code", ""), doc.loc(("runtime", "generator")))
+    generator = GeneratorSpec(g["kind"], g.get("code", ""), doc.loc(("runtime", "generator")),
+                              doc.text_loc(("runtime", "generator", "code")))
     if generator.kind == "custom" and not generator.code:
         diags.add(generator.loc, ("runtime", "generator"), "kind: custom needs code: (C++ defining vendorMakeGenerator)")
     dt = raw.get("diopi_test") or {}
@@ -146,7 +147,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         device_includes=tuple(dev.get("includes") or ()),
         comm=comm, generator=generator, diopi_test=diopi_test,
         loc=doc.loc(("runtime",), key=True),
-        device_prelude_loc=doc.loc(("runtime", "device", "prelude")) if "prelude" in dev else None,
+        device_prelude_loc=doc.text_loc(("runtime", "device", "prelude")) if "prelude" in dev else None,
     )
 
 

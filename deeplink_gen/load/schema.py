@@ -34,7 +34,7 @@ def _validator(name: str) -> jsonschema.Draft7Validator:
 
     registry = Registry().with_resources(
         (load_schema(other)["$id"], Resource.from_contents(load_schema(other)))
-        for other in ("catalog", "vendor"))
+        for other in ("catalog", "vendor", "workspace"))
     return jsonschema.Draft7Validator(load_schema(name), registry=registry)
 
 
@@ -93,6 +93,15 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
     if kind == "pattern":
         return [Diagnostic(doc.loc(where), where, _pattern_message(instance, error))]
     if kind in ("oneOf", "anyOf"):
+        # The alternatives whose type fits the value are the ones the author meant: report their
+        # problems (an unknown key, a value not in an enum) rather than "not valid here".
+        branches: dict = {}
+        for e in error.context or ():
+            branches.setdefault(e.schema_path[0], []).append(e)
+        meant = [errs for errs in branches.values()
+                 if not any(e.validator == "type" and tuple(e.absolute_path) == where for e in errs)]
+        if len(meant) == 1:
+            return [m for e in meant[0] for m in _messages(doc, e)]
         best = jsonschema.exceptions.best_match(error.context) if error.context else None
         if best is not None and tuple(best.absolute_path) != where:
             return _messages(doc, best)

@@ -17,11 +17,10 @@ from deeplink_gen.model.testconfig import TOLERANCES
 from deeplink_gen.paths import hand_written_dir
 
 
-def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
-    raw = doc.data
-    ident = raw["vendor"]
+def parse_identity(doc: Document) -> VendorIdentity:
+    ident = doc.data["vendor"]
     name = ident["name"]
-    identity = VendorIdentity(
+    return VendorIdentity(
         name=name,
         device_type=ident["device_type"],
         cmake_aliases=tuple(ident.get("cmake_aliases") or (name.upper(), name)),
@@ -30,7 +29,13 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
         loc=doc.loc(("vendor",), key=True),
         name_loc=doc.loc(("vendor", "name")),
         device_type_loc=doc.loc(("vendor", "device_type")),
+        aliases_loc=doc.loc(("vendor", "cmake_aliases")),
     )
+
+
+def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
+    raw = doc.data
+    identity = parse_identity(doc)
     defaults_raw = raw.get("defaults") or {}
     defaults = tuple((k, Located(v, doc.loc(("defaults", k)))) for k, v in sorted(defaults_raw.items())
                      if k != "shards")

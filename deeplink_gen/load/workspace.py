@@ -8,9 +8,9 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
-from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.model import Workspace
-from deeplink_gen.paths import catalog_files, vendor_files
+from deeplink_gen.load.vendor import parse_identity, parse_vendor
+from deeplink_gen.model import Catalog, VendorIdentity, Workspace
+from deeplink_gen.paths import bundled_catalog_files, catalog_files, vendor_files, workspace_file
 
 
 def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> list[yamlfile.Document]:
@@ -32,16 +32,39 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
     return docs
 
 
+def uses_bundled_catalog(root: Path) -> bool:
+    """deeplink-gen.yaml's bundled_catalog (default true); raises UserError for a broken file."""
+    path = workspace_file(root)
+    if not path.is_file():
+        return True
+    diags = Diagnostics()
+    docs = read_documents([path], "workspace", diags)
+    diags.raise_if_any()
+    return bool((docs[0].data or {}).get("bundled_catalog", True))
+
+
+def load_catalogs(root: Path, diags: Diagnostics) -> Catalog:
+    """The bundled catalog (unless deeplink-gen.yaml turns it off) with the
+    workspace's catalog/*.yaml on top: a workspace file adds ops and replaces
+    every bundled entry of an op it defines."""
+    own = load_catalog(read_documents(catalog_files(root), "catalog", diags), diags)
+    if not uses_bundled_catalog(root):
+        return own
+    bundled = load_catalog(read_documents(bundled_catalog_files(), "catalog", diags), diags)
+    replaced = {e.op for e in own.entries}
+    return Catalog(tuple(e for e in bundled.entries if e.op not in replaced) + own.entries,
+                   bundled.files + own.files)
+
+
 def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace, list[Diagnostic]]:
     """The workspace made of the files that have the right shape, and the
     shape problems of the others. Raise UserError when there is no workspace
     to speak of (no directory, no catalog, an unknown vendor asked for)."""
     if not root.is_dir():
         raise UserError([Diagnostic(Loc(str(root)), "(workspace)", "workspace directory does not exist")])
-    cat_paths = catalog_files(root)
-    if not cat_paths:
-        raise UserError([Diagnostic(Loc(str(root / "catalog")), "(workspace)",
-                                    "no catalog files (catalog/*.yaml) in the workspace")])
+    if not uses_bundled_catalog(root) and not catalog_files(root):
+        raise UserError([Diagnostic(Loc(str(workspace_file(root))), "(workspace)",
+                                    "bundled_catalog is false but catalog/ has no *.yaml files: there is no catalog")])
     diags = Diagnostics()
     all_vendor_paths = vendor_files(root)
     available = [p.stem for p in all_vendor_paths]
@@ -52,7 +75,17 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
                       f" (available: {', '.join(available) or 'none'})")
     diags.raise_if_any()
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
-    catalog = load_catalog(read_documents(cat_paths, "catalog", diags), diags)
+    catalog = load_catalogs(root, diags)
     complete = not diags
     vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
-    return Workspace(root, catalog, vendors, complete), diags.items
+    others = _identities([p for p in all_vendor_paths if p not in vendor_paths])
+    return Workspace(root, catalog, vendors, complete, others), diags.items
+
+
+def _identities(paths: list[Path]) -> tuple[VendorIdentity, ...]:
+    """The identities of vendor files not asked for, for the checks across
+    vendors; a file that does not load is that file's own business."""
+    found = []
+    for doc in read_documents(paths, "vendor", Diagnostics()):
+        found.append(parse_identity(doc))
+    return tuple(found)

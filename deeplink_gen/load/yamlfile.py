@@ -31,6 +31,7 @@ except ImportError:  # PyYAML built without libyaml
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
+MAX_DEPTH = 64          # no deeplink-gen file nests deeper than a dozen levels
 
 Path_ = tuple  # a path into a document: keys and list indices
 
@@ -63,6 +64,7 @@ class Document:
     data: Any
     values: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
+    blocks: set = field(default_factory=set)  # paths of block scalars (| or >): their text starts a line lower
 
     def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
         """Best position for *path*: the key (if asked) or value, else the nearest parent."""
@@ -78,6 +80,13 @@ class Document:
             if not probe:
                 return Loc(self.path, 1, 1)
             probe = probe[:-1]
+
+    def text_loc(self, path: Path_) -> Loc:
+        """Where the text of a string value starts (the line after `|` for a block scalar)."""
+        loc = self.loc(path)
+        if tuple(path) in self.blocks:
+            return Loc(loc.file, loc.line + 1, 1)
+        return loc
 
 
 def _fail(path: str, line: int, col: int, where: Path_, message: str) -> UserError:
@@ -156,6 +165,10 @@ class _Builder:
         return node.start_mark.line + 1, node.start_mark.column + 1
 
     def build(self, node, where: Path_) -> Any:
+        if len(where) > MAX_DEPTH:
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where[:3],
+                        f"values are nested more than {MAX_DEPTH} levels deep")
         self.count += 1
         if self.count > MAX_NODES:
             line, col = self._pos(node)
@@ -166,6 +179,8 @@ class _Builder:
             return self._mapping(node, where)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, where + (i,)) for i, item in enumerate(node.value)]
+        if node.style in ("|", ">"):
+            self.doc.blocks.add(where)
         return self._scalar(node, where)
 
     def _mapping(self, node, where: Path_) -> dict:

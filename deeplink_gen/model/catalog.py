@@ -45,6 +45,10 @@ class Autograd:
     return_code: str = ""
     wrapper_return: str = ""
     forward_args: tuple[str, ...] = ()    # arguments of the forward call (default: the op's)
+    code_locs: tuple[tuple[str, Loc], ...] = ()   # where each of the code texts above starts
+
+    def code_loc(self, key: str) -> Loc:
+        return dict(self.code_locs).get(key, self.loc)
 
     def ops(self) -> tuple[tuple[str, Located[str]], ...]:
         """("backward" | "forward", the op named there)."""
@@ -52,6 +56,8 @@ class Autograd:
                      if ref is not None)
 
 
+# An autograd entry's code texts.
+AUTOGRAD_CODE = ("forward_code", "grad_code", "return_code", "wrapper_return")
 # The hook points of custom code, in the order they appear in a wrapper.
 HOOKS = ("beginning", "before_call", "before_return")
 

@@ -67,3 +67,11 @@ class DtypeRules:
                     if name == tensor:
                         merged.update({r.source: r for r in rules})
         return tuple(merged[k] for k in sorted(merged, key=DTYPES.index))
+
+
+def accepted(supported: tuple[str, ...] | None, rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    """The dtypes a tensor may have when it reaches the vendor's code after *rules*:
+    the supported ones, and those converted to a supported one (DTYPES order)."""
+    keep = set(supported) if supported is not None else set(DTYPES)
+    converted = {r.source for r in rules if r.target in keep}
+    return tuple(d for d in DTYPES if d in keep or d in converted)

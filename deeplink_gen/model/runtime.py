@@ -120,6 +120,7 @@ class GeneratorSpec:
     kind: str            # seed_offset | custom
     code: str
     loc: Loc
+    code_loc: Loc | None = None
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class VendorIdentity:
     loc: Loc
     name_loc: Loc
     device_type_loc: Loc
+    aliases_loc: Loc
 
 
 @dataclass(frozen=True)

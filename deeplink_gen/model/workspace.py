@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen.model.catalog import Catalog
-from deeplink_gen.model.vendor import Vendor
+from deeplink_gen.model.vendor import Vendor, VendorIdentity
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,7 @@ class Workspace:
     catalog: Catalog
     vendors: tuple[Vendor, ...]
     catalog_complete: bool = True     # False when a catalog file could not be loaded
+    others: tuple[VendorIdentity, ...] = ()   # the identities of the vendor files not loaded
 
     def vendor(self, name: str) -> Vendor:
         return next(v for v in self.vendors if v.name == name)

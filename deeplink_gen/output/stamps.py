@@ -15,7 +15,9 @@ from pathlib import Path
 
 from deeplink_gen.interfaces import aten
 from deeplink_gen.output.atomic import write_cache
-from deeplink_gen.paths import PACKAGE, cache_dir, catalog_files, hand_written_dir, schema_digest, vendor_file
+from deeplink_gen.paths import (
+    PACKAGE, cache_dir, catalog_files, hand_written_dir, schema_digest, vendor_file, workspace_file,
+)
 
 
 def _hash_files(h, paths: list[Path], root: Path) -> None:
@@ -43,7 +45,8 @@ def input_digest(root: Path, vendor: str, options: dict) -> str | None:
     extra = sorted(p for p in sources.rglob("*") if p.is_file()) if sources.is_dir() else []
     h = hashlib.sha256(tool_digest().encode())
     h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    _hash_files(h, [path, *catalog_files(root), *extra], root)
+    settings = [workspace_file(root)] if workspace_file(root).is_file() else []
+    _hash_files(h, [path, *settings, *catalog_files(root), *extra], root)
     extra = options.get("diopi_include")
     if extra:
         inc = Path(extra)

@@ -103,10 +103,12 @@ def named_functions(vendor: Vendor) -> set[str]:
 
 
 def functions_of(rv: ResolvedVendor, protos: Prototypes) -> list[str]:
-    """DIOPI functions the adaptor wraps: those the enabled kernels call and
-    those the vendor's dtypes/layouts sections name, plus the two conversion
-    primitives (which the vendor must implement anyway; forwarded unchanged)."""
-    names = {r.entry.call.function for r in rv.enabled_ops} | named_functions(rv.vendor) | set(CONVERSION_PRIMITIVES)
+    """DIOPI functions the adaptor wraps: those the kernels of the ops the
+    vendor keeps call, plus the two conversion primitives (which the vendor
+    must implement anyway; forwarded unchanged). A function only the dtypes
+    or layouts sections name is left out: wrapping it would make the vendor's
+    library need a symbol no kernel uses."""
+    names = {r.entry.call.function for r in rv.enabled_ops} | set(CONVERSION_PRIMITIVES)
     return sorted(n for n in names if protos.get(n) is not None)
 
 

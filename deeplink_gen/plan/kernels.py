@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
+from deeplink_gen.errors import Loc
 from deeplink_gen.model import ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
 from deeplink_gen.plan.signature import (
@@ -88,6 +89,10 @@ class AutogradPlan:
     return_type: str
     wrapper_decl: str
     wrapper_return: str
+    code_locs: tuple[tuple[str, Loc], ...] = ()     # where forward_code, grad_code, ... were written
+
+    def loc(self, key: str) -> Loc | None:
+        return dict(self.code_locs).get(key)
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,10 @@ class WrapperPlan:
     registered_target: str = ""      # the wrapper, or the autograd _wrapper
     autograd: AutogradPlan | None = None
     includes: tuple[str, ...] = ()   # headers its code needs besides the kernels' own
+    locs: tuple[tuple[str, Loc], ...] = ()   # where pasted C++ was written: code hooks, alloc.<name>, call
+
+    def loc(self, key: str) -> Loc | None:
+        return dict(self.locs).get(key)
 
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
@@ -237,6 +246,7 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         return_type=sig.return_type,
         wrapper_decl=sig.decl(wrapper + "_wrapper"),
         wrapper_return=ag.wrapper_return,
+        code_locs=ag.code_locs,
     )
 
 
@@ -338,7 +348,18 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         dummy_call=dummy, register=register, custom_fallback=custom_fallback,
         force_fallback=entry.flag("force_fallback"),
         registered_target=target, autograd=autograd, includes=entry.includes,
+        locs=_pasted_locs(r, args),
     )
+
+
+def _pasted_locs(r: ResolvedOp, args: list[CallArgPlan]) -> tuple[tuple[str, Loc], ...]:
+    """Where each piece of C++ the wrapper pastes from YAML was written."""
+    entry = r.entry
+    locs = [(hook, text.loc) for hook, text in entry.code]
+    locs += [(f"alloc.{name}", entry.key_loc(f"alloc.{name}.text")) for name, _ in entry.alloc]
+    if any(a.kind == ArgKind.EXPR for a in args):
+        locs.append(("call", entry.call.loc))
+    return tuple(locs)
 
 
 def shard_of(op: str, shards: int) -> int:

@@ -1,43 +1,206 @@
-"""The onboarding plan: the edits DIPU and DIOPI need outside the vendor
-folder, and which of them upstream already has for this vendor."""
+"""The onboarding plan: every edit DIPU (and, optionally, DIOPI) needs outside
+the vendor folder, whether upstream already has it, and, for the ones it
+does not have, where each goes in the upstream files: the changes the
+onboarding patches are made of, still without their text.
+
+"Upstream has it" compares the vendor's whole identity with DIPU's own
+spelling of that vendor (interfaces/dipu.py UPSTREAM): folder name, device
+type, -DDEVICE aliases and DIOPI_IMPL_OPT, and the DIOPI_IMPL_OPT with
+DIOPI's IMPL_* lists. A vendor DIPU knows under the same name but with
+another value gets a change of upstream's line, a vendor it does not know
+gets lines added."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
-from deeplink_gen.interfaces.dipu import UPSTREAM_DEVICE_TYPES, UPSTREAM_VENDORS
+from deeplink_gen.interfaces.diopi import IMPL_CHOICES, ImplChoice, impl_choice
+from deeplink_gen.interfaces.dipu import (
+    PYTORCH_CONFIG_TYPES, UPSTREAM, UPSTREAM_DEVICE_TYPES, Excerpt, UpstreamVendor, edit_sites,
+)
 from deeplink_gen.model import Vendor, VendorIdentity
+
+DIPU_CMAKE = "dipu/CMakeLists.txt"
+CSRC_CMAKE = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
+BASEDEF = "dipu/torch_dipu/csrc_dipu/runtime/device/basedef.h"
+VENDER_HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
+DIOPI_IMPL_CMAKE = "impl/CMakeLists.txt"           # from DIOPI's root
+DIOPI_ROOT = "dipu/third_party/DIOPI"               # DIOPI's root in a deeplink.framework checkout
+CONTEXT = 3                                         # context lines around each change, as git diff
+
+
+class Status(enum.Enum):
+    PRESENT = "present"      # upstream already has exactly this: no edit
+    ADD = "add"              # upstream does not have it: lines added
+    CHANGE = "change"        # upstream has it with another value: its line changed
+    REPLACE = "replace"      # always needed: DIPU's kernel rule
+    OPTIONAL = "optional"    # DIOPI: needed once the DIOPI implementation folder exists
 
 
 @dataclass(frozen=True)
-class Edit:
+class Change:
+    """Upstream lines first .. first+count-1 of *path* replaced by the lines of
+    the macro *macro*(*args) of templates/onboarding/edits.j2 (count 0: the
+    lines are inserted before line *first*). *macro*_label names the change."""
+
+    path: str
+    first: int
+    count: int
+    macro: str
+    args: tuple
+
+    @property
+    def end(self) -> int:
+        return self.first + self.count
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the checklist."""
+
     number: int
+    key: str                  # aliases, branch, enum, name_map, type_str, kernels, diopi
+    file: str                 # from the deeplink.framework root
+    status: Status
+    upstream: str | None      # upstream's value, for PRESENT and CHANGE rows
     snippet: str              # the snippet file in onboarding/
-    status: bool | None       # True: present upstream, False: to do, None: depends on the DIOPI checkout
+    changes: tuple[Change, ...]
 
 
 @dataclass(frozen=True)
 class OnboardingPlan:
     ident: VendorIdentity
-    list_name: str            # the DEVICE_* alias list in dipu/CMakeLists.txt
-    enum_upstream: bool       # DIPU's VendorDeviceType already has the enumerator
-    vendor_upstream: bool     # DIPU already knows the vendor folder
+    list_name: str                        # the DEVICE_* list in dipu/CMakeLists.txt
+    upstream: UpstreamVendor | None       # DIPU's own vendor of this name
+    impl: ImplChoice | None               # DIOPI's IMPL_* list holding diopi_impl
+    impl_list: str                        # that list's name, or the one diopi.patch adds
+    diopi_dir: str                        # the DIOPI impl folder DIOPI builds for diopi_impl
+    kernels_cmake: str                    # the kernel list, from csrc_dipu/
+    pytorch_config_loaded: bool           # pytorch_test_base.py imports this type's config
     has_runtime: bool
     has_build: bool
-    rows: tuple[Edit, ...]
+    rows: tuple[Row, ...]
+
+    @property
+    def dipu_changes(self) -> tuple[Change, ...]:
+        return tuple(c for r in self.rows if r.key != "diopi" for c in r.changes)
+
+    @property
+    def diopi_changes(self) -> tuple[Change, ...]:
+        return tuple(c for r in self.rows if r.key == "diopi" for c in r.changes)
+
+    @property
+    def new_vendor(self) -> bool:
+        return self.upstream is None
+
+    def row(self, key: str) -> Row:
+        return next(r for r in self.rows if r.key == key)
 
 
-def plan_onboarding(vendor: Vendor) -> OnboardingPlan:
+def _quoted(items) -> str:
+    return " ".join(f'"{a}"' for a in items)
+
+
+def _at(ex: Excerpt, predicate, start: int = 0) -> int:
+    return ex.find(predicate, start)
+
+
+def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
+    """*kernels_cmake*: the rendered kernel list, as csrc_dipu/CMakeLists.txt includes it."""
     ident = vendor.identity
-    enum_upstream = ident.device_type in UPSTREAM_DEVICE_TYPES
-    vendor_upstream = vendor.name in UPSTREAM_VENDORS
-    rows = (
-        Edit(1, "dipu_CMakeLists.txt.snippet", vendor_upstream),
-        Edit(2, "dipu_CMakeLists.txt.snippet", vendor_upstream),
-        Edit(3, "basedef.h.snippet", enum_upstream),
-        Edit(4, "vender_helper.hpp.snippet", vendor_upstream),
-        Edit(5, "vender_helper.hpp.snippet", enum_upstream),
-        Edit(6, "diopi_impl_CMakeLists.txt.snippet", None),
-    )
-    return OnboardingPlan(ident, f"DEVICE_{vendor.name.upper()}", enum_upstream, vendor_upstream,
-                          vendor.runtime is not None, vendor.build is not None, rows)
+    name, device_type, aliases, impl_opt = ident.name, ident.device_type, tuple(ident.cmake_aliases), ident.diopi_impl
+    up = UPSTREAM.get(name)
+    list_name = up.list_name if up else f"DEVICE_{name.upper()}"
+    sites = edit_sites()
+    rows: list[Row] = []
+
+    def row(key, file, status, upstream, snippet, *changes):
+        rows.append(Row(len(rows) + 1, key, file, status, upstream, snippet, tuple(changes)))
+
+    # 1-2: dipu/CMakeLists.txt, the -DDEVICE alias list and the branch of the vendor chain.
+    ex = sites[DIPU_CMAKE]
+    snippet = "dipu_CMakeLists.txt.snippet"
+    chain = _at(ex, lambda line: line.startswith("if(${DEVICE} IN_LIST "))
+    if up is None:
+        last_list = max(n for n, line in enumerate(ex.lines, ex.first_line) if line.startswith("list(APPEND DEVICE_"))
+        row("aliases", DIPU_CMAKE, Status.ADD, None, snippet,
+            Change(DIPU_CMAKE, last_list + 1, 0, "alias_list", (list_name, aliases)))
+        row("branch", DIPU_CMAKE, Status.ADD, None, snippet,
+            Change(DIPU_CMAKE, _at(ex, lambda line: line == "else()", chain), 0, "branch",
+                   (list_name, name, impl_opt)))
+    else:
+        if aliases == up.cmake_aliases:
+            row("aliases", DIPU_CMAKE, Status.PRESENT, _quoted(up.cmake_aliases), snippet)
+        else:
+            line = _at(ex, lambda text: text.startswith(f"list(APPEND {list_name} "))
+            row("aliases", DIPU_CMAKE, Status.CHANGE, _quoted(up.cmake_aliases), snippet,
+                Change(DIPU_CMAKE, line, 1, "alias_list", (list_name, aliases)))
+        if impl_opt == up.diopi_impl:
+            row("branch", DIPU_CMAKE, Status.PRESENT, f'"{up.diopi_impl}"', snippet)
+        else:
+            branch = _at(ex, lambda text: text.endswith(f"IN_LIST {list_name})"), chain)
+            line = _at(ex, lambda text: text.strip().startswith("set(DIOPI_IMPL_OPT "), branch)
+            row("branch", DIPU_CMAKE, Status.CHANGE, f'"{up.diopi_impl}"', snippet,
+                Change(DIPU_CMAKE, line, 1, "impl_opt", (name, impl_opt)))
+
+    # 3: the enumerator; 4-5: both mappings of utils/vender_helper.hpp.
+    ex = sites[BASEDEF]
+    owner = UPSTREAM_DEVICE_TYPES.get(device_type)
+    if owner is not None:
+        row("enum", BASEDEF, Status.PRESENT, device_type, "basedef.h.snippet")
+    else:
+        enum_start = _at(ex, lambda line: line.startswith("enum class VendorDeviceType"))
+        row("enum", BASEDEF, Status.ADD, None, "basedef.h.snippet",
+            Change(BASEDEF, _at(ex, lambda line: line == "};", enum_start), 0, "enumerator", (device_type, name)))
+    ex = sites[VENDER_HELPER]
+    snippet = "vender_helper.hpp.snippet"
+    if up is None:
+        undef = _at(ex, lambda line: line.startswith("#undef DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE"))
+        row("name_map", VENDER_HELPER, Status.ADD, None, snippet,
+            Change(VENDER_HELPER, undef, 0, "name_map", (name, device_type)))
+    elif up.device_type == device_type:
+        row("name_map", VENDER_HELPER, Status.PRESENT, up.device_type, snippet)
+    else:
+        line = _at(ex, lambda text: text.strip().startswith(f"DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE({name}, "))
+        row("name_map", VENDER_HELPER, Status.CHANGE, up.device_type, snippet,
+            Change(VENDER_HELPER, line, 1, "name_map", (name, device_type)))
+    if owner is not None:
+        row("type_str", VENDER_HELPER, Status.PRESENT, device_type, snippet)
+    else:
+        to_str = _at(ex, lambda line: line.startswith("inline const char* VendorDeviceTypeToStr"))
+        row("type_str", VENDER_HELPER, Status.ADD, None, snippet,
+            Change(VENDER_HELPER, _at(ex, lambda line: line.strip() == "default:", to_str), 0, "type_case",
+                   (device_type,)))
+
+    # 6: DIPU's kernel rule (generated AutoGenedKernels.cpp) becomes an include of our list.
+    ex = sites[CSRC_CMAKE]
+    start = _at(ex, lambda line: line == "# Auto generated code.")
+    stop = _at(ex, lambda line: line == "# Collect source files.", start)
+    row("kernels", CSRC_CMAKE, Status.REPLACE, None, "csrc_dipu_CMakeLists.txt.snippet",
+        Change(CSRC_CMAKE, start, stop - start, "kernel_rule", (kernels_cmake,)))
+
+    # 7: DIOPI's impl/CMakeLists.txt, when DIOPI has no IMPL_* list for diopi_impl.
+    impl = impl_choice(impl_opt)
+    file = f"{DIOPI_ROOT}/{DIOPI_IMPL_CMAKE}"
+    snippet = "diopi_impl_CMakeLists.txt.snippet"
+    if impl is not None:
+        impl_list, diopi_dir = impl.list_name, impl.directory
+        row("diopi", file, Status.PRESENT, f"{impl.list_name} -> impl/{impl.directory}", snippet)
+    else:
+        taken = {c.list_name for c in IMPL_CHOICES}
+        impl_list = f"IMPL_{impl_opt.upper()}"
+        while impl_list in taken:
+            impl_list += "_IMPL"
+        diopi_dir = impl_opt
+        ex = sites[DIOPI_IMPL_CMAKE]
+        last_list = max(n for n, line in enumerate(ex.lines, ex.first_line) if line.startswith("list(APPEND IMPL_"))
+        impl_chain = _at(ex, lambda line: line.startswith("if (${IMPL_OPT} IN_LIST "))
+        row("diopi", file, Status.OPTIONAL, None, snippet,
+            Change(DIOPI_IMPL_CMAKE, last_list + 1, 0, "impl_list", (impl_list, (impl_opt.upper(), impl_opt))),
+            Change(DIOPI_IMPL_CMAKE, _at(ex, lambda line: line == "else()", impl_chain), 0, "impl_branch",
+                   (impl_list, diopi_dir)))
+
+    return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, kernels_cmake,
+                          device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None, vendor.build is not None,
+                          tuple(rows))

@@ -74,10 +74,14 @@ def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choice
         if entry.torch is not None and not entry.torch.admits(torch_version):
             skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
             continue
+        enabled = _op_flag("enabled", entry, vendor, origin)
+        register = _op_flag("register", entry, vendor, origin)
+        if not enabled.value:
+            register = Setting(False, "the op being disabled", enabled.loc)   # a disabled op registers nothing
         settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
-        settings += (("register", _op_flag("register", entry, vendor, origin)),)
+        settings += (("register", register),)
         override = vendor.override(entry.op)
-        ops.append(ResolvedOp(entry, table.op_of(entry), _op_flag("enabled", entry, vendor, origin), settings,
+        ops.append(ResolvedOp(entry, table.op_of(entry), enabled, settings,
                               _memory_format(entry, vendor), catalog_entry if replaced else None,
                               override.reason if override is not None else ""))
     return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from deeplink_gen.errors import Loc
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
+from deeplink_gen.paths import PACKAGE
 
 
 @dataclass(frozen=True)
@@ -12,7 +15,18 @@ class Job:
     rv: ResolvedVendor
     source: str               # the vendor file, relative to the workspace (named in every header)
     protos: Prototypes
+    options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
+    root: Path | None = None                      # the workspace
 
     @property
     def vendor(self) -> Vendor:
         return self.rv.vendor
+
+    def origin(self, loc: Loc) -> str:
+        """The file *loc* is in, as generated code names it: relative to the
+        workspace, or deeplink_gen/... for what ships with deeplink-gen."""
+        path = Path(loc.file).resolve()
+        for base, prefix in ((self.root, ""), (PACKAGE, "deeplink_gen/")):
+            if base is not None and path.is_relative_to(base.resolve()):
+                return prefix + path.relative_to(base.resolve()).as_posix()
+        return loc.file

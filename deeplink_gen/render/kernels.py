@@ -1,5 +1,7 @@
 """AutoGenedKernels.cpp (or its shards): the DIOPI wrapper for every enabled
-op, its autocompare twin, and the DIPU_LIBRARY_IMPL registrations."""
+op, its autocompare twin, and the DIPU_LIBRARY_IMPL registrations; and
+AutoGenedKernels.cmake, the list of those files that DIPU's build includes
+in place of its own kernel generator (see onboarding/dipu.patch)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import re
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
-from deeplink_gen.render.templating import environment, render as render_template
+from deeplink_gen.render.templating import environment, render as render_template, resume_lines
 
 _PLACEHOLDER = re.compile(r"\$\{PREFERRED_MEMORY_FORMAT_PLACEHOLDER(_3D)?:-([^}]*)\}")
 
@@ -35,14 +37,14 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     its own ops (or a callee's signature) does."""
     plan = plan_kernels(job.rv)
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version,
-                  fill=fill_placeholders)
+                  fill=fill_placeholders, origin=job.origin)
     targets = paths.kernels(plan.shards)
-    if plan.shards <= 1:
-        return {targets[0]: render_template("kernels/AutoGenedKernels.cpp.j2", plans=plan.wrappers, shard=None,
-                                            includes=plan.includes(plan.wrappers), **common)}
-    out = {}
+    out = {paths.KERNELS_CMAKE: render_template("kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor,
+                                                source=job.source, files=[t.rsplit("/", 1)[1] for t in targets])}
     for i, path in enumerate(targets):
-        mine, declared = plan.shard(i)
-        out[path] = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
-                                    shard={"index": i, "count": plan.shards, "declared": declared}, **common)
+        mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
+        shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None
+        text = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
+                               shard=shard, **common)
+        out[path] = resume_lines(text, path)
     return out

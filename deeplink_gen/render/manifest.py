@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
 
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
@@ -13,24 +14,47 @@ from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
 
+def tool_version() -> str:
+    try:
+        return metadata.version("deeplink-gen")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     rv = job.rv
     shards = int(rv.shards.value)
     ops = []
+    vendor = rv.vendor
     for r in rv.ops:
-        ops.append({
+        function = r.entry.call.function
+        op = {
             "op": r.op,
             "enabled": r.enabled.value,
-            "diopi": r.entry.call.function,
+            "diopi": function,
             "wrapper": wrapper_name(r.op),
             "definition": "vendor" if r.replaced is not None else "catalog",
             "shard": shard_of(r.op, shards) if r.enabled.value else None,
             "flags": {name: s.value for name, s in r.settings},
-        })
+        }
+        if r.reason:
+            op["reason"] = r.reason
+        if r.memory_format is not None:
+            op["memory_format"] = r.memory_format.value
+        rules = vendor.dtypes.rules(function)
+        if rules:
+            op["dtype_rules"] = {rule.source: rule.target for rule in rules}
+        layouts = vendor.layouts.function_layouts(function) or (
+            (vendor.layouts.default.value,) if vendor.layouts.default is not None else ())
+        if layouts:
+            op["layouts"] = list(layouts)
+        ops.append(op)
     body = {
         "vendor": rv.vendor.name,
         "device_type": rv.vendor.identity.device_type,
+        "tool_version": tool_version(),
         "torch_version": str(rv.torch_version),
+        "options": job.options,
         "files": [
             {"path": path, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
             for path, text in sorted(files.items())

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from deeplink_gen.model import Vendor
 
-KERNELS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
+CSRC_DIR = "dipu/torch_dipu/csrc_dipu"
+KERNELS_DIR = f"{CSRC_DIR}/aten/ops"
+KERNELS_CMAKE = f"{KERNELS_DIR}/AutoGenedKernels.cmake"
 MANIFEST = "manifest.json"
 ONBOARDING_DIR = "onboarding"
+DIPU_PATCH = f"{ONBOARDING_DIR}/dipu.patch"
+DIOPI_PATCH = f"{ONBOARDING_DIR}/diopi.patch"
 
 
 def kernels(shards: int) -> list[str]:
@@ -17,8 +21,13 @@ def kernels(shards: int) -> list[str]:
     return [f"{KERNELS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(shards)]
 
 
+def kernels_cmake_from_csrc() -> str:
+    """The kernel list as DIPU's csrc_dipu/CMakeLists.txt includes it (from its own folder)."""
+    return KERNELS_CMAKE[len(CSRC_DIR) + 1:]
+
+
 def vendor_dir(vendor: Vendor) -> str:
-    return f"dipu/torch_dipu/csrc_dipu/vendor/{vendor.name}"
+    return f"{CSRC_DIR}/vendor/{vendor.name}"
 
 
 def class_prefix(vendor: Vendor) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from deeplink_gen.plan.runtime import plan_runtime
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
-from deeplink_gen.render.templating import render as render_template
+from deeplink_gen.render.templating import render as render_template, resume_lines
 
 
 def _includes(checkers) -> list[str]:
@@ -24,11 +24,15 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         return {}
     device, comm = plan_runtime(spec)
     names = paths.vendor_folder_files(vendor)
-    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=paths.class_prefix(vendor))
-    return {
-        paths.in_vendor_dir(vendor, names["vendorapi"]):
-            render_template("runtime/vendorapi.h.j2", includes=_includes(spec.checkers), **ctx),
-        paths.in_vendor_dir(vendor, names["device"]): render_template("runtime/deviceimpl.cpp.j2", plans=device, **ctx),
-        paths.in_vendor_dir(vendor, names["comm"]): render_template("runtime/communicatorimpl.cpp.j2", plans=comm, **ctx),
-        paths.in_vendor_dir(vendor, names["generator"]): render_template("runtime/GeneratorImpl.cpp.j2", **ctx),
+    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=paths.class_prefix(vendor), origin=job.origin)
+    files = {
+        names["vendorapi"]: render_template("runtime/vendorapi.h.j2", includes=_includes(spec.checkers), **ctx),
+        names["device"]: render_template("runtime/deviceimpl.cpp.j2", plans=device, **ctx),
+        names["comm"]: render_template("runtime/communicatorimpl.cpp.j2", plans=comm, **ctx),
+        names["generator"]: render_template("runtime/GeneratorImpl.cpp.j2", **ctx),
     }
+    out = {}
+    for name, text in files.items():
+        path = paths.in_vendor_dir(vendor, name)
+        out[path] = resume_lines(text, path)
+    return out

@@ -23,6 +23,20 @@ def cstr(text: str) -> str:
     return json.dumps(str(text), ensure_ascii=True)
 
 
+# A line templates write after C++ pasted from YAML (preceded by #line N "file.yaml"), so
+# that the compiler counts the generated file's own lines again; see resume_lines().
+RESUME = "#line __deeplink_gen_resume__"
+
+
+def resume_lines(text: str, path: str) -> str:
+    """Turn each RESUME line into `#line <next line> "<path>"`."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line == RESUME:
+            lines[i] = f"#line {i + 2} {cstr(path)}"
+    return "\n".join(lines)
+
+
 def header(comment: str, source: str) -> str:
     return f"{comment} {GENERATED} by deeplink-gen from {source}. DO NOT EDIT."
 
@@ -37,7 +51,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.globals.update(header=header, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
+    env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
     env.filters["rstrip"] = lambda text: str(text).rstrip()
     env.filters["cstr"] = cstr
     return env

@@ -49,5 +49,5 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
                 if complete:
                     check_autograd(o.replace, catalog, ctx, diags)
         check_wrapper_uses(vendor, catalog, ctx, diags)
-    check_unique_identity(ws.vendors, diags)
+    check_unique_identity(ws.vendors, ws.others, diags)
     return diags.items

@@ -1,7 +1,8 @@
 """Checks of a vendor file against the catalog and the other vendors: its
-name matches its file, its overrides name catalog ops and agree with the
-facts the catalog states, custom code only calls wrappers the vendor keeps,
-and no two vendors share a device type."""
+name matches its file, its -DDEVICE aliases are not another DIPU vendor's,
+its overrides name catalog ops and agree with the facts the catalog states,
+custom code only calls wrappers the vendor keeps, and no two vendors share a
+device type."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 from deeplink_gen.cpptext import mentioned_wrappers
 from deeplink_gen.errors import Diagnostics, did_you_mean
-from deeplink_gen.model import Catalog, OpOverride, Vendor
+from deeplink_gen.interfaces.dipu import UPSTREAM
+from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.validate.context import Context
 
@@ -19,6 +21,14 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     if vendor.name != stem:
         diags.add(vendor.identity.name_loc, ("vendor", "name"),
                   f"vendor name '{vendor.name}' must match the file name '{stem}.yaml'")
+    # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
+    # an alias of a vendor DIPU knows would select that vendor, never this one.
+    for alias in vendor.identity.cmake_aliases:
+        owner = next((u for u in UPSTREAM.values() if alias in u.cmake_aliases and u.name != vendor.name), None)
+        if owner is not None:
+            diags.add(vendor.identity.loc, ("vendor", "cmake_aliases"),
+                      f"'{alias}' is DIPU's -DDEVICE alias for {owner.name} ({owner.list_name} in "
+                      f"dipu/CMakeLists.txt); -DDEVICE={alias} would build {owner.name}")
 
 
 def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bool, diags: Diagnostics) -> None:
@@ -89,11 +99,22 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Di
                           f"({where} at {loc})")
 
 
-def check_unique_identity(vendors: tuple[Vendor, ...], diags: Diagnostics) -> None:
-    seen: dict[str, Vendor] = {}
+def check_unique_identity(vendors: tuple[Vendor, ...], others: tuple[VendorIdentity, ...], diags: Diagnostics) -> None:
+    """No two vendor files share a device type (DIPU's VendorDeviceType and the
+    pytorch_config_<type>.py name) or a CMake alias (DIPU's -DDEVICE choice).
+    Each checked vendor is told at its own line, naming the other file."""
+    every = [v.identity for v in vendors] + list(others)
     for v in vendors:
-        other = seen.get(v.identity.device_type)
-        if other is not None:
-            diags.add(v.identity.loc, ("vendor", "device_type"),
-                      f"device type '{v.identity.device_type}' is also used by {other.path}")
-        seen[v.identity.device_type] = v
+        mine = v.identity
+        for other in every:
+            if other is mine:
+                continue
+            if other.device_type == mine.device_type:
+                diags.add(mine.device_type_loc, ("vendor", "device_type"),
+                          f"device type '{mine.device_type}' is also {other.name}'s ({other.device_type_loc})")
+            shared = sorted(set(mine.cmake_aliases) & set(other.cmake_aliases))
+            if shared:
+                diags.add(mine.aliases_loc, ("vendor", "cmake_aliases"),
+                          f"CMake alias{'es' if len(shared) > 1 else ''} {', '.join(shared)} also "
+                          f"select{'' if len(shared) > 1 else 's'} "
+                          f"{other.name} ({other.aliases_loc})")

@@ -36,6 +36,8 @@ def read_functions(path: Path) -> list[Upstream]:
         mark = exc.problem_mark
         raise UserError([Diagnostic(Loc(str(path), mark.line + 1 if mark else 0, mark.column + 1 if mark else 0),
                                     "(top level)", f"YAML syntax error: {exc.problem}")]) from None
+    except RecursionError:
+        raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)", "values are nested too deeply")]) from None
     if not isinstance(root, yaml.SequenceNode) or not isinstance(data, list):
         raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)",
                                     "expected a YAML list of op entries (DIPU's diopi_functions.yaml)")])
@@ -54,6 +56,8 @@ def read_convert_config(path: Path) -> tuple[str | None, dict[str, str], list[Di
     notes: list[Diagnostic] = []
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", "values are nested too deeply")]) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise UserError([Diagnostic(Loc(str(path)), "--convert-config", f"cannot read: {exc}")]) from None
     common, per_fn = None, {}

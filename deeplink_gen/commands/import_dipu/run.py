@@ -14,7 +14,7 @@ from deeplink_gen.commands.import_dipu.readings import version_code
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
 from deeplink_gen.commands.import_dipu.translate import translate
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, sort_key
-from deeplink_gen.interfaces.dipu import UPSTREAM_VENDORS
+from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
@@ -70,9 +70,13 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[P
                                             f"# Imported by deeplink-gen import-dipu from DIPU's {name}; its custom code\n"
                                             "# may use anything DIPU's kernel template includes, so this file includes it too.\n"
                                             + _dump({"includes": list(DIPU_KERNEL_HEADERS), "ops": sel.catalog})}
+    texts[out / "deeplink-gen.yaml"] = ("# Written by deeplink-gen import-dipu: the imported catalog is the whole catalog,\n"
+                                        "# as DIPU's file was for DIPU.\nbundled_catalog: false\n")
     for v in vendors:
-        body: dict = {"vendor": {"name": v, "device_type": UPSTREAM_VENDORS.get(v, v.upper()),
-                                 "cmake_aliases": [v.upper(), v], "diopi_impl": v}}
+        up = UPSTREAM.get(v)     # DIPU's own identity of a vendor it knows (cuda's DIOPI_IMPL_OPT is "torch", ...)
+        body: dict = {"vendor": {"name": v, "device_type": up.device_type if up else v.upper(),
+                                 "cmake_aliases": list(up.cmake_aliases) if up else [v.upper(), v],
+                                 "diopi_impl": up.diopi_impl if up else v}}
         if sel.overrides[v]:
             body["ops"] = sel.overrides[v]
         texts[out / "vendors" / f"{v}.yaml"] = ("# yaml-language-server: $schema=../schemas/vendor.schema.json\n"
@@ -86,6 +90,8 @@ def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> l
     diags = Diagnostics()
     docs = {"catalog": [], "vendor": []}
     for path, text in texts.items():
+        if path.name == "deeplink-gen.yaml":
+            continue
         doc = yamlfile.loads(text, str(path))
         kind = "catalog" if path.parent.name == "catalog" else "vendor"
         problems = schema.check(doc, kind)

@@ -118,10 +118,12 @@ diclResult_t diclRecv(void* recvBuf, size_t count, at::ScalarType datatype, int 
 }
 
 diclResult_t diclGetCommName(std::string& commName, diclComm_t comm) {
+#line 314 "vendors/ascend.yaml"
   char name[128] = {};
   HCCL_THROW(HcclGetCommName(comm, name));
   commName = name;
   return DICL_SUCCESS;
+#line 127 "dipu/torch_dipu/csrc_dipu/vendor/ascend/communicatorimpl.cpp"
 }
 
 }  // namespace devapis

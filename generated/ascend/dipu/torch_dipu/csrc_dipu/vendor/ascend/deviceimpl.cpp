@@ -15,6 +15,7 @@ namespace dipu {
 namespace devapis {
 
 // ---- vendor code (runtime.device.prelude) ----
+#line 130 "vendors/ascend.yaml"
 namespace {
 // Puts the calling thread's current device back when it goes out of scope.
 class CurrentDeviceRestorer {
@@ -79,6 +80,7 @@ void peerCopy(size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId
   DIPU_CALLACLRT(aclrtMemcpy(dst, nbytes, bounce.data(), nbytes, ACL_MEMCPY_HOST_TO_DEVICE));
 }
 }  // namespace
+#line 84 "dipu/torch_dipu/csrc_dipu/vendor/ascend/deviceimpl.cpp"
 // ---- end of vendor code ----
 
 void initializeVendor() {
@@ -97,6 +99,7 @@ deviceId_t current_device() {
 }
 
 DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
+#line 204 "vendors/ascend.yaml"
   DIPUDeviceProperties result;
   const char* soc = aclrtGetSocName();
   result.name = soc != nullptr ? soc : "";
@@ -112,6 +115,7 @@ DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
   result.minor = minor;
   static_cast<void>(device_index);
   return result;
+#line 119 "dipu/torch_dipu/csrc_dipu/vendor/ascend/deviceimpl.cpp"
 }
 
 DIPUDeviceStatus getDeviceStatus([[maybe_unused]] int32_t device_index) {
@@ -137,10 +141,12 @@ void syncDevice() {
 }
 
 void checkLastError() {
+#line 229 "vendors/ascend.yaml"
   const char* message = aclGetRecentErrMsg();
   if (message != nullptr) {
     std::fprintf(stderr, "ascend: last error: %s\n", message);
   }
+#line 150 "dipu/torch_dipu/csrc_dipu/vendor/ascend/deviceimpl.cpp"
 }
 
 int getDeviceCount() {
@@ -265,11 +271,13 @@ void memSetAsync(deviceStream_t stream, void* ptr, int val, size_t size) {
 }
 
 void memCopyD2D(size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId, const void* src) {
+#line 267 "vendors/ascend.yaml"
   if (dstDevId == srcDevId) {
     DIPU_CALLACLRT(aclrtMemcpy(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE));
   } else {
     peerCopy(nbytes, dstDevId, dst, srcDevId, src);
   }
+#line 281 "dipu/torch_dipu/csrc_dipu/vendor/ascend/deviceimpl.cpp"
 }
 
 void memCopyH2D(size_t nbytes, void* dst, const void* src) {
@@ -281,12 +289,14 @@ void memCopyD2H(size_t nbytes, void* dst, const void* src) {
 }
 
 void memCopyD2DAsync(deviceStream_t stream, size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId, const void* src) {
+#line 276 "vendors/ascend.yaml"
   if (dstDevId == srcDevId) {
     DIPU_CALLACLRT(aclrtMemcpyAsync(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
   } else {
     syncStream(stream);
     peerCopy(nbytes, dstDevId, dst, srcDevId, src);
   }
+#line 300 "dipu/torch_dipu/csrc_dipu/vendor/ascend/deviceimpl.cpp"
 }
 
 void memCopyH2DAsync(deviceStream_t stream, size_t nbytes, void* dst, const void* src) {

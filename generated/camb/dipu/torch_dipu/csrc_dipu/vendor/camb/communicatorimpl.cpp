@@ -50,11 +50,13 @@ namespace {
 }  // namespace
 
 diclResult_t diclGetCommAsyncError(diclComm_t comm) {
+#line 238 "vendors/camb.yaml"
   const cnclResult_t asyncError = cnclGetCommAsyncError(comm);
   if (asyncError == CNCL_RET_SUCCESS || asyncError == CNCL_RET_ASYNC_IN_PROGRESS) {
     return DICL_SUCCESS;
   }
   return DICL_ERR_UNDEF;
+#line 60 "dipu/torch_dipu/csrc_dipu/vendor/camb/communicatorimpl.cpp"
 }
 
 diclResult_t diclGetUniqueId(commUniqueId* uniqueId) {

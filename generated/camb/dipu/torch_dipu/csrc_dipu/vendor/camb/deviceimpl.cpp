@@ -20,6 +20,7 @@ deviceId_t current_device() {
 }
 
 DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
+#line 145 "vendors/camb.yaml"
   cnrtDeviceProp_t prop;
   DIPU_CALLCNRT(cnrtGetDeviceProperties(&prop, device_index));
   int major = 0;
@@ -36,6 +37,7 @@ DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
   result.minor = minor;
   result.multiProcessorCount = 1;
   return result;
+#line 41 "dipu/torch_dipu/csrc_dipu/vendor/camb/deviceimpl.cpp"
 }
 
 DIPUDeviceStatus getDeviceStatus(int32_t device_index) {
@@ -70,11 +72,13 @@ int getDeviceCount() {
 }
 
 void getDriverVersion(int* version) {
+#line 179 "vendors/camb.yaml"
   cndevVersionInfo_t info;
   info.version = CNDEV_VERSION_5;
   DIPU_CALLCNDEV(cndevGetVersionInfo(&info, 0));
   *version = static_cast<int>(info.driverMajorVersion * 10000 + info.driverMinorVersion * 100 +
                               info.driverBuildVersion);
+#line 82 "dipu/torch_dipu/csrc_dipu/vendor/camb/deviceimpl.cpp"
 }
 
 void getRuntimeVersion(int* version) {

@@ -1,0 +1,76 @@
+"""`deeplink-gen init [DIR]`: make DIR a workspace: vendors/, the JSON
+Schemas the vendor files' first line names (schemas/, refreshed on every
+run), deeplink-gen.yaml, an editor association, a CI workflow and a
+pre-commit configuration that run `render --all --check`. Files a user may
+edit are written only when missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, UserError
+from deeplink_gen.interfaces.aten import installed_torch_version
+from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
+from deeplink_gen.render.templating import render
+
+SCHEMAS = ("vendor.schema.json", "catalog.schema.json", "workspace.schema.json")
+# Files init writes once (the user may edit them), by template.
+ONCE = {
+    WORKSPACE_FILE: "workspace/deeplink-gen.yaml.j2",
+    ".vscode/settings.json": "workspace/vscode-settings.json.j2",
+    ".github/workflows/deeplink-gen.yml": "workspace/github-workflow.yml.j2",
+    ".pre-commit-config.yaml": "workspace/pre-commit-config.yaml.j2",
+}
+
+
+@dataclass
+class InitResult:
+    created: list[str] = field(default_factory=list)
+    refreshed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def ensure_schemas(root: Path, result: InitResult) -> None:
+    """schemas/*.schema.json as this deeplink-gen has them (what vendor files' modelines name)."""
+    for name in SCHEMAS:
+        data = (schema_dir() / name).read_bytes()
+        target = root / "schemas" / name
+        if target.is_file() and target.read_bytes() == data:
+            result.kept.append(f"schemas/{name}")
+            continue
+        (result.refreshed if target.exists() else result.created).append(f"schemas/{name}")
+        write_atomic(target, data)
+
+
+def ensure_layout(root: Path, result: InitResult) -> None:
+    """What new-vendor needs in any folder: vendors/ and the schemas."""
+    if root.exists() and not root.is_dir():
+        raise UserError([Diagnostic(None, None, f"{root} exists and is not a folder")])
+    if not (root / "vendors").is_dir():
+        (root / "vendors").mkdir(parents=True)
+        result.created.append("vendors/")
+    ensure_schemas(root, result)
+
+
+def _tool_version() -> str:
+    try:
+        return metadata.version("deeplink-gen")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+def init(root: Path) -> InitResult:
+    result = InitResult()
+    ensure_layout(root, result)
+    context = dict(torch_version=str(installed_torch_version()), tool_version=_tool_version())
+    for rel, template in ONCE.items():
+        target = root / rel
+        if target.exists():
+            result.kept.append(rel)
+            continue
+        write_atomic(target, render(template, **context).encode("utf-8"))
+        result.created.append(rel)
+    return result

@@ -1,0 +1,130 @@
+"""Change many files of a tree we do not own (a DIPU checkout) all at once or
+not at all. Every new content is first written to a temporary file beside
+its target (fsynced, with the target's permissions, so a 100755 CMakeLists
+stays executable); only when all of them are written are they renamed into
+place, each old file kept aside (a hard link) until the end. An error at any
+point undoes what was done, so the tree is left as it was; what a killed run
+leaves beside a target (.<name>.<pid>.deeplink-gen-new/-old) is swept by the
+next one."""
+
+from __future__ import annotations
+
+import errno
+import glob
+import os
+import stat
+from pathlib import Path
+
+_TMP = ".deeplink-gen-new"
+_OLD = ".deeplink-gen-old"
+
+
+def _aside(path: Path, tag: str) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}{tag}")
+
+
+def _sweep(path: Path) -> None:
+    """Remove what a killed earlier run left beside *path* (files only we name so)."""
+    if not path.parent.is_dir():
+        return
+    for tag in (_TMP, _OLD):
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
+            if leftover.is_file() and not leftover.is_symlink():
+                leftover.unlink()
+
+
+def _make_dirs(path: Path, created: list[Path]) -> None:
+    missing = []
+    for parent in [path, *path.parents]:
+        if parent.is_dir():
+            break
+        missing.append(parent)
+    for d in reversed(missing):
+        d.mkdir()
+        created.append(d)
+
+
+def _stage(path: Path, data: bytes) -> Path:
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
+    tmp = _aside(path, _TMP)
+    if os.path.lexists(tmp):
+        os.unlink(tmp)
+    mode = None
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode):
+            mode = stat.S_IMODE(st.st_mode)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # the umask applies
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            os.fsync(fh.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def commit(root: Path, changes: dict[str, bytes | None]) -> None:
+    """Write *changes* below *root*: {relative path: new bytes, or None to
+    remove the file}. On any error nothing is changed and the error is raised."""
+    staged: dict[Path, Path] = {}
+    created: list[Path] = []
+    done: list[tuple[Path, Path | None]] = []     # (target, where its old file went)
+
+    def undo() -> None:
+        for target, old in reversed(done):
+            try:
+                if old is not None:
+                    os.replace(old, target)
+                elif os.path.lexists(target):
+                    os.unlink(target)
+            except OSError:
+                pass
+        for tmp in staged.values():
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+
+    try:
+        for rel, data in sorted(changes.items()):
+            _sweep(root / rel)
+            if data is not None:
+                path = root / rel
+                _make_dirs(path.parent, created)
+                staged[path] = _stage(path, data)
+        for rel, data in sorted(changes.items()):
+            path = root / rel
+            old = None
+            if os.path.lexists(path):
+                old = _aside(path, _OLD)
+                try:
+                    os.link(path, old, follow_symlinks=False)      # the target never goes missing
+                except OSError:
+                    os.replace(path, old)                          # a file system without hard links
+            done.append((path, old))
+            if data is not None:
+                os.replace(staged.pop(path), path)
+            elif os.path.lexists(path):
+                os.unlink(path)
+    except BaseException:
+        undo()
+        raise
+    for _, old in done:
+        if old is not None:
+            try:
+                os.unlink(old)
+            except OSError:
+                pass

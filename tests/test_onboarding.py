@@ -1,0 +1,366 @@
+"""The edits DIPU needs outside the vendor folder: onboarding/dipu.patch (and
+diopi.patch) applied by the real `git apply` to a stand-in checkout holding
+the lines they need (tests/fixtures/dipu_checkout), the checklist and
+snippets agreeing with it, and `render --vendor V --into DIR`: it writes the
+files and applies the edits, changes nothing when run again, follows a
+changed vendor or shard count, refuses a tree the edits do not fit (unless
+--force) and leaves the checkout as it was when it cannot finish."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import (
+    dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
+)
+
+CSRC = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
+OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
+BASEDEF = "dipu/torch_dipu/csrc_dipu/runtime/device/basedef.h"
+HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
+DIPU_CMAKE = "dipu/CMakeLists.txt"
+DIOPI_CMAKE = "dipu/third_party/DIOPI/impl/CMakeLists.txt"
+EDITED = (DIPU_CMAKE, CSRC, BASEDEF, HELPER)
+
+
+def _new_vendor(ws: Path, name: str = "acme") -> Path:
+    result = run_cli("new-vendor", name, cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws
+
+
+def _render(ws: Path, vendor: str, *args: str) -> Path:
+    result = run_cli("render", "--vendor", vendor, *args, cwd=ws)
+    assert result.exit_code == 0, result.output
+    return ws / "generated" / vendor
+
+
+def _into(ws: Path, vendor: str, dest: Path, *args: str):
+    return run_cli("render", "--vendor", vendor, "--into", str(dest), *args, cwd=ws)
+
+
+def _kernel_rule_gone(text: str) -> None:
+    assert "add_custom_command" not in text and "autogen_wrapped_code" not in text
+    assert 'include("${CMAKE_CURRENT_SOURCE_DIR}/aten/ops/AutoGenedKernels.cmake")' in text
+
+
+def _listed(cmake: Path) -> list[str]:
+    return re.findall(r'"\$\{CMAKE_CURRENT_LIST_DIR\}/([^"]+)"', cmake.read_text())
+
+
+def _added(patch: Path) -> list[str]:
+    return [line[1:] for line in patch.read_text().splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+# ---------------------------------------------------------------- the patch, with git apply
+
+@pytest.mark.parametrize("vendor", ["camb", "ascend", "droplet"])
+def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
+    patch = rendered / vendor / "onboarding" / "dipu.patch"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [CSRC]
+    assert not (rendered / vendor / "onboarding" / "diopi.patch").exists()
+    tree = dipu_checkout(tmp_path / "dipu")
+    proc = git_apply(patch, tree, "--check")
+    assert proc.returncode == 0, proc.stderr
+    assert git_apply(patch, tree).returncode == 0
+    _kernel_rule_gone((tree / CSRC).read_text())
+    assert git_apply(patch, tree, "--reverse", "--check").returncode == 0     # recognisably applied
+
+
+def test_new_vendor_patch_makes_every_edit(workspace: Path, tmp_path: Path):
+    out = _render(_new_vendor(workspace), "acme")
+    patch = out / "onboarding" / "dipu.patch"
+    assert sorted(re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M)) == sorted(EDITED)
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert git_apply(patch, tree).returncode == 0
+    assert 'list(APPEND DEVICE_ACME "ACME" "acme")\n' in (tree / DIPU_CMAKE).read_text()
+    assert ("elseif(${DEVICE} IN_LIST DEVICE_ACME)\n  set(USE_ACME ON)\n  set(UsedVendor acme)\n"
+            '  set(DIOPI_IMPL_OPT "acme")\nelse()\n') in (tree / DIPU_CMAKE).read_text()
+    assert "  KLX,      // Kunlunxin\n  ACME,     // acme\n};\n" in (tree / BASEDEF).read_text()
+    helper = (tree / HELPER).read_text()
+    # vender_helper.hpp is in namespace dipu: the enumerator needs devapis::, as DIPU spells its own.
+    assert '    case devapis::VendorDeviceType::ACME:\n      return "ACME";\n    default:' in helper
+    assert "  DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(acme, ACME);\n#undef" in helper
+    _kernel_rule_gone((tree / CSRC).read_text())
+    # DIOPI does not know IMPL_OPT acme: an optional patch from DIOPI's root.
+    diopi = out / "onboarding" / "diopi.patch"
+    assert git_apply(diopi, tree / "dipu" / "third_party" / "DIOPI", "--check").returncode == 0
+    assert set(_added(diopi)) == {'list(APPEND IMPL_ACME "ACME" "acme")', "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)",
+                                  "    add_subdirectory(acme)"}
+
+
+def test_patch_does_not_depend_on_shards_and_its_kernel_hunk_not_on_the_vendor(workspace: Path):
+    _new_vendor(workspace)
+    one = (_render(workspace, "acme") / "onboarding" / "dipu.patch").read_text()
+    three = (_render(workspace, "acme", "--shards", "3") / "onboarding" / "dipu.patch").read_text()
+    assert one == three
+    camb = (_render(workspace, "camb", "--shards", "2") / "onboarding" / "dipu.patch").read_text()
+    hunk = camb[camb.index(f"diff --git a/{CSRC}"):]
+    assert hunk in one
+
+
+def test_identity_is_compared_whole(workspace: Path, tmp_path: Path):
+    """camb with DIPU's name but its own aliases and device type: the patch changes
+    DIPU's lines for camb instead of claiming them present."""
+    edit(workspace / "vendors/camb.yaml", "  device_type: MLU", "  device_type: CAMBRICON")
+    edit(workspace / "vendors/camb.yaml", "  cmake_aliases: [CAMB, camb]", "  cmake_aliases: [CAMB, camb, cambricon]")
+    out = _render(workspace, "camb")
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert git_apply(out / "onboarding" / "dipu.patch", tree).returncode == 0
+    cmake = (tree / DIPU_CMAKE).read_text()
+    assert 'list(APPEND DEVICE_CAMB "CAMB" "camb" "cambricon")\n' in cmake
+    assert 'list(APPEND DEVICE_CAMB "CAMB" "camb")\n' not in cmake
+    assert cmake.count("IN_LIST DEVICE_CAMB)") == 1                   # the branch is DIPU's, unchanged
+    helper = (tree / HELPER).read_text()
+    assert "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(camb, CAMBRICON);" in helper
+    assert "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(camb, MLU);" not in helper
+    assert "case devapis::VendorDeviceType::CAMBRICON:" in helper
+    assert "  CAMBRICON, // camb\n" in (tree / BASEDEF).read_text()
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    assert '**to change: DIPU has "CAMB" "camb" (dipu.patch)**' in checklist
+    assert "**to change: DIPU has MLU (dipu.patch)**" in checklist
+
+
+def test_scaffolding_a_vendor_dipu_knows_keeps_its_identity(workspace: Path):
+    _new_vendor(workspace, "kunlunxin")
+    text = (workspace / "vendors/kunlunxin.yaml").read_text()
+    assert "device_type: KLX" in text and "cmake_aliases: [kunlunxin, klx]" in text
+    assert "diopi_impl: kunlunxin" in text
+    patch = (_render(workspace, "kunlunxin") / "onboarding" / "dipu.patch").read_text()
+    assert re.findall(r"^diff --git a/(\S+)", patch, re.M) == [CSRC]
+
+
+def test_an_alias_of_another_dipu_vendor_is_an_error(workspace: Path):
+    _new_vendor(workspace)
+    edit(workspace / "vendors/acme.yaml", "cmake_aliases: [ACME, acme]", "cmake_aliases: [ACME, klx]")
+    lines = error_lines(run_cli("validate", cwd=workspace))
+    assert any("vendor.cmake_aliases: 'klx' is DIPU's -DDEVICE alias for kunlunxin" in line for line in lines), lines
+
+
+def test_checklist_snippets_and_next_steps_agree_with_the_patch(workspace: Path):
+    result = run_cli("new-vendor", "acme", cwd=workspace)
+    assert result.exit_code == 0
+    out = _render(workspace, "acme")
+    snippets = "".join(p.read_text() for p in sorted((out / "onboarding").glob("*.snippet")))
+    for line in _added(out / "onboarding" / "dipu.patch") + _added(out / "onboarding" / "diopi.patch"):
+        assert line in snippets, line
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    for needle in ('list(APPEND DEVICE_ACME "ACME" "acme")', "DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(acme, ACME);",
+                   'case devapis::VendorDeviceType::ACME: return "ACME";', "AutoGenedKernels.cmake",
+                   "render --vendor acme --into", "DIPU_WITH_DIOPI_LIBRARY=DISABLE"):
+        assert needle in checklist, needle
+        assert needle in result.stdout, needle                     # new-vendor prints the same checklist
+    assert "aborts the process" in checklist
+    # Only DIPU's known vendors say "present upstream", and ascend's DIOPI builds impl/ascend_npu.
+    assert "present upstream" not in checklist
+    assert "Overlay" not in checklist
+
+
+def test_ascend_checklist_names_the_folder_diopi_builds(rendered: Path):
+    text = (rendered / "ascend" / "onboarding" / "ONBOARDING.md").read_text()
+    assert "`IMPL_ASCEND`, which builds `impl/ascend_npu`" in text
+    assert "add_subdirectory(ascend)" not in (rendered / "ascend" / "onboarding" /
+                                             "diopi_impl_CMakeLists.txt.snippet").read_text()
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_kernel_list_with_cmake(workspace: Path, tmp_path: Path):
+    out = _render(workspace, "camb", "--shards", "2")
+    listing = out / OPS / "AutoGenedKernels.cmake"
+    script = tmp_path / "probe.cmake"
+    script.write_text(f'set(UsedVendor "${{VENDOR}}")\ninclude("{listing}")\n'
+                      'foreach(f IN LISTS GENERATED_KERNELS)\n'
+                      '  if(NOT EXISTS "${f}")\n    message(FATAL_ERROR "missing ${f}")\n  endif()\n'
+                      '  message(STATUS "kernel ${f}")\nendforeach()\n')
+    ok = subprocess.run(["cmake", "-DVENDOR=camb", "-P", str(script)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert re.findall(r"kernel .*/(AutoGenedKernels_\d\.cpp)", ok.stdout) == ["AutoGenedKernels_0.cpp",
+                                                                               "AutoGenedKernels_1.cpp"]
+    wrong = subprocess.run(["cmake", "-DVENDOR=ascend", "-P", str(script)], capture_output=True, text=True)
+    assert wrong.returncode != 0 and "lists the kernels rendered for camb" in wrong.stderr
+
+
+# ---------------------------------------------------------------- render --into
+
+def test_into_writes_files_and_applies_the_edits(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "acme", tree, "--shards", "2")
+    assert result.exit_code == 0, result.output
+    assert "edits: 6 applied, 0 already applied" in result.stdout
+    _kernel_rule_gone((tree / CSRC).read_text())
+    assert _listed(tree / OPS / "AutoGenedKernels.cmake") == ["AutoGenedKernels_0.cpp", "AutoGenedKernels_1.cpp"]
+    assert (tree / OPS / "AutoGenedKernels_1.cpp").is_file()
+    assert (tree / "dipu/torch_dipu/csrc_dipu/vendor/acme/deviceimpl.cpp").is_file()
+    assert (tree / "dipu/third_party/DIOPI/impl/acme/device_configs.py").is_file()
+    assert not (tree / "onboarding").exists() and not (tree / "manifest.json").exists()
+    assert (tree / DIPU_CMAKE).stat().st_mode & 0o111                # DIPU's 100755 file stays executable
+    # Exactly what git apply makes of the rendered patch.
+    patch = _render(workspace, "acme", "--shards", "2") / "onboarding" / "dipu.patch"
+    reference = dipu_checkout(tmp_path / "reference")
+    assert git_apply(patch, reference).returncode == 0
+    for rel in EDITED:
+        assert (tree / rel).read_bytes() == (reference / rel).read_bytes(), rel
+    # The DIOPI patch waits for DIOPI's impl/acme/CMakeLists.txt.
+    assert "IMPL_ACME" not in (tree / DIOPI_CMAKE).read_text()
+    assert "diopi.patch not applied" in result.stderr
+
+
+def test_into_twice_changes_nothing(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    # What a killed run would have left beside a file it writes: swept.
+    (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").write_text("stale\n")
+    assert _into(workspace, "acme", tree).exit_code == 0
+    assert not (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").exists()
+    before = tree_state(tree)
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 0, result.output
+    assert tree_state(tree) == before
+    assert "0 written" in result.stdout and "0 removed" in result.stdout
+    assert "edits: 0 applied, 6 already applied" in result.stdout
+
+
+def test_into_follows_a_changed_vendor_and_shard_count(workspace: Path, tmp_path: Path):
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert _into(workspace, "camb", tree, "--shards", "2").exit_code == 0
+    before = tree_state(tree)
+    edit(workspace / "vendors/camb.yaml", "  autocompare: false", "  autocompare: true")
+    result = _into(workspace, "camb", tree, "--shards", "3")
+    assert result.exit_code == 0, result.output
+    after = tree_state(tree)
+    assert "edits: 0 applied, 1 already applied" in result.stdout     # patched for 2 shards, fits 3
+    assert _listed(tree / OPS / "AutoGenedKernels.cmake") == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
+    assert "_autocompare" in (tree / OPS / "AutoGenedKernels_0.cpp").read_text()
+    # Files the change does not touch keep their bytes and mtime.
+    vendor_files = [rel for rel in before if "/vendor/camb/" in rel]
+    assert vendor_files and all(after[rel] == before[rel] for rel in vendor_files)
+    assert after[CSRC] == before[CSRC]
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 0
+    assert sorted(p.name for p in (tree / OPS).glob("AutoGenedKernels*")) == ["AutoGenedKernels.cmake",
+                                                                            "AutoGenedKernels.cpp"]
+    assert result.stdout.count("removed: ") == 3
+
+
+def test_into_refuses_a_tree_it_does_not_recognise(workspace: Path, tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _into(workspace, "camb", empty)
+    assert error_lines(result) == [] and result.exit_code == 1
+    assert "is not a deeplink.framework checkout: it has no dipu/CMakeLists.txt" in result.stderr
+    assert not any(empty.iterdir())
+    # DIPU's dipu/ folder instead of the repository root.
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "camb", tree / "dipu")
+    assert result.exit_code == 1 and "give the repository root, its parent" in result.stderr
+    # A kernel rule that is not DIPU 9dd38082's.
+    edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
+    before = tree_state(tree)
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "is not a DIPU checkout that the edits for camb fit" in result.stderr
+    assert f"error: {CSRC}: kernels: include aten/ops/AutoGenedKernels.cmake instead of DIPU's generator rule" \
+        in result.stderr
+    assert tree_state(tree) == before
+
+
+def test_into_refuses_a_tree_onboarded_for_another_new_vendor(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace, "acme")
+    _new_vendor(workspace, "zeta")
+    tree = dipu_checkout(tmp_path / "dipu")
+    assert _into(workspace, "acme", tree).exit_code == 0
+    before = tree_state(tree)
+    result = _into(workspace, "zeta", tree)
+    assert result.exit_code == 1
+    assert f"error: {BASEDEF}: VendorDeviceType::ZETA: neither" in result.stderr
+    assert tree_state(tree) == before
+    # A vendor DIPU knows needs only the kernel rule, which is already there.
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 0 and "edits: 0 applied, 1 already applied" in result.stdout
+
+
+def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
+    result = _into(workspace, "acme", tree, "--force")
+    assert result.exit_code == 0, result.output
+    assert "edits: 5 applied, 0 already applied" in result.stdout
+    assert f"warning: {CSRC}: kernels: include aten/ops/AutoGenedKernels.cmake instead of DIPU's generator rule: " \
+           "not applied" in result.stderr
+    assert "add_custom_command" in (tree / CSRC).read_text()
+    assert "ACME," in (tree / BASEDEF).read_text()
+    assert (tree / OPS / "AutoGenedKernels.cpp").is_file()
+    # --force into a folder that is no checkout at all: the files, and every edit listed.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _into(workspace, "acme", empty, "--force")
+    assert result.exit_code == 0 and result.stderr.count("not applied, the file does not have") == 6
+    assert (empty / OPS / "AutoGenedKernels.cpp").is_file()
+
+
+def test_diopi_parts_need_a_populated_submodule(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    bare = dipu_checkout(tmp_path / "bare", diopi=False)
+    result = _into(workspace, "acme", bare)
+    assert result.exit_code == 0, result.output
+    assert not any((bare / "dipu/third_party/DIOPI").iterdir())
+    assert "dipu/third_party/DIOPI is not populated" in result.stderr
+    # With DIOPI's implementation folder in place, diopi.patch is applied too.
+    tree = dipu_checkout(tmp_path / "dipu")
+    impl = tree / "dipu/third_party/DIOPI/impl/acme/CMakeLists.txt"
+    impl.parent.mkdir(parents=True)
+    impl.write_text("add_library(diopi_impl SHARED)\n")
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 0, result.output
+    assert "edits: 8 applied" in result.stdout
+    text = (tree / DIOPI_CMAKE).read_text()
+    assert "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)\n    add_subdirectory(acme)\nelse()" in text
+    assert impl.read_text() == "add_library(diopi_impl SHARED)\n"
+
+
+def test_into_works_inside_another_git_repository(workspace: Path, tmp_path: Path):
+    """Where `git apply` would skip every file and succeed."""
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    subprocess.run(["git", "init", "-q", str(outer)], check=True)
+    tree = dipu_checkout(outer / "sub" / "dipu-checkout")
+    result = _into(workspace, "droplet", tree)
+    assert result.exit_code == 0, result.output
+    _kernel_rule_gone((tree / CSRC).read_text())
+
+
+def test_a_failed_write_leaves_the_checkout_as_it_was(workspace: Path, tmp_path: Path):
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    (tree / OPS / "AutoGenedKernels.cmake").mkdir(parents=True)       # in the way of a file written late
+    before = tree_state(tree)
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "cannot write" in result.stderr and "the checkout was left as it was" in result.stderr
+    assert tree_state(tree) == before
+    leftovers = [p for p in tree.rglob("*") if "deeplink-gen" in p.name]
+    assert leftovers == []
+    assert sorted(p.name for p in (tree / OPS).iterdir()) == ["AutoGenedKernels.cmake"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--all", "--into", "{tree}"],
+    ["--vendor", "camb", "--vendor", "ascend", "--into", "{tree}"],
+    ["--vendor", "camb", "--into", "{tree}", "--check"],
+    ["--vendor", "camb", "--into", "{tree}", "--out", "{tree}"],
+    ["--vendor", "camb", "--force"],
+    ["--vendor", "camb", "--into", "{tree}/missing"],
+])
+def test_into_usage_errors_exit_2(workspace: Path, tmp_path: Path, args: list[str]):
+    tree = dipu_checkout(tmp_path / "dipu")
+    before = tree_state(tree)
+    result = run_cli("render", *[a.format(tree=tree) for a in args], cwd=workspace)
+    assert result.exit_code == 2, result.output
+    assert tree_state(tree) == before

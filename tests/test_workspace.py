@@ -1,0 +1,106 @@
+"""A workspace anywhere: the op catalog, the schemas and the example vendors
+ship inside the package; `init` makes a folder a workspace; `new-vendor` works
+in an empty folder; a workspace's catalog/ adds ops and replaces bundled ones."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import yaml
+
+from helpers import KERNELS, REPO, run_cli
+
+
+def test_init_makes_a_workspace_and_keeps_what_the_user_edited(tmp_path: Path):
+    ws = tmp_path / "ws"
+    result = run_cli("init", str(ws))
+    assert result.exit_code == 0, result.output
+    for rel in ("schemas/vendor.schema.json", "schemas/catalog.schema.json", "deeplink-gen.yaml",
+                ".vscode/settings.json", ".github/workflows/deeplink-gen.yml", ".pre-commit-config.yaml"):
+        assert (ws / rel).is_file(), rel
+    assert (ws / "vendors").is_dir()
+    assert (ws / "schemas" / "vendor.schema.json").read_bytes() == (REPO / "schemas" / "vendor.schema.json").read_bytes()
+    settings = json.loads((ws / ".vscode" / "settings.json").read_text())["yaml.schemas"]
+    for schema in settings:
+        assert (ws / schema).is_file(), schema            # the editor association resolves
+    workflow = yaml.safe_load((ws / ".github/workflows/deeplink-gen.yml").read_text())
+    assert "deeplink-gen render --all --check" in [s.get("run") for s in workflow["jobs"]["check"]["steps"]]
+    hooks = yaml.safe_load((ws / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
+    assert "deeplink-gen render --all --check" in [h["entry"] for h in hooks]
+    assert yaml.safe_load((ws / "deeplink-gen.yaml").read_text()) == {"bundled_catalog": True}
+    # Run again: the user's files stay, stale schemas are refreshed.
+    (ws / ".pre-commit-config.yaml").write_text("# mine\n")
+    (ws / "schemas" / "vendor.schema.json").write_text("{}")
+    again = run_cli("init", str(ws))
+    assert again.exit_code == 0
+    assert (ws / ".pre-commit-config.yaml").read_text() == "# mine\n"
+    assert "refreshed" in again.output and "schemas/vendor.schema.json" in again.output
+    assert (ws / "schemas" / "vendor.schema.json").read_bytes() == (REPO / "schemas" / "vendor.schema.json").read_bytes()
+
+
+def test_a_vendor_in_an_empty_folder(tmp_path: Path):
+    """new-vendor, validate, render --autocompare and a plain render --check, in a folder that
+    holds nothing: the bundled catalog is used and the scaffold's modeline resolves."""
+    ws = tmp_path / "empty"
+    ws.mkdir()
+    for args in (("new-vendor", "droplet"), ("validate",), ("render", "--vendor", "droplet", "--autocompare"),
+                 ("render", "--vendor", "droplet", "--check")):
+        result = run_cli(*args, cwd=ws)
+        assert result.exit_code == 0, (args, result.output)
+    modeline = (ws / "vendors" / "droplet.yaml").read_text().splitlines()[0]
+    assert modeline == "# yaml-language-server: $schema=../schemas/vendor.schema.json"
+    assert (ws / "vendors" / "../schemas/vendor.schema.json").is_file()
+    assert "_autocompare(" in (ws / "generated" / "droplet" / KERNELS).read_text()
+    assert not (ws / "catalog").exists()
+
+
+def test_like_offers_the_bundled_examples(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    missing = run_cli("new-vendor", "acme", "--like", "dropplet", cwd=ws)
+    assert missing.exit_code == 1 and "available: ascend, camb, droplet" in missing.stderr, missing.stderr
+    made = run_cli("new-vendor", "acme", "--like", "droplet", "--device-type", "ACME", cwd=ws)
+    assert made.exit_code == 0, made.output
+    text = (ws / "vendors" / "acme.yaml").read_text()
+    assert "name: acme" in text and "tangMalloc" in text
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_workspace_catalog_adds_ops_and_replaces_bundled_ones(tmp_path: Path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert run_cli("new-vendor", "droplet", cwd=ws).exit_code == 0
+    (ws / "catalog").mkdir()
+    (ws / "catalog" / "mine.yaml").write_text(
+        "ops:\n"
+        "  relu:\n"                                    # replaces the bundled relu
+        "    call: diopiRelu(ctx, out, self)\n"
+        "    alloc: {out: 'nodispatch::empty_like(self)'}\n"
+        "    doc: mine\n"
+        "  erf.out:\n"                                 # not in the bundled catalog
+        "    call: diopiErf(ctx, out, self)\n")
+    result = run_cli("explain", "relu", "--vendor", "droplet", cwd=ws)
+    assert result.exit_code == 0 and "catalog/mine.yaml:2:3" in result.output, result.output
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    manifest = json.loads((ws / "generated" / "droplet" / "manifest.json").read_text())
+    ops = {o["op"] for o in manifest["ops"]}
+    assert "erf.out" in ops and "add.out" in ops               # added, and the bundled ones kept
+    (ws / "deeplink-gen.yaml").write_text("bundled_catalog: false\n")
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    manifest = json.loads((ws / "generated" / "droplet" / "manifest.json").read_text())
+    assert {o["op"] for o in manifest["ops"]} == {"relu", "erf.out"}
+
+
+def test_the_wheel_carries_catalog_schemas_and_examples(tmp_path: Path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                    "-w", str(tmp_path), str(REPO)], check=True, timeout=600)
+    wheel = next(tmp_path.glob("deeplink_gen-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("deeplink_gen/catalog/pointwise.yaml", "deeplink_gen/schemas/vendor.schema.json",
+                 "deeplink_gen/schemas/workspace.schema.json", "deeplink_gen/examples/vendors/droplet.yaml",
+                 "deeplink_gen/interfaces/data/diopi_prototypes.yaml", "deeplink_gen/templates/workspace/deeplink-gen.yaml.j2"):
+        assert name in names, name
