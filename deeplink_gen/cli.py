@@ -174,12 +174,16 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
-    options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
+    selected = None if all_vendors else list(vendors)
+    if not check and torch_version is None and command.reuse(ctx.root, selected, out_root, autocompare, shards,
+                                                             ctx.diopi_include):
+        sys.exit(0)     # nothing changed, or rendered before: done without loading anything
+    options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
     try:
-        code = command.run(ctx.root, None if all_vendors else list(vendors), options, out_root,
+        code = command.run(ctx.root, selected, options, out_root,
                            check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
     except UserError as exc:
         _fail(exc)

@@ -6,22 +6,25 @@
     render    ResolvedVendor -> {path: text} via plans        deeplink_gen/plan/, deeplink_gen/render/
     write     {path: text} -> generated/<vendor>/             deeplink_gen/output/
 
-Each stage raises UserError for bad input; nothing here prints."""
+Each stage raises UserError for bad input; nothing here prints. The stages
+are imported when first used, so that a run that reuses stored results (see
+commands/render.py) loads none of them. A validated workspace is stored in the
+cache directory under the digest of its inputs (inputs.py) and reused while
+none of them changes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
+from deeplink_gen import cache, inputs
 from deeplink_gen.errors import UserError
-from deeplink_gen.interfaces import aten, diopi, torch_snapshots
-from deeplink_gen.load.workspace import load_workspace
-from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
-from deeplink_gen.output import writer
-from deeplink_gen.plan.resolve import Choices, resolve as resolve_vendor
-from deeplink_gen.render.artifacts import render_vendor
-from deeplink_gen.render.job import Job
-from deeplink_gen.validate import Context, validate as run_checks
+
+if TYPE_CHECKING:
+    from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
+    from deeplink_gen.output import writer
 
 
 @dataclass(frozen=True)
@@ -35,9 +38,13 @@ class Options:
     snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
     def prototypes(self) -> Prototypes:
+        from deeplink_gen.interfaces import diopi
+
         return diopi.prototypes(self.diopi_include)
 
     def op_table(self) -> OpTable:
+        from deeplink_gen.interfaces import aten, torch_snapshots
+
         return torch_snapshots.load(self.torch_version) if self.snapshot else aten.installed_table()
 
     def recorded(self) -> dict:
@@ -70,6 +77,8 @@ class Options:
 
 
 def load(root: Path, vendors: list[str] | None = None) -> Workspace:
+    from deeplink_gen.load.workspace import load_workspace
+
     ws, problems = load_workspace(root, vendors)
     if problems:
         raise UserError(problems)
@@ -77,6 +86,8 @@ def load(root: Path, vendors: list[str] | None = None) -> Workspace:
 
 
 def validate(ws: Workspace, options: Options) -> None:
+    from deeplink_gen.validate import Context, validate as run_checks
+
     problems = run_checks(ws, Context(options.op_table(), options.prototypes()))
     if problems:
         raise UserError(problems)
@@ -84,24 +95,46 @@ def validate(ws: Workspace, options: Options) -> None:
 
 def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Workspace:
     """load, then validate; every problem of both stages is reported together
-    (the files that loaded are validated even when others did not)."""
+    (the files that loaded are validated even when others did not). A valid
+    workspace is reused from the cache while its inputs stay the same."""
+    from deeplink_gen.load.workspace import load_workspace
+    from deeplink_gen.model import Workspace
+    from deeplink_gen.validate import Context, validate as run_checks
+
+    def digest():
+        return inputs.workspace_digest(root, options.diopi_include, {
+            "model": vendors, "torch": str(options.torch_version), "snapshot": options.snapshot})
+
+    key = digest()
+    ws = cache.load("model", key)
+    if isinstance(ws, Workspace):
+        return ws
     ws, problems = load_workspace(root, vendors)
     problems += run_checks(ws, Context(options.op_table(), options.prototypes()))
     if problems:
         raise UserError(problems)
+    if digest() == key:      # no input changed while it was read
+        cache.store("model", key, ws)
     return ws
 
 
 def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
+    from deeplink_gen.plan.resolve import Choices, resolve as resolve_vendor
+
     return resolve_vendor(ws, vendor, options.op_table(), Choices(options.autocompare, options.shards))
 
 
 def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:
+    from deeplink_gen.render.artifacts import render_vendor
+    from deeplink_gen.render.job import Job
+
     return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root))
 
 
 def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:
     """Each vendor's tree staged and swapped in; unchanged files kept as they are."""
+    from deeplink_gen.output import writer
+
     report = writer.Report()
     writer.recover(out_root)
     for name, files in rendered.items():

@@ -1,6 +1,9 @@
 """`deeplink-gen render`: render the chosen vendors, write them (or, with
---check, compare them with what is on disk), and keep stamps so that an
-unchanged render does nothing."""
+--check, compare them with what is on disk). Before anything is loaded, the
+digest of every input (inputs.py) decides what is left to do: nothing when
+the output on disk is what those inputs rendered last time (stamps), only the
+writing when they were rendered before (the rendered files are stored in the
+cache directory under that digest), else the whole pipeline."""
 
 from __future__ import annotations
 
@@ -9,31 +12,61 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import pipeline
-from deeplink_gen.output import stamps, writer
+from deeplink_gen import cache, inputs, pipeline
+from deeplink_gen.output import stamps
 from deeplink_gen.paths import vendor_files
-from deeplink_gen.render import paths
 
 
-def _stamp_options(options: pipeline.Options) -> dict:
-    return {"autocompare": options.autocompare, "torch": str(options.torch_version),
-            "diopi_include": options.diopi_include and str(options.diopi_include), "shards": options.shards}
+def _names(root: Path, vendors: list[str] | None) -> list[str]:
+    return [p.stem for p in vendor_files(root)] if vendors is None else list(vendors)
+
+
+def _digest(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None,
+            shards: int | None, diopi_include: Path | None) -> str | None:
+    """What a render's output depends on; the torch is the installed one, as render always uses it."""
+    return inputs.workspace_digest(root, diopi_include, {
+        "render": _names(root, vendors), "out": str(out_root.resolve()), "autocompare": autocompare,
+        "shards": shards})
+
+
+def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None = None,
+          shards: int | None = None, diopi_include: Path | None = None) -> bool:
+    """Finish the render without loading anything if its inputs were rendered
+    before: True (and the summary printed) when done."""
+    names = _names(root, vendors)
+    digest = _digest(root, vendors, out_root, autocompare, shards, diopi_include)
+    if not names or digest is None:
+        return False
+    current = {n: stamps.fresh(out_root, n, digest) for n in names}
+    if all(files is not None for files in current.values()):
+        count = sum(len(files) for files in current.values())
+        click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
+        return True
+    rendered = cache.load("render", digest)
+    if not (isinstance(rendered, dict) and sorted(rendered) == sorted(names)
+            and all(isinstance(files, dict) for files in rendered.values())):
+        return False
+    _write(out_root, rendered, digest)
+    return True
+
+
+def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
+    report = pipeline.write(out_root, rendered)
+    stamps.record(out_root, {name: (digest, files) for name, files in rendered.items()})
+    click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
+               f"{len(report.removed)} removed ({', '.join(rendered)})")
 
 
 def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
         check: bool = False, show_diff: bool = False, prefix: list[str] = ("deeplink-gen",),
         out_args: list[str] = ()) -> int:
-    """Render *vendors* (None: all); returns the exit code. The commands this
-    prints as hints start with *prefix* (deeplink-gen and its -C) and carry
-    *out_args* (--out ...)."""
-    names = [p.stem for p in vendor_files(root)] if vendors is None else list(vendors)
-    if not check:
-        digests = {n: stamps.input_digest(root, n, _stamp_options(options)) for n in names}
-        current = {n: stamps.fresh(out_root, n, digests[n]) for n in names}
-        if names and all(files is not None for files in current.values()):
-            count = sum(len(files) for files in current.values())
-            click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
-            return 0
+    """Render *vendors* (None: all) with *options* ; returns
+    the exit code. The commands this prints as hints start with *prefix*
+    (deeplink-gen and its -C) and carry *out_args* (--out ...)."""
+    choices = (options.autocompare, options.shards, options.diopi_include)
+    if not check and reuse(root, vendors, out_root, *choices):
+        return 0
+    digest = _digest(root, vendors, out_root, *choices)
     ws = pipeline.load_valid(root, vendors, options)
     if check:
         chosen = {v.name: _recorded_options(out_root / v.name, options) for v in ws.vendors}
@@ -41,15 +74,17 @@ def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_ro
                     for v in ws.vendors}
         return _check(out_root, rendered, chosen, vendors is None, show_diff, list(prefix), list(out_args))
     rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, options), options) for v in ws.vendors}
-    report = pipeline.write(out_root, rendered)
-    stamps.record(out_root, {name: (digests.get(name), files) for name, files in rendered.items()})
-    click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
-               f"{len(report.removed)} removed ({', '.join(rendered)})")
+    if _digest(root, vendors, out_root, *choices) != digest:   # an input changed while it was read
+        digest = None
+    cache.store("render", digest, rendered)
+    _write(out_root, rendered, digest)
     return 0
 
 
 def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options:
     """The options a vendor's tree was rendered with (its manifest.json), under those given now."""
+    from deeplink_gen.render import paths
+
     try:
         recorded = json.loads((tree / paths.MANIFEST).read_text(encoding="utf-8")).get("options")
     except (OSError, ValueError, AttributeError):
@@ -63,8 +98,10 @@ def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options
     return chosen
 
 
-def _check(out_root: Path, rendered: dict[str, dict[str, str]], chosen: dict[str, pipeline.Options],
-           all_vendors: bool, show_diff: bool, prefix: list[str], out_args: list[str]) -> int:
+def _check(out_root: Path, rendered: dict[str, dict[str, str]], chosen: dict[str, pipeline.Options], all_vendors: bool,
+           show_diff: bool, prefix: list[str], out_args: list[str]) -> int:
+    from deeplink_gen.output import writer
+
     report = writer.Report()
     stale_vendors = []
     for name, files in rendered.items():

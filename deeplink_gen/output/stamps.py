@@ -1,57 +1,19 @@
-"""The no-change fast path. After a successful render, a stamp records a digest
-of everything the output depends on (the vendor file, the catalog, the
-package's own code, templates, schemas and data, the torch op table, the
-options) and the sha256 of every file written. A later render whose inputs
-(the vendor's hand-written vendors/<name>/ files included) have the same
-digest and whose files on disk still match is a no-op that neither loads nor renders anything. Stamps live in the cache directory, keyed
-by the output directory, never in the output tree."""
+"""The no-change fast path. After a successful render, a stamp records the
+digest of everything the output depends on (inputs.py) and the sha256 of
+every file written. A later render with the same digest whose files on disk
+still match is a no-op that neither loads nor renders anything. Stamps live
+in the cache directory, keyed by the output directory, never in the output
+tree; DEEPLINK_GEN_NO_CACHE=1 neither reads nor writes them."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from pathlib import Path
 
-from deeplink_gen.interfaces import aten
+from deeplink_gen import cache
 from deeplink_gen.output.atomic import write_cache
-from deeplink_gen.paths import (
-    PACKAGE, cache_dir, catalog_files, hand_written_dir, schema_digest, vendor_file, workspace_file,
-)
-
-
-def _hash_files(h, paths: list[Path], root: Path) -> None:
-    for path in paths:
-        h.update(path.relative_to(root).as_posix().encode() + b"\0")
-        h.update(path.read_bytes() + b"\0")
-
-
-@functools.lru_cache(maxsize=1)
-def tool_digest() -> str:
-    """Everything of deeplink-gen itself that shapes output, plus torch's op table."""
-    h = hashlib.sha256()
-    files = sorted(p for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    _hash_files(h, files, PACKAGE)
-    h.update(schema_digest().encode())
-    h.update(aten.native_functions_digest().encode())
-    return h.hexdigest()
-
-
-def input_digest(root: Path, vendor: str, options: dict) -> str | None:
-    path = vendor_file(root, vendor)
-    if not path.is_file():
-        return None
-    sources = hand_written_dir(path)   # copied into the output
-    extra = sorted(p for p in sources.rglob("*") if p.is_file()) if sources.is_dir() else []
-    h = hashlib.sha256(tool_digest().encode())
-    h.update(json.dumps(options, sort_keys=True, default=str).encode())
-    settings = [workspace_file(root)] if workspace_file(root).is_file() else []
-    _hash_files(h, [path, *settings, *catalog_files(root), *extra], root)
-    extra = options.get("diopi_include")
-    if extra:
-        inc = Path(extra)
-        _hash_files(h, sorted(p for p in inc.rglob("*.h") if p.is_file()), inc)
-    return h.hexdigest()
+from deeplink_gen.paths import cache_dir
 
 
 def _stamp_path(out_root: Path) -> Path:
@@ -69,7 +31,7 @@ def _load(out_root: Path) -> dict:
 
 def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
     """The vendor's files (relative paths) if its output is current, else None."""
-    if digest is None:
+    if digest is None or not cache.enabled():
         return None
     entry = _load(out_root).get(vendor)
     if not isinstance(entry, dict) or entry.get("inputs") != digest:
@@ -92,6 +54,8 @@ def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
 
 def record(out_root: Path, rendered: dict[str, tuple[str | None, dict[str, str]]]) -> None:
     """Remember {vendor: (digest, files)} after a successful write."""
+    if not cache.enabled():
+        return
     data = _load(out_root)
     for vendor, (digest, files) in rendered.items():
         if digest is None:

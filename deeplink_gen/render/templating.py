@@ -1,6 +1,8 @@
-"""The Jinja environment: templates are compiled once per process, undefined
-names are errors, and every file starts with the @generated header line.
-The plan's enums are globals, so templates compare kinds, not strings."""
+"""The Jinja environment: templates are compiled once per process and their
+compiled code is kept in the cache directory (Jinja's bytecode cache, checked
+against each template's source), undefined names are errors, and every file
+starts with the @generated header line. The plan's enums are globals, so
+templates compare kinds, not strings."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import json
 import jinja2
 from torchgen.model import SchemaKind
 
+from deeplink_gen import cache
 from deeplink_gen.model import DiopiArgKind
+from deeplink_gen.paths import cache_dir
 from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
 
@@ -41,9 +45,38 @@ def header(comment: str, source: str) -> str:
     return f"{comment} {GENERATED} by deeplink-gen from {source}. DO NOT EDIT."
 
 
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's bytecode cache, where an entry that cannot be read or written
+    only means compiling the template again."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:    # truncated or corrupt: Jinja's own checks miss some of these
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    if not cache.enabled():
+        return None
+    directory = cache_dir() / f"templates-{jinja2.__version__}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _BytecodeCache(str(directory))
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
+        bytecode_cache=_bytecode_cache(),
         loader=jinja2.PackageLoader("deeplink_gen", "templates"),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

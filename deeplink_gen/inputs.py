@@ -1,0 +1,108 @@
+"""Content digests of everything a result depends on, the keys of the caches
+and of the unchanged-render stamps: every input file's bytes (vendor files and
+their hand-written folders, the workspace's catalog, deeplink-gen.yaml, the
+bundled catalog, DIOPI headers given with --diopi-include), the options, the
+Python version, the installed torch (its version and the stat of torchgen's op
+files) and deeplink-gen itself (the path, size and mtime of every file of the
+package and its schemas, and of the top-level files of the libraries it
+renders with). Cheap enough for every run; imports nothing heavy. None means
+an input could not be read, so nothing may be reused."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+from deeplink_gen.paths import PACKAGE, schema_dir, workspace_file
+
+# Libraries whose code shapes output besides torchgen (covered by the torch identity).
+_LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
+
+
+def _files(root: Path) -> list[Path]:
+    """Every file below *root*, sorted; none for a missing root."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        found += [Path(dirpath) / name for name in filenames]
+    return sorted(found)
+
+
+def _stat_line(path: Path) -> str:
+    st = path.stat()
+    return f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n"
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin else None
+
+
+@functools.lru_cache(maxsize=1)
+def tool_digest() -> str:
+    """deeplink-gen's own code, templates, data and schemas, the libraries it
+    renders with, and the Python running it (paths, sizes and mtimes)."""
+    h = hashlib.sha256(f"{sys.version}\0{sys.implementation.cache_tag}\n".encode())
+    for path in [*_files(PACKAGE), *_files(schema_dir())]:
+        h.update(_stat_line(path).encode())
+    for name in _LIBRARIES:     # their top-level files: installing another version rewrites them
+        lib = _package_dir(name)
+        h.update(f"{name}\0{lib}\n".encode())
+        if lib is not None and lib.is_dir():
+            for path in sorted(p for p in lib.iterdir() if p.is_file()):
+                h.update(_stat_line(path).encode())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def torch_digest() -> str:
+    """The installed torch: its version file and torchgen's op tables (path, size, mtime)."""
+    h = hashlib.sha256()
+    torchgen = _package_dir("torchgen")
+    h.update(f"{torchgen}\n".encode())
+    if torchgen is not None:
+        version = torchgen.parent / "torch" / "version.py"
+        native = torchgen / "packaged" / "ATen" / "native"
+        for path in (version, native / "native_functions.yaml", native / "tags.yaml"):
+            if path.is_file():
+                h.update(_stat_line(path).encode() + path.read_bytes() if path == version
+                         else _stat_line(path).encode())
+    return h.hexdigest()
+
+
+def _hash_tree(h, label: str, files: list[Path], base: Path) -> None:
+    for path in files:
+        data = path.read_bytes()
+        h.update(f"{label}\0{path.relative_to(base).as_posix()}\0{len(data)}\0".encode())
+        h.update(data)
+
+
+def workspace_digest(root: Path, diopi_include: Path | None, extra: dict) -> str | None:
+    """Every input file of the workspace at *root* (all of vendors/ and catalog/,
+    deeplink-gen.yaml, the bundled catalog, the --diopi-include headers), the
+    tool, torch, and *extra* (the options and anything else the result depends on)."""
+    h = hashlib.sha256(f"{tool_digest()}\0{torch_digest()}\0".encode())
+    h.update(json.dumps({**extra, "root": str(root), "resolved_root": str(root.resolve()),
+                         "diopi_include": diopi_include and str(diopi_include.resolve())},
+                        sort_keys=True, default=str).encode())
+    try:
+        for label, base in (("vendors", root / "vendors"), ("catalog", root / "catalog"),
+                            ("bundled", PACKAGE / "catalog"),
+                            ("diopi", diopi_include if diopi_include is not None else None)):
+            if base is not None:
+                _hash_tree(h, label, _files(base), base)
+        settings = workspace_file(root)
+        if settings.is_file():
+            _hash_tree(h, "settings", [settings], root)
+    except (OSError, ValueError):
+        return None
+    return h.hexdigest()
