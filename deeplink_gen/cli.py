@@ -6,18 +6,19 @@ command ever prints a traceback for either."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from deeplink_gen.errors import ParseError, UserError
+if TYPE_CHECKING:
+    from deeplink_gen.errors import UserError
 
 
-@dataclass
 class Context:
-    root: Path
-    diopi_include: Path | None
+    def __init__(self, root: Path, diopi_include: Path | None) -> None:
+        self.root = root
+        self.diopi_include = diopi_include
 
 
 def _fail(exc: UserError) -> None:
@@ -29,10 +30,23 @@ def _fail(exc: UserError) -> None:
     sys.exit(1)
 
 
+class _Group(click.Group):
+    """The command group: a command's UserError is printed as its diagnostics, exit 1."""
+
+    def invoke(self, ctx: click.Context):
+        from deeplink_gen.errors import UserError
+
+        try:
+            return super().invoke(ctx)
+        except UserError as exc:
+            _fail(exc)
+
+
 def _options(ctx: Context, torch_version: str | None, *, installed_only: bool = False, **choices):
     """The run's options. --torch-version X chooses the op table: the installed
     torch's when it is X (major.minor, and the patch when given), else the
     shipped snapshot of X; with *installed_only* (render) X must be installed."""
+    from deeplink_gen.errors import ParseError
     from deeplink_gen.interfaces import torch_snapshots
     from deeplink_gen.interfaces.aten import installed_torch_version
     from deeplink_gen.model import TorchVersion
@@ -64,7 +78,7 @@ _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it
                        "torch: gates. Default: the installed torch.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path), default=".",
               show_default=True, help="Run as if started in DIR: the workspace holding vendors/ and catalog/.")
 @click.option("--diopi-include", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
@@ -99,10 +113,7 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
     from deeplink_gen import pipeline
 
     options = _options(ctx, torch_version)
-    try:
-        ws = pipeline.load_valid(ctx.root, list(vendors) or None, options)
-    except UserError as exc:
-        _fail(exc)
+    ws = pipeline.load_valid(ctx.root, list(vendors) or None, options)
     click.echo(f"ok: {len(ws.catalog.names())} catalog ops, "
                f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
                f"({', '.join(v.name for v in ws.vendors)}), torch {options.torch_version}"
@@ -164,10 +175,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         from deeplink_gen.commands import into
 
         options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
-        try:
-            code = into.run(ctx.root, vendors[0], options, into_dir, force)
-        except UserError as exc:
-            _fail(exc)
+        code = into.run(ctx.root, vendors[0], options, into_dir, force)
         sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
@@ -182,11 +190,8 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
-    try:
-        code = command.run(ctx.root, selected, options, out_root,
-                           check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
-    except UserError as exc:
-        _fail(exc)
+    code = command.run(ctx.root, selected, options, out_root,
+                       check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
     sys.exit(code)
 
 
@@ -207,10 +212,7 @@ def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shar
     from deeplink_gen.commands import explain as command
 
     options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
-    try:
-        lines = command.run(ctx.root, op, vendor, options)
-    except UserError as exc:
-        _fail(exc)
+    lines = command.run(ctx.root, op, vendor, options)
     click.echo("\n".join(lines))
 
 
@@ -283,10 +285,7 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
         raise click.UsageError("--fail-on-regression goes with --baseline")
     options = _options(ctx, torch_version, autocompare=autocompare)
     request = command.Request(list(vendors) or None, _libraries(ctx.root, vendors, impls), against, baseline)
-    try:
-        cov = command.run(ctx.root, request, options)
-    except UserError as exc:
-        _fail(exc)
+    cov = command.run(ctx.root, request, options)
     text = report.render(cov, fmt, command.source_of(cov), header=out is not None)
     if out is None:
         click.echo(text, nl=False)
@@ -302,6 +301,7 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
 
 
 def _table(text: str, option: str):
+    from deeplink_gen.errors import ParseError
     from deeplink_gen.interfaces import torch_snapshots
 
     try:
@@ -342,10 +342,7 @@ def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
     old_table, new_table = _table(old, "--from"), _table(new, "--to")
     if not old_table.version < new_table.version:
         raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
-    try:
-        result = command.run(ctx.root, old_table, new_table)
-    except UserError as exc:
-        _fail(exc)
+    result = command.run(ctx.root, old_table, new_table)
     text = report.render(result, fmt, command.source_of(result), header=out is not None)
     if out is None:
         click.echo(text, nl=False)
@@ -374,10 +371,7 @@ def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
     """
     from deeplink_gen.commands import diopi_snapshot as command
 
-    try:
-        click.echo(command.run(include, out, commit))
-    except UserError as exc:
-        _fail(exc)
+    click.echo(command.run(include, out, commit))
 
 
 @main.command("torch-snapshot")
@@ -396,10 +390,7 @@ def torch_snapshot(out: Path | None) -> None:
     """
     from deeplink_gen.commands import torch_snapshot as command
 
-    try:
-        click.echo(command.run(out))
-    except UserError as exc:
-        _fail(exc)
+    click.echo(command.run(out))
 
 
 @main.command("import-dipu")
@@ -444,10 +435,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
     if existing and not force:
         raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
     options = _options(ctx, torch_version)
-    try:
-        result = import_dipu(functions, configs, names, out_dir, options)
-    except UserError as exc:
-        _fail(exc)
+    result = import_dipu(functions, configs, names, out_dir, options)
     for p in existing:
         if str(p) not in result.files:
             p.unlink()
@@ -474,10 +462,7 @@ def init(ctx: Context, directory: Path | None) -> None:
     from deeplink_gen.commands.init import init as command
 
     root = directory if directory is not None else ctx.root
-    try:
-        result = command(root)
-    except UserError as exc:
-        _fail(exc)
+    result = command(root)
     for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
         for item in items:
             click.echo(f"{label:9} {root / item}")
@@ -510,11 +495,8 @@ def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, w
 
     if like is not None and runtime_prefix is not None:
         raise click.UsageError("--like and --runtime-prefix do not combine (--like copies that vendor's runtime)")
-    try:
-        result = new_vendor(ctx.root, name, like=like, device_type=device_type, runtime_prefix=runtime_prefix,
-                            with_sources=with_sources, force=force)
-    except UserError as exc:
-        _fail(exc)
+    result = new_vendor(ctx.root, name, like=like, device_type=device_type, runtime_prefix=runtime_prefix,
+                        with_sources=with_sources, force=force)
     cd = "" if ctx.root == Path(".") else f" -C {ctx.root}"
     click.echo(next_steps(result, cd), nl=False)
 
