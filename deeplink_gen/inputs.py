@@ -24,11 +24,11 @@ from deeplink_gen.paths import PACKAGE, schema_dir, workspace_file
 _LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
 
 
-def _files(root: Path) -> list[Path]:
-    """Every file below *root*, sorted; none for a missing root."""
+def _files(root: Path, skip: tuple[str, ...] = ()) -> list[Path]:
+    """Every file below *root* outside folders named in *skip*, sorted; none for a missing root."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        dirnames[:] = [d for d in dirnames if d not in skip]
         found += [Path(dirpath) / name for name in filenames]
     return sorted(found)
 
@@ -52,7 +52,7 @@ def tool_digest() -> str:
     """deeplink-gen's own code, templates, data and schemas, the libraries it
     renders with, and the Python running it (paths, sizes and mtimes)."""
     h = hashlib.sha256(f"{sys.version}\0{sys.implementation.cache_tag}\n".encode())
-    for path in [*_files(PACKAGE), *_files(schema_dir())]:
+    for path in [*_files(PACKAGE, skip=("__pycache__",)), *_files(schema_dir())]:
         h.update(_stat_line(path).encode())
     for name in _LIBRARIES:     # their top-level files: installing another version rewrites them
         lib = _package_dir(name)

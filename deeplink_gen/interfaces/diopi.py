@@ -13,6 +13,7 @@ normalised to single spaces with ``*`` glued to the type);
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -239,7 +240,23 @@ def load_snapshot(path: Path = SNAPSHOT) -> Prototypes:
                       str(data.get("diopi_commit", "unknown")), doc.path, header)
 
 
-@functools.lru_cache(maxsize=4)
 def prototypes(include: Path | None = None) -> Prototypes:
-    """The DIOPI prototypes: parsed from the headers under *include*, else the snapshot."""
+    """The DIOPI prototypes: parsed from the headers under *include*, else the
+    snapshot; parsed once per process for the same header contents."""
+    return _parsed(include, _contents(include) if include is not None else "")
+
+
+def _contents(include: Path) -> str:
+    """A digest of the headers from_headers reads under *include*."""
+    h = hashlib.sha256()
+    hdir = find_header_dir(include)
+    for name in (*HEADERS, RUNTIME_HEADER) if hdir is not None else ():
+        path = hdir / name
+        if path.is_file():
+            h.update(f"{name}\0".encode() + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(include: Path | None, contents: str) -> Prototypes:
     return from_headers(include) if include is not None else load_snapshot()

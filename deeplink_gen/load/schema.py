@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema
 
+from deeplink_gen import cache
 from deeplink_gen.errors import Diagnostic, did_you_mean, sort_key
 from deeplink_gen.load.yamlfile import Document
 from deeplink_gen.paths import cache_dir, schema_dir, schema_digest
@@ -139,10 +140,10 @@ def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic
     """check(), skipped for file contents that already passed the same schemas
     (a marker per content digest in the cache directory)."""
     marker = _marker(raw, schema_name)
-    if marker.is_file():
+    if cache.enabled() and marker.is_file():
         return []
     problems = check(doc, schema_name)
-    if not problems:
+    if not problems and cache.enabled():
         try:
             marker.parent.mkdir(parents=True, exist_ok=True)
             marker.touch()

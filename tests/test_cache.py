@@ -1,0 +1,203 @@
+"""The caches never serve a stale result: with a warm cache, a render after a
+change of any input (vendor file, catalog, hand-written sources, DIOPI
+headers, options, deeplink-gen's own templates) gives what a render without
+any cache gives; broken or deleted cache entries are misses, and
+DEEPLINK_GEN_NO_CACHE=1 keeps the cache directory untouched."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import KERNELS, REPO, diopi_include, edit, run_cli, run_subprocess
+
+ADAPTOR = "dipu/third_party/DIOPI/impl/camb/adaptor/impl_functions.hpp"
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch) -> Path:
+    """A cache directory of this test's own."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("DEEPLINK_GEN_CACHE_DIR", str(path))
+    monkeypatch.delenv("DEEPLINK_GEN_NO_CACHE", raising=False)
+    return path
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def render(ws: Path, out: Path, *args: str) -> dict[str, bytes]:
+    result = run_cli("render", "--vendor", "camb", *args, "--out", str(out), "--allow-outside-workspace", cwd=ws)
+    assert result.exit_code == 0, result.output
+    return tree(out / "camb")
+
+
+def uncached(ws: Path, tmp_path: Path, monkeypatch, *args: str) -> dict[str, bytes]:
+    """What a render without any cache gives."""
+    with monkeypatch.context() as m:
+        m.setenv("DEEPLINK_GEN_NO_CACHE", "1")
+        fresh = tmp_path / "uncached"
+        shutil.rmtree(fresh, ignore_errors=True)
+        return render(ws, fresh, *args)
+
+
+def stored(cache: Path, kind: str) -> list[Path]:
+    return [p for p in cache.glob(f"{kind}-*/**/*") if p.is_file()]
+
+
+def assert_not_stale(ws: Path, tmp_path: Path, monkeypatch, cache: Path, change, *args: str,
+                     changed_args: tuple[str, ...] | None = None) -> dict[str, bytes]:
+    """Render with a warm cache, apply *change*, render again: the output
+    reflects the change, also when rendered into an empty folder from the
+    cache, and equals an uncached render."""
+    out = tmp_path / "out"
+    before = render(ws, out, *args)
+    assert stored(cache, "render") and stored(cache, "model")
+    shutil.rmtree(out)
+    assert render(ws, out, *args) == before          # served from the cache
+    change()
+    after_args = args if changed_args is None else changed_args
+    after = render(ws, out, *after_args)
+    assert after != before
+    shutil.rmtree(out)
+    assert render(ws, out, *after_args) == after
+    assert after == uncached(ws, tmp_path, monkeypatch, *after_args)
+    return after
+
+
+def test_vendor_file_edit(workspace, tmp_path, monkeypatch, cache):
+    after = assert_not_stale(workspace, tmp_path, monkeypatch, cache,
+                             lambda: edit(workspace / "vendors" / "camb.yaml", "device_type: MLU", "device_type: MLU2"))
+    assert b'"device_type": "MLU2"' in after["manifest.json"]
+
+
+def test_catalog_edit(workspace, tmp_path, monkeypatch, cache):
+    assert_not_stale(workspace, tmp_path, monkeypatch, cache, lambda: edit(
+        workspace / "catalog" / "pointwise.yaml", "call: diopiAdd(ctx, out, self, other, alpha)",
+        "call: diopiAdd(ctx, out, other, self, alpha)"))
+
+
+def test_hand_written_source_edit(workspace, tmp_path, monkeypatch, cache):
+    source = workspace / "vendors" / "camb" / "extra.h"
+    source.parent.mkdir()
+    source.write_text("// first\n")
+    after = assert_not_stale(workspace, tmp_path, monkeypatch, cache, lambda: source.write_text("// second\n"))
+    assert [rel for rel, data in after.items() if data == b"// second\n"]
+
+
+def test_diopi_include_edit(workspace, tmp_path, monkeypatch, cache):
+    include = tmp_path / "include"
+    shutil.copytree(diopi_include(), include)
+    header = include / "diopi" / "functions.h"
+    monkeypatch.setenv("DEEPLINK_GEN_DIOPI_INCLUDE", str(include))
+    after = assert_not_stale(workspace, tmp_path, monkeypatch, cache, lambda: edit(
+        header, "diopiAbs(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiConstTensorHandle_t input)",
+        "diopiAbs(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiConstTensorHandle_t x)"))
+    assert b"diopiConstTensorHandle_t x)" in after[ADAPTOR]
+
+
+def test_diopi_include_folder_change(workspace, tmp_path, monkeypatch, cache):
+    include = tmp_path / "include"
+    shutil.copytree(diopi_include(), include)
+    edit(include / "diopi" / "functions.h", "diopiConstTensorHandle_t input)", "diopiConstTensorHandle_t y)")
+    out = tmp_path / "out"
+    bundled = render(workspace, out)
+    given = run_cli("--diopi-include", str(include), "render", "--vendor", "camb", "--out", str(out),
+                    "--allow-outside-workspace", cwd=workspace)
+    assert given.exit_code == 0, given.output
+    assert tree(out / "camb") != bundled
+
+
+@pytest.mark.parametrize("before, after", [(("--no-autocompare",), ("--autocompare",)),
+                                           ((), ("--shards", "2"))])
+def test_option_change(workspace, tmp_path, monkeypatch, cache, before, after):
+    assert_not_stale(workspace, tmp_path, monkeypatch, cache, lambda: None, *before, changed_args=after)
+
+
+def test_output_folder_is_part_of_the_key(workspace, tmp_path, cache):
+    first = render(workspace, tmp_path / "a")
+    assert render(workspace, tmp_path / "b") == first
+    assert tree(tmp_path / "a" / "camb") == tree(tmp_path / "b" / "camb")
+
+
+def test_template_change_in_a_copy_of_the_package(workspace, tmp_path, cache):
+    """deeplink-gen's own files are part of every key: a changed template is
+    used at once, though the workspace and options are the same."""
+    package = tmp_path / "package"
+    shutil.copytree(REPO / "deeplink_gen", package / "deeplink_gen",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "schemas", package / "schemas")
+    env = {"PYTHONPATH": str(package), "DEEPLINK_GEN_CACHE_DIR": str(cache)}
+    out = tmp_path / "out"
+
+    def render_copy() -> dict[str, bytes]:
+        result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out),
+                                "--allow-outside-workspace", env=env, cwd=tmp_path)   # -m imports from cwd first
+        assert result.returncode == 0, result.stderr
+        return tree(out / "camb")
+
+    before = render_copy()
+    shutil.rmtree(out)
+    assert render_copy() == before
+    templates = sorted((package / "deeplink_gen" / "templates" / "kernels").glob("*.j2"))
+    assert templates
+    for template in templates:
+        template.write_text(template.read_text() + "// template edited\n")
+    after = render_copy()
+    assert b"// template edited\n" in after[KERNELS]
+    assert after != before
+
+
+def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
+    """Truncated, garbage and empty entries (stored results, stamps, compiled
+    templates) are rebuilt, in a fresh process, without a traceback."""
+    env = {"DEEPLINK_GEN_CACHE_DIR": str(cache)}
+    out = tmp_path / "out"
+    args = ("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace")
+    first = run_subprocess(*args, env=env)
+    assert first.returncode == 0, first.stderr
+    before = tree(out / "camb")
+    entries = [p for p in cache.rglob("*") if p.is_file() and not p.name.startswith("aten-ops-")]
+    assert any("render-" in str(p) for p in entries) and any("templates-" in str(p) for p in entries)
+    for damage in (lambda data: data[: len(data) // 2], lambda data: b"\x80\x04garbage", lambda data: b""):
+        for path in entries:
+            if path.is_file():
+                path.write_bytes(damage(path.read_bytes()))
+        shutil.rmtree(out)
+        result = run_subprocess(*args, env=env)
+        assert result.returncode == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        assert tree(out / "camb") == before
+
+
+def test_deleting_the_cache_is_safe(workspace, tmp_path, cache):
+    out = tmp_path / "out"
+    before = render(workspace, out)
+    shutil.rmtree(cache)
+    assert render(workspace, out) == before
+    shutil.rmtree(cache)
+    shutil.rmtree(out)
+    assert render(workspace, out) == before
+
+
+def test_no_cache_reads_and_writes_nothing(workspace, tmp_path, monkeypatch, cache):
+    monkeypatch.setenv("DEEPLINK_GEN_NO_CACHE", "1")
+    out = tmp_path / "out"
+    first = run_cli("render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace", cwd=workspace)
+    assert first.exit_code == 0, first.output
+    again = run_cli("render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace", cwd=workspace)
+    assert again.exit_code == 0 and again.output.startswith("0 written"), again.output
+    kept = [p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()]
+    assert all(p.startswith("aten-ops-") for p in kept), kept     # only the torch op index
+
+
+def test_summary_is_the_same_from_the_cache(workspace, tmp_path, cache):
+    out = tmp_path / "out"
+    args = ("render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace")
+    first = run_cli(*args, cwd=workspace)
+    shutil.rmtree(out)
+    second = run_cli(*args, cwd=workspace)
+    assert (first.exit_code, first.output) == (second.exit_code, second.output)
