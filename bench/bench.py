@@ -3,7 +3,14 @@
     python bench/bench.py [--runs 5] [--scale 10]
 
 Reports (min and median of --runs):
-  * `deeplink-gen --help` start-up (a subprocess);
+  * whole processes (`python -m deeplink_gen ...`, start-up and imports included),
+    beside `python -c pass` as the floor: `--help`; a full render into an empty
+    output folder with an empty cache folder (cold: only the torch op index, built
+    once per torch install, is kept), after an input changed (the stored model and
+    rendered files miss; compiled templates and the op index are kept), with a warm
+    cache (the rendered files are stored), and with nothing changed; for the
+    workspace import-dipu makes of tests/fixtures/dipu (camb, --autocompare) and
+    for the bundled workspace (--all, 3 vendors);
   * `validate` of the bundled workspace (the CLI, in-process, after imports);
   * `render --all` of the bundled vendors into an empty directory (in-process);
   * `render --all` again with nothing changed (and asserts it rewrote no file);
@@ -12,12 +19,14 @@ Reports (min and median of --runs):
     bundled catalog's size, rendered for one vendor with autocompare on, to show
     how time grows with the op count (per-op cost should stay flat).
 In-process numbers exclude Python start-up and imports (a warm-up run comes
-first). Times are wall-clock seconds on this machine; compare the ratios.
+first) and store nothing (DEEPLINK_GEN_NO_CACHE=1), except the unchanged renders,
+which use the stamps. Times are wall-clock seconds on this machine; compare the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -54,8 +63,67 @@ def run(*args: str) -> str:
     return result.output
 
 
+def uncached(fn):
+    """*fn* run with DEEPLINK_GEN_NO_CACHE=1: the pipeline's own work, no stored result reused."""
+    def wrapped():
+        os.environ["DEEPLINK_GEN_NO_CACHE"] = "1"
+        try:
+            return fn()
+        finally:
+            del os.environ["DEEPLINK_GEN_NO_CACHE"]
+    return wrapped
+
+
 def render(root: Path, out: Path, *select: str) -> str:
     return run("-C", str(root), "render", *(select or ("--all",)), "--out", str(out), "--allow-outside-workspace")
+
+
+def process_rows(runs: int) -> list:
+    """Whole-process wall times, each case with its own cache folder."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        env = dict(os.environ, PYTHONPATH=str(REPO), DEEPLINK_GEN_CACHE_DIR=str(tmp / "cache"))
+        env.pop("DEEPLINK_GEN_NO_CACHE", None)
+        fixtures = REPO / "tests" / "fixtures" / "dipu"
+        imported = tmp / "imported"
+        subprocess.run([sys.executable, "-m", "deeplink_gen", "import-dipu", "--functions",
+                        str(fixtures / "diopi_functions.yaml"), "--convert-config",
+                        f"camb={fixtures / 'camb_convert_config.yaml'}", "--vendors", "camb", "--out", str(imported)],
+                       check=True, capture_output=True, env=env)
+        out = tmp / "out"
+
+        def command(root: Path, *select: str) -> list[str]:
+            return [sys.executable, "-m", "deeplink_gen", "-C", str(root), "render", *select,
+                    "--out", str(out), "--allow-outside-workspace"]
+
+        def clear(*kinds: str) -> None:
+            shutil.rmtree(out, ignore_errors=True)
+            for kind in kinds:
+                for path in (tmp / "cache").glob(kind):
+                    shutil.rmtree(path, ignore_errors=True)
+
+        def case(label: str, cmd: list[str], before=lambda: None) -> None:
+            samples = []
+            for _ in range(runs):
+                before()
+                start = time.perf_counter()
+                subprocess.run(cmd, check=True, capture_output=True, env=env)
+                samples.append(time.perf_counter() - start)
+            rows.append((label, (min(samples), statistics.median(samples))))
+
+        case("python -c pass (process)", [sys.executable, "-c", "pass"])
+        case("deeplink-gen --help (process)", [sys.executable, "-m", "deeplink_gen", "--help"])
+        subprocess.run(command(REPO, "--all"), check=True, capture_output=True, env=env)   # the op index
+        ops = len(pipeline.load(imported).catalog.entries)
+        for label, cmd in ((f"import of DIPU fixture ({ops} ops), camb, --autocompare",
+                            command(imported, "--vendor", "camb", "--autocompare")),
+                           ("bundled workspace, --all (3 vendors)", command(REPO, "--all"))):
+            case(f"{label}: cold cache (process)", cmd, lambda: clear("[!a]*"))
+            case(f"{label}: inputs changed (process)", cmd, lambda: clear("render-*", "model-*", "stamps"))
+            case(f"{label}: warm cache, empty output (process)", cmd, lambda: clear())
+            case(f"{label}: nothing changed (process)", cmd)
+    return rows
 
 
 def synthetic_entries(count: int, taken: set[str]) -> list[str]:
@@ -132,9 +200,7 @@ def main() -> None:
     aten.installed_table()  # build the torch op cache outside the measurements
     rows = []
 
-    help_t = timed(lambda: subprocess.run([sys.executable, "-m", "deeplink_gen", "--help"],
-                                          check=True, capture_output=True), runs)
-    rows.append(("deeplink-gen --help (process)", help_t))
+    os.environ["DEEPLINK_GEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="deeplink-gen-bench-cache-")
     run("-C", str(REPO), "validate")
     rows.append(("validate bundled workspace", timed(lambda: run("-C", str(REPO), "validate"), runs)))
 
@@ -142,7 +208,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out"
             render(root, out, *select)
-            full = timed(lambda: (shutil.rmtree(out, ignore_errors=True), render(root, out, *select)), runs)
+            full = timed(uncached(lambda: (shutil.rmtree(out, ignore_errors=True), render(root, out, *select))), runs)
             rows.append((f"{label}, empty output", full))
 
             def again():
@@ -161,17 +227,24 @@ def main() -> None:
             root = Path(tmp)
             make_synthetic(root, bundled * factor)
             n = len(pipeline.load(root).catalog.entries)
-            t = timed(lambda: (shutil.rmtree(root / "out", ignore_errors=True),
-                               render(root, root / "out", "--vendor", "camb", "--autocompare")), max(2, runs // 2))
+            t = timed(uncached(lambda: (shutil.rmtree(root / "out", ignore_errors=True),
+                                        render(root, root / "out", "--vendor", "camb", "--autocompare"))),
+                      max(2, runs // 2))
             scaling.append((factor, n, t))
 
     if args.compile:
         rows.extend(compile_rows())
+    processes = process_rows(runs)
 
-    base = rows[1][1][0]
-    print(f"{'measurement':40} {'min s':>8} {'median s':>9} {'x validate':>11}")
+    base = rows[0][1][0]
+    print(f"in-process (after imports)               {'min s':>8} {'median s':>9} {'x validate':>11}")
     for label, (mn, med) in rows:
         print(f"{label:40} {mn:8.3f} {med:9.3f} {mn / base:11.2f}")
+    print()
+    floor = processes[0][1][0]
+    print(f"{'whole process':72} {'min s':>8} {'median s':>9} {'x python':>9}")
+    for label, (mn, med) in processes:
+        print(f"{label:72} {mn:8.3f} {med:9.3f} {mn / floor:9.2f}")
     print()
     print(f"synthetic catalog, one vendor, autocompare on (bundled catalog: {bundled} ops)")
     print(f"{'scale':>6} {'ops':>6} {'min s':>8} {'median s':>9} {'ms/op':>7}")

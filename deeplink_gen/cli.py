@@ -93,6 +93,11 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
     A workspace is a directory with vendors/<name>.yaml (one file per vendor)
     and catalog/*.yaml (the op catalog shared by all vendors). Output goes to
     generated/<vendor>/, laid out like the upstream DIPU/DIOPI trees.
+
+    Results are stored under DEEPLINK_GEN_CACHE_DIR (default:
+    $XDG_CACHE_HOME/deeplink-gen, else ~/.cache/deeplink-gen), keyed by the
+    content of every input; deleting it is always safe, and
+    DEEPLINK_GEN_NO_CACHE=1 stores and reuses nothing.
     """
     ctx.obj = Context(directory, diopi_include)
 
