@@ -79,6 +79,11 @@ def torch_digest() -> str:
     return h.hexdigest()
 
 
+def digest(*parts: str) -> str:
+    """The tool and torch digests with *parts*: a key for a value made from those alone."""
+    return hashlib.sha256("\0".join((tool_digest(), torch_digest(), *parts)).encode()).hexdigest()
+
+
 def _hash_tree(h, label: str, files: list[Path], base: Path) -> None:
     for path in files:
         data = path.read_bytes()

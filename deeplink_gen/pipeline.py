@@ -38,9 +38,20 @@ class Options:
     snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
     def prototypes(self) -> Prototypes:
+        """The DIOPI prototypes, stored in the cache directory under the digest
+        of the headers (or of the tool, whose data the bundled snapshot is)."""
         from deeplink_gen.interfaces import diopi
+        from deeplink_gen.model import Prototypes
 
-        return diopi.prototypes(self.diopi_include)
+        include = self.diopi_include
+        key = inputs.digest("prototypes", str(include and include.resolve()),
+                            diopi.contents_digest(include) if include is not None else "bundled")
+        found = cache.load("prototypes", key)
+        if isinstance(found, Prototypes):
+            return found
+        protos = diopi.prototypes(include)
+        cache.store("prototypes", key, protos)
+        return protos
 
     def op_table(self) -> OpTable:
         from deeplink_gen.interfaces import aten, torch_snapshots

@@ -243,10 +243,10 @@ def load_snapshot(path: Path = SNAPSHOT) -> Prototypes:
 def prototypes(include: Path | None = None) -> Prototypes:
     """The DIOPI prototypes: parsed from the headers under *include*, else the
     snapshot; parsed once per process for the same header contents."""
-    return _parsed(include, _contents(include) if include is not None else "")
+    return _parsed(include, contents_digest(include) if include is not None else "")
 
 
-def _contents(include: Path) -> str:
+def contents_digest(include: Path) -> str:
     """A digest of the headers from_headers reads under *include*."""
     h = hashlib.sha256()
     hdir = find_header_dir(include)
