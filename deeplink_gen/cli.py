@@ -282,8 +282,6 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
     through CompositeImplicitAutograd, or left to DIPU's CPU fallback.
     """
     from deeplink_gen.commands import coverage as command
-    from deeplink_gen.errors import display_path
-    from deeplink_gen.output.atomic import write_atomic
     from deeplink_gen.render import coverage as report
 
     if fail_on_regression and baseline is None:
@@ -291,18 +289,25 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
     options = _options(ctx, torch_version, autocompare=autocompare)
     request = command.Request(list(vendors) or None, _libraries(ctx.root, vendors, impls), against, baseline)
     cov = command.run(ctx.root, request, options)
-    text = report.render(cov, fmt, command.source_of(cov), header=out is not None)
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        if not (out.is_file() and out.read_bytes() == text.encode("utf-8")):
-            write_atomic(out, text.encode("utf-8"))
-        click.echo(f"wrote {display_path(str(out))}: {len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, "
-                   f"{cov.total} ops of torch {cov.table.version}")
+    _emit(report.render(cov, fmt, command.source_of(cov), header=out is not None), out,
+          f"{len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, {cov.total} ops of torch {cov.table.version}")
     regressions = cov.baseline.regressions if cov.baseline is not None else ()
     if regressions and fail_on_regression:
         click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against {baseline}", err=True)
         sys.exit(1)
+
+
+def _emit(text: str, out: Path | None, summary: str) -> None:
+    """A report printed, or written to *out* (only if it changed) with *summary* printed."""
+    from deeplink_gen.errors import display_path
+    from deeplink_gen.output.atomic import write_atomic
+
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    if not (out.is_file() and out.read_bytes() == text.encode("utf-8")):
+        write_atomic(out, text.encode("utf-8"))
+    click.echo(f"wrote {display_path(str(out))}: {summary}")
 
 
 def _table(text: str, option: str):
@@ -340,21 +345,14 @@ def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
     only loaded, not validated: it may be valid for one of the versions only.
     """
     from deeplink_gen.commands import drift as command
-    from deeplink_gen.errors import display_path
-    from deeplink_gen.output.atomic import write_atomic
     from deeplink_gen.render import drift as report
 
     old_table, new_table = _table(old, "--from"), _table(new, "--to")
     if not old_table.version < new_table.version:
         raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
     result = command.run(ctx.root, old_table, new_table)
-    text = report.render(result, fmt, command.source_of(result), header=out is not None)
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        if not (out.is_file() and out.read_bytes() == text.encode("utf-8")):
-            write_atomic(out, text.encode("utf-8"))
-        click.echo(f"wrote {display_path(str(out))}: {len(result.ops)} changed, {len(result.breaking)} would break")
+    _emit(report.render(result, fmt, command.source_of(result), header=out is not None), out,
+          f"{len(result.ops)} changed, {len(result.breaking)} would break")
     if result.breaking:
         sys.exit(1)
 
