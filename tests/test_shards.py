@@ -158,3 +158,26 @@ def test_sharded_kernels_compile(tmp_path: Path):
         results = list(pool.map(lambda s: syntax_check(s, warnings=["-Wall", "-Wextra", "-Werror"]), sources))
     for source, result in zip(sources, results):
         assert result.returncode == 0, (source, result.stderr[-6000:])
+
+
+def test_each_shard_defines_the_helpers_it_calls_once(tmp_path: Path):
+    """The wrappers' shared helpers are defined once per translation unit, not
+    per wrapper, and only in the shards whose wrappers call them (an unused one
+    is dead code, which the -Werror compiles above would also reject)."""
+    ws = copy_workspace(tmp_path, FEATURES)
+    render(ws, "droplet", "--shards", "4")
+    definitions = {"diopi_call_failure": "std::string diopi_call_failure(", "on_dipu_or_ignored": "bool on_dipu_or_ignored("}
+    called_somewhere = set()
+    for source in sorted((ws / "generated" / "droplet" / OPS_DIR).glob("*.cpp")):
+        text = source.read_text()
+        wrappers = len(re.findall(r"^// \S+\(.*\) -> ", text, re.M))
+        for name, definition in definitions.items():
+            defined = text.count(definition)
+            calls = text.count(name + "(") - defined
+            if calls:
+                called_somewhere.add(name)
+            # One definition, or two overloads (tensor, optional tensor) of the device check.
+            assert (defined == 0) == (calls == 0) and defined <= (2 if name == "on_dipu_or_ignored" else 1), \
+                (source.name, name, defined, calls)
+        assert text.count("diopi_call_failure(") - 1 == wrappers > 0, source.name
+    assert called_somewhere == set(definitions)

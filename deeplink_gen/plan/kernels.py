@@ -142,6 +142,11 @@ class WrapperPlan:
     def loc(self, key: str) -> Loc | None:
         return dict(self.locs).get(key)
 
+    @property
+    def checked(self) -> tuple[str, ...]:
+        """The tensors whose device the wrapper checks (when DIPU's device check is on)."""
+        return self.device_checks if self.device_check else ()
+
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
         and any dipu_<op> its custom code mentions."""
@@ -160,6 +165,13 @@ class WrapperPlan:
 class KernelsPlan:
     wrappers: tuple[WrapperPlan, ...]
     shards: int
+
+    @staticmethod
+    def checks(wrappers: tuple[WrapperPlan, ...]) -> tuple[bool, bool]:
+        """(whether *wrappers* check the device of a tensor, of an optional tensor):
+        which device-check helpers their translation unit needs."""
+        checked = [(t, p.optional_tensors) for p in wrappers for t in p.checked]
+        return any(t not in opt for t, opt in checked), any(t in opt for t, opt in checked)
 
     @staticmethod
     def includes(wrappers: tuple[WrapperPlan, ...]) -> tuple[str, ...]:

@@ -45,6 +45,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None
         text = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
+                               checks=plan.checks(mine),
                                shard=shard, **common)
         out[path] = resume_lines(text, path)
     return out

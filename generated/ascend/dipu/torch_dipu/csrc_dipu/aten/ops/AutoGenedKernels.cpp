@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -42,6 +43,25 @@ namespace native {
 using dipu::diopi_helper::toDiopiGeneratorHandle;
 using dipu::diopi_helper::toDiopiRoundMode;
 using dipu::diopi_helper::toDiopiSize;
+
+// One copy of what every wrapper would otherwise expand (and instantiate) on its own:
+// the message of a failed DIOPI call, and DIPU's device check.
+namespace {
+
+std::string diopi_call_failure(const char* where_and_call, ::diopiError_t ret) {
+  return c10::str(where_and_call, " error, error code is ", ret, " error message is ", diopiGetLastErrorString());
+}
+
+bool on_dipu_or_ignored(const at::Tensor& t) {
+  return !t.defined() || t.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(t);
+}
+
+bool on_dipu_or_ignored(const c10::optional<at::Tensor>& t) {
+  return !t.has_value() || !t.value().defined() || t.value().device().type() == dipu::DIPU_DEVICE_TYPE ||
+         ignore_device_check(t);
+}
+
+}  // namespace
 
 // Custom code may call any wrapper, whatever the catalog order.
 at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out);
@@ -330,10 +350,10 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -350,8 +370,8 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -370,10 +390,10 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold.out:\tself:" << dumpArg(self) << std::endl;
@@ -392,8 +412,8 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -411,8 +431,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_:\tself:" << dumpArg(self) << std::endl;
@@ -429,8 +449,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -449,12 +469,12 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -474,8 +494,8 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -489,7 +509,7 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 493 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -497,12 +517,12 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -520,8 +540,8 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -538,10 +558,10 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -551,7 +571,7 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 20 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 555 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -561,8 +581,8 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -576,16 +596,16 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 580 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 600 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu:\tself:" << dumpArg(self) << std::endl;
@@ -594,7 +614,7 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 22 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 618 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -603,8 +623,8 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -620,8 +640,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_:\tself:" << dumpArg(self) << std::endl;
@@ -630,7 +650,7 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 26 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 634 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 654 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -639,8 +659,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -658,12 +678,12 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -674,7 +694,7 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 29 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 678 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 698 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -685,8 +705,8 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -700,19 +720,19 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 704 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 724 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -722,7 +742,7 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 31 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 726 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 746 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -732,8 +752,8 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -750,10 +770,10 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu.out:\tself:" << dumpArg(self) << std::endl;
@@ -770,8 +790,8 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -785,16 +805,16 @@ at::Tensor dipu_silu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 40 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 789 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 809 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu:\tself:" << dumpArg(self) << std::endl;
@@ -809,8 +829,8 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -826,8 +846,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_:\tself:" << dumpArg(self) << std::endl;
@@ -842,8 +862,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -861,12 +881,12 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -885,8 +905,8 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -900,19 +920,19 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 904 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 924 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -929,8 +949,8 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -944,16 +964,16 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 948 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 968 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid:\tself:" << dumpArg(self) << std::endl;
@@ -968,8 +988,8 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -987,12 +1007,12 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1011,8 +1031,8 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1026,19 +1046,19 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1030 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1050 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1055,8 +1075,8 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1070,16 +1090,16 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 1074 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1094 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh:\tself:" << dumpArg(self) << std::endl;
@@ -1094,8 +1114,8 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1113,12 +1133,12 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1137,8 +1157,8 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1152,19 +1172,19 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 70 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1156 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1181,8 +1201,8 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1201,10 +1221,10 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardtanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -1223,8 +1243,8 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1242,8 +1262,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_:\tself:" << dumpArg(self) << std::endl;
@@ -1260,8 +1280,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1281,12 +1301,12 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1307,8 +1327,8 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1326,10 +1346,10 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " leaky_relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu.out:\tself:" << dumpArg(self) << std::endl;
@@ -1347,8 +1367,8 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1365,8 +1385,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_:\tself:" << dumpArg(self) << std::endl;
@@ -1382,8 +1402,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1402,12 +1422,12 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1428,8 +1448,8 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1446,10 +1466,10 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish.out:\tself:" << dumpArg(self) << std::endl;
@@ -1466,8 +1486,8 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1483,8 +1503,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_:\tself:" << dumpArg(self) << std::endl;
@@ -1499,8 +1519,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1514,19 +1534,19 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 93 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1518 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1538 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardswish_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1543,8 +1563,8 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1558,16 +1578,16 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -1584,8 +1604,8 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1603,12 +1623,12 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1629,8 +1649,8 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1644,19 +1664,19 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 104 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1648 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1668 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1675,8 +1695,8 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1690,16 +1710,16 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 108 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1714 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _log_softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -1716,8 +1736,8 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1735,12 +1755,12 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1761,8 +1781,8 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1776,19 +1796,19 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 114 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1780 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1800 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1807,8 +1827,8 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1822,7 +1842,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
-#line 1826 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1836,15 +1856,14 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_overrideable: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " convolution_overrideable: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " convolution_overrideable: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_overrideable:\tinput:" << dumpArg(input) << std::endl;
@@ -1869,8 +1888,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1884,13 +1903,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1888 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1907 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 18 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 1891 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1910 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 19 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 1894 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1913 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
@@ -1903,18 +1922,18 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_input should be on dipu");
-    TORCH_CHECK(!grad_weight.defined() || grad_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_weight should be on dipu");
-    TORCH_CHECK(!grad_bias.defined() || grad_bias.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_bias),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_bias should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward_overrideable:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1931,7 +1950,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 15 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 1935 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1954 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -1944,8 +1963,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(grad_input, grad_weight, grad_bias);
 }
@@ -1959,13 +1978,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1963 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1982 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 1966 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1985 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 28 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 1969 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1988 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -1990,18 +2009,18 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   }
   [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " convolution_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " convolution_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " convolution_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2019,7 +2038,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 24 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
-#line 2023 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2032,8 +2051,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -2047,19 +2066,19 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2051 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2070 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " embedding: weight should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding:\tweight:" << dumpArg(weight) << std::endl;
@@ -2079,8 +2098,8 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2094,19 +2113,19 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 12 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2098 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2117 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: grad_output should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_dense_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2118,7 +2137,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
 #line 10 "deeplink_gen/catalog/embedding.yaml"
   ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2122 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2141 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2128,8 +2147,8 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2146,10 +2165,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " embedding_renorm_: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_renorm_: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_renorm_:\tself:" << dumpArg(self) << std::endl;
@@ -2168,8 +2187,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -2191,17 +2210,16 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -2215,7 +2233,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 5 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2219 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2237 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2229,8 +2247,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2244,10 +2262,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 13 "deeplink_gen/catalog/loss.yaml"
   at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2248 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2266 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 14 "deeplink_gen/catalog/loss.yaml"
   at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2251 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2269 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2258,17 +2276,16 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward:\tself:" << dumpArg(self) << std::endl;
@@ -2280,7 +2297,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 11 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2284 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2301 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2292,8 +2309,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(total_weight, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2316,19 +2333,18 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2343,7 +2359,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 17 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2363 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2357,8 +2373,8 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2372,7 +2388,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 21 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2376 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2384,19 +2400,18 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: total_weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " nll_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2410,7 +2425,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 19 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2414 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2429 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2423,8 +2438,8 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2446,17 +2461,16 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -2470,7 +2484,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 23 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2488 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2484,8 +2498,8 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2508,19 +2522,18 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2535,7 +2548,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 25 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2539 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2552 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2549,8 +2562,8 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2568,12 +2581,12 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -2584,7 +2597,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 28 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2588 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2601 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2595,8 +2608,8 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2610,19 +2623,19 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 32 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 2614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2627 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss:\tself:" << dumpArg(self) << std::endl;
@@ -2632,7 +2645,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 30 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2636 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2649 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2642,8 +2655,8 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2662,14 +2675,14 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2681,7 +2694,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 34 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2685 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2698 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2693,8 +2706,8 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2708,7 +2721,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2712 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2716,14 +2729,14 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2734,7 +2747,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 36 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2751 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2745,8 +2758,8 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2768,15 +2781,14 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy.out:\tself:" << dumpArg(self) << std::endl;
@@ -2788,7 +2800,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
 #line 41 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2792 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2804 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2800,8 +2812,8 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2824,17 +2836,16 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2847,7 +2858,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
 #line 43 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2851 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2862 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2860,8 +2871,8 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2879,12 +2890,12 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -2896,7 +2907,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
 #line 46 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2900 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2911 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2907,8 +2918,8 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2927,14 +2938,14 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2947,7 +2958,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
 #line 48 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2951 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2962 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2959,8 +2970,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2974,13 +2985,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 2978 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2989 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 8 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 2981 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2992 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 9 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 2984 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2995 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2996,26 +3007,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -3030,7 +3037,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 5 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3034 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3045,8 +3052,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3073,26 +3080,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm.out:\tinput:" << dumpArg(input) << std::endl;
@@ -3110,7 +3113,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 15 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3114 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3117 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3128,8 +3131,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3143,13 +3146,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 19 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 3147 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3150 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 20 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3150 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3153 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 21 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3153 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3156 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3178,31 +3181,26 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_var should be on dipu");
-    TORCH_CHECK(!save_mean.has_value() || !save_mean.value().defined() ||
-                save_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.has_value() || !save_invstd.value().defined() ||
-                save_invstd.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_invstd should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3234,8 +3232,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3249,13 +3247,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3253 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3251 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3256 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3254 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3259 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3257 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3273,24 +3271,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit:\tinput:" << dumpArg(input) << std::endl;
@@ -3320,8 +3316,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3350,24 +3346,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.out:\tinput:" << dumpArg(input) << std::endl;
@@ -3403,8 +3397,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3418,13 +3412,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3422 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3416 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 35 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3419 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 36 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3428 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3422 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3440,20 +3434,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -3466,7 +3458,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 32 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3470 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3479,8 +3471,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3507,20 +3499,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats_out:\tinput:" << dumpArg(input) << std::endl;
@@ -3536,7 +3526,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 39 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3540 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3530 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3552,8 +3542,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3567,13 +3557,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3561 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 45 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3574 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3564 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 46 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3577 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3567 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3589,24 +3579,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit_no_training:\tinput:" << dumpArg(input) << std::endl;
@@ -3620,7 +3608,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 42 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 3624 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3612 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3635,8 +3623,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3650,22 +3638,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3654 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3642 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 53 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3657 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3645 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_stats: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -3682,8 +3670,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -3697,10 +3685,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3701 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3689 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 59 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3704 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3692 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3710,24 +3698,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   ::diopiConstTensorHandle_t countsDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(counts);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: invstd should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_var should be on dipu");
-    TORCH_CHECK(!counts.defined() || counts.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(counts),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: counts should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(counts),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: counts should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_gather_stats_with_counts:\tinput:" << dumpArg(input) << std::endl;
@@ -3742,7 +3728,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
 #line 56 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 3746 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3732 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3757,8 +3743,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -3772,7 +3758,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(input);
-#line 3776 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3762 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3788,20 +3774,18 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: bias should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: invstd should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_elemt:\tinput:" << dumpArg(input) << std::endl;
@@ -3814,7 +3798,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
 #line 62 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 3818 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3802 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3827,8 +3811,8 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3842,16 +3826,16 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 68 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3830 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 69 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3849 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3833 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 70 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3852 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3836 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 71 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3855 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3839 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3867,25 +3851,24 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out2 should be on dipu");
-    TORCH_CHECK(!out3.defined() || out3.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out3),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out3 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out3),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out3 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_reduce:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3914,8 +3897,8 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     tensor_copy_host_to_device(out3, std::get<3>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2, out3);
 }
@@ -3929,7 +3912,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 76 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(grad_out);
-#line 3933 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3916 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3945,25 +3928,24 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   ::diopiConstTensorHandle_t sum_dy_xmuDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(sum_dy_xmu);
   ::diopiConstTensorHandle_t countDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(count);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: weight should be on dipu");
-    TORCH_CHECK(!sum_dy.defined() || sum_dy.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy should be on dipu");
-    TORCH_CHECK(!sum_dy_xmu.defined() || sum_dy_xmu.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy_xmu),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
-    TORCH_CHECK(!count.defined() || count.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(count),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: count should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy_xmu),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(count),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: count should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_elemt:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3992,8 +3974,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4007,13 +3989,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 4011 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3993 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 82 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4014 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3996 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 83 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4017 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3999 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4034,20 +4016,18 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -4070,8 +4050,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4085,13 +4065,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 88 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 4089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4069 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 89 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 4092 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4072 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 90 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 4095 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4075 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4115,26 +4095,24 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4163,8 +4141,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4178,13 +4156,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 95 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4182 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4160 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 96 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4185 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 97 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4188 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4166 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4200,20 +4178,18 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_group_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -4239,8 +4215,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4254,13 +4230,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4258 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4234 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4261 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4237 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 103 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4264 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4240 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4275,23 +4251,22 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t rstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(rstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4321,8 +4296,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4343,7 +4318,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
 #line 5 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4355,8 +4330,8 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4376,7 +4351,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
 #line 7 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4380 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4355 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4388,8 +4363,8 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4404,8 +4379,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   auto ctx = &context;
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " _foreach_mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _foreach_mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -4414,7 +4389,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
 #line 10 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 4418 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4427,8 +4402,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4444,10 +4419,10 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   ::diopiTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   ::diopiConstTensorHandle_t inv_scaleDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(inv_scale);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
-    TORCH_CHECK(!inv_scale.defined() || inv_scale.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(inv_scale),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(inv_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tself:" << dumpArg(self) << std::endl;
@@ -4457,7 +4432,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
 #line 14 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 4461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4436 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4472,8 +4447,8 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     tensor_copy_host_to_device(found_inf, found_inf_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4490,12 +4465,12 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   ::diopiTensorHandle_t growth_trackerDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(growth_tracker);
   ::diopiConstTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: self should be on dipu");
-    TORCH_CHECK(!growth_tracker.defined() || growth_tracker.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(growth_tracker),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: growth_tracker should be on dipu");
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(growth_tracker),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: growth_tracker should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: found_inf should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_update_scale_:\tself:" << dumpArg(self) << std::endl;
@@ -4508,7 +4483,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
 #line 18 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 4512 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4487 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4520,8 +4495,8 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -4542,7 +4517,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4546 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4551,8 +4526,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4571,7 +4546,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4550 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4579,8 +4554,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiMulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, self, other))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, self, other))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4600,7 +4575,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4604 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4579 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -4608,8 +4583,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4628,7 +4603,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4632 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4636,8 +4611,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4658,7 +4633,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4662 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4668,8 +4643,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcmulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4690,7 +4665,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4669 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4700,8 +4675,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcdivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4720,15 +4695,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4724 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrtInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrtInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, self))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4740,7 +4715,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 120 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 4744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4719 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
 #line 122 "deeplink_gen/catalog/optimizer.yaml"
@@ -4749,15 +4724,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4753 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4728 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrt
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, out, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, out, self))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4779,7 +4754,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensors1[i]), &weightDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4783 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -4788,8 +4763,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiLerpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4810,7 +4785,7 @@ for (at::Tensor& t : inputs) {
 }
 std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
 std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 4814 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4789 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -4822,7 +4797,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
 #line 146 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 4826 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4801 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4834,8 +4809,8 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4850,16 +4825,14 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 4854 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4829 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adamw_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adamw_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
 #line 175 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -4876,7 +4849,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4880 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4897,8 +4870,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdamW)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdamW
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4912,16 +4885,14 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 4916 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4889 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adam_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adam_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
 #line 202 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -4938,7 +4909,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4942 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4913 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4959,8 +4930,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdam)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdam
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4975,7 +4946,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 4979 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4950 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4983,12 +4954,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.out:\tself:" << dumpArg(self) << std::endl;
@@ -5008,8 +4979,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5025,17 +4996,17 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add__scalar(self, other.item(), alpha);
 }
-#line 5029 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5000 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5053,8 +5024,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5068,12 +5039,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 23 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5072 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5043 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5077 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5048 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5081,12 +5052,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5104,8 +5075,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5123,8 +5094,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5141,8 +5112,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5158,7 +5129,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5162 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5133 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5166,12 +5137,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.out:\tself:" << dumpArg(self) << std::endl;
@@ -5191,8 +5162,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5208,17 +5179,17 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub__scalar(self, other.item(), alpha);
 }
-#line 5212 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5183 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5236,8 +5207,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5251,12 +5222,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5255 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5226 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 51 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5231 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5264,12 +5235,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5287,8 +5258,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5306,8 +5277,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5324,8 +5295,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5341,19 +5312,19 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5345 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5316 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -5372,8 +5343,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5389,16 +5360,16 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul__scalar(self, other.item());
 }
-#line 5393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5364 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5415,8 +5386,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5430,24 +5401,24 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 73 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5434 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5405 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 76 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5439 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5410 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5464,8 +5435,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5482,8 +5453,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5499,8 +5470,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5516,19 +5487,19 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5520 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5491 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -5538,7 +5509,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 82 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5542 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5549,8 +5520,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5566,16 +5537,16 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div__scalar(self, other.item());
 }
-#line 5570 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5541 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5584,7 +5555,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 89 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5588 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5559 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5594,8 +5565,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5609,24 +5580,24 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 5613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5618 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5635,7 +5606,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 96 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5639 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5645,8 +5616,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5664,12 +5635,12 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5688,8 +5659,8 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5707,10 +5678,10 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5728,8 +5699,8 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5747,12 +5718,12 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5771,8 +5742,8 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5790,10 +5761,10 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5811,8 +5782,8 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5830,12 +5801,12 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5854,8 +5825,8 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5873,10 +5844,10 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5894,8 +5865,8 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5913,12 +5884,12 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " le.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5937,8 +5908,8 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5956,10 +5927,10 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5977,8 +5948,8 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5996,12 +5967,12 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -6020,8 +5991,8 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6039,10 +6010,10 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -6060,8 +6031,8 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6079,12 +6050,12 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -6103,8 +6074,8 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6122,10 +6093,10 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -6143,8 +6114,8 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6161,10 +6132,10 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs.out:\tself:" << dumpArg(self) << std::endl;
@@ -6181,8 +6152,8 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6198,8 +6169,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs_:\tself:" << dumpArg(self) << std::endl;
@@ -6214,8 +6185,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6232,10 +6203,10 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg.out:\tself:" << dumpArg(self) << std::endl;
@@ -6252,8 +6223,8 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6269,8 +6240,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg_:\tself:" << dumpArg(self) << std::endl;
@@ -6285,8 +6256,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6303,10 +6274,10 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp.out:\tself:" << dumpArg(self) << std::endl;
@@ -6323,8 +6294,8 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6340,8 +6311,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp_:\tself:" << dumpArg(self) << std::endl;
@@ -6356,8 +6327,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6374,10 +6345,10 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog.out:\tself:" << dumpArg(self) << std::endl;
@@ -6394,8 +6365,8 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6411,8 +6382,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog_:\tself:" << dumpArg(self) << std::endl;
@@ -6427,8 +6398,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6445,10 +6416,10 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -6465,8 +6436,8 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6482,8 +6453,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -6498,8 +6469,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6516,10 +6487,10 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -6536,8 +6507,8 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6553,8 +6524,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -6569,8 +6540,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6587,10 +6558,10 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sin.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin.out:\tself:" << dumpArg(self) << std::endl;
@@ -6607,8 +6578,8 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6624,8 +6595,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin_:\tself:" << dumpArg(self) << std::endl;
@@ -6640,8 +6611,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6658,10 +6629,10 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cos.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos.out:\tself:" << dumpArg(self) << std::endl;
@@ -6678,8 +6649,8 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6695,8 +6666,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos_:\tself:" << dumpArg(self) << std::endl;
@@ -6711,8 +6682,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6729,10 +6700,10 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -6749,8 +6720,8 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6766,8 +6737,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_:\tself:" << dumpArg(self) << std::endl;
@@ -6782,8 +6753,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6800,10 +6771,10 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid.out:\tself:" << dumpArg(self) << std::endl;
@@ -6820,8 +6791,8 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6837,8 +6808,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_:\tself:" << dumpArg(self) << std::endl;
@@ -6853,8 +6824,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6868,16 +6839,16 @@ at::Tensor dipu_relu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 171 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 6872 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6843 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu:\tself:" << dumpArg(self) << std::endl;
@@ -6892,8 +6863,8 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6909,8 +6880,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu_:\tself:" << dumpArg(self) << std::endl;
@@ -6925,8 +6896,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6943,8 +6914,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -6960,8 +6931,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6980,10 +6951,10 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7002,8 +6973,8 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7022,10 +6993,10 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7044,8 +7015,8 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7063,10 +7034,10 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7084,8 +7055,8 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7099,17 +7070,17 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 187 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 7103 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7074 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7125,8 +7096,8 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7144,10 +7115,10 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7157,7 +7128,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 189 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7161 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7167,8 +7138,8 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7185,8 +7156,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7195,7 +7166,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
 #line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7170 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7204,8 +7175,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7219,17 +7190,17 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 195 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 7223 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7194 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7238,7 +7209,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7242 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7213 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7247,8 +7218,8 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7266,12 +7237,12 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out_mode: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out_mode: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out_mode:\tself:" << dumpArg(self) << std::endl;
@@ -7282,7 +7253,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 197 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7286 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7257 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7293,8 +7264,8 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7311,10 +7282,10 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor_mode:\tself:" << dumpArg(self) << std::endl;
@@ -7324,7 +7295,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7328 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7334,8 +7305,8 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7349,16 +7320,16 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 204 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7353 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7324 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -7373,8 +7344,8 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7388,16 +7359,16 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 208 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7363 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -7412,8 +7383,8 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7427,16 +7398,16 @@ at::Tensor dipu_exp(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 213 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7431 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7402 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp:\tself:" << dumpArg(self) << std::endl;
@@ -7451,8 +7422,8 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7466,16 +7437,16 @@ at::Tensor dipu_log(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 217 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7470 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7441 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog:\tself:" << dumpArg(self) << std::endl;
@@ -7490,8 +7461,8 @@ at::Tensor dipu_log(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7505,16 +7476,16 @@ at::Tensor dipu_neg(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 221 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7509 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7480 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg:\tself:" << dumpArg(self) << std::endl;
@@ -7529,8 +7500,8 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7544,16 +7515,16 @@ at::Tensor dipu_abs(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 225 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7548 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7519 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs:\tself:" << dumpArg(self) << std::endl;
@@ -7568,8 +7539,8 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7586,10 +7557,10 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log2.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log2.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog2.out:\tself:" << dumpArg(self) << std::endl;
@@ -7606,8 +7577,8 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7624,10 +7595,10 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " erf.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf.out:\tself:" << dumpArg(self) << std::endl;
@@ -7644,8 +7615,8 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7661,8 +7632,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf_:\tself:" << dumpArg(self) << std::endl;
@@ -7677,8 +7648,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7695,10 +7666,10 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " reciprocal.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal.out:\tself:" << dumpArg(self) << std::endl;
@@ -7715,8 +7686,8 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7732,8 +7703,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal_:\tself:" << dumpArg(self) << std::endl;
@@ -7748,8 +7719,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7766,10 +7737,10 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sign.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sign.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsign.out:\tself:" << dumpArg(self) << std::endl;
@@ -7786,8 +7757,8 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7804,10 +7775,10 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sgn.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sgn.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsgn.out:\tself:" << dumpArg(self) << std::endl;
@@ -7824,8 +7795,8 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7842,10 +7813,10 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " floor.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " floor.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfloor.out:\tself:" << dumpArg(self) << std::endl;
@@ -7862,8 +7833,8 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7880,10 +7851,10 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ceil.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ceil.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tceil.out:\tself:" << dumpArg(self) << std::endl;
@@ -7900,8 +7871,8 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7919,10 +7890,10 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7940,8 +7911,8 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7955,17 +7926,17 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 250 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 7959 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7930 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7981,8 +7952,8 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7999,8 +7970,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -8016,8 +7987,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8035,12 +8006,12 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8059,8 +8030,8 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8077,10 +8048,10 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Tensor: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow_.Tensor: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: exponent should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8097,8 +8068,8 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8116,10 +8087,10 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
   ::diopiScalar_t selfDiopiScalar = dipu::diopi_helper::toDiopiScalar(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -8137,8 +8108,8 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8167,10 +8138,10 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.out:\tself:" << dumpArg(self) << std::endl;
@@ -8189,8 +8160,8 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8218,8 +8189,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_:\tself:" << dumpArg(self) << std::endl;
@@ -8236,8 +8207,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8262,16 +8233,14 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: max should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8292,8 +8261,8 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8317,14 +8286,12 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: max should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8343,8 +8310,8 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8362,10 +8329,10 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_min.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min.out:\tself:" << dumpArg(self) << std::endl;
@@ -8383,8 +8350,8 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8401,8 +8368,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min_:\tself:" << dumpArg(self) << std::endl;
@@ -8418,8 +8385,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8437,10 +8404,10 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_max.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max.out:\tself:" << dumpArg(self) << std::endl;
@@ -8458,8 +8425,8 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8476,8 +8443,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max_:\tself:" << dumpArg(self) << std::endl;
@@ -8493,8 +8460,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8512,12 +8479,12 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " maximum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " maximum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " maximum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmaximum.out:\tself:" << dumpArg(self) << std::endl;
@@ -8536,8 +8503,8 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8555,12 +8522,12 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " minimum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " minimum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " minimum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tminimum.out:\tself:" << dumpArg(self) << std::endl;
@@ -8579,8 +8546,8 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8600,14 +8567,14 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcmul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -8629,8 +8596,8 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8649,12 +8616,12 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul_:\tself:" << dumpArg(self) << std::endl;
@@ -8674,8 +8641,8 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8695,14 +8662,14 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcdiv.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -8724,8 +8691,8 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8744,12 +8711,12 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv_:\tself:" << dumpArg(self) << std::endl;
@@ -8769,8 +8736,8 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8789,12 +8756,12 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: end should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -8814,8 +8781,8 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8834,14 +8801,14 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8862,8 +8829,8 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8881,10 +8848,10 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: end should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -8902,8 +8869,8 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8921,12 +8888,12 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8945,8 +8912,8 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8963,10 +8930,10 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -8983,8 +8950,8 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9002,12 +8969,12 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_and.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_and.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_and.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_and.out:\tself:" << dumpArg(self) << std::endl;
@@ -9026,8 +8993,8 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9045,12 +9012,12 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_or.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_or.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_or.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_or.out:\tself:" << dumpArg(self) << std::endl;
@@ -9069,8 +9036,8 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9087,10 +9054,10 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bitwise_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bitwise_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbitwise_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -9107,8 +9074,8 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9122,17 +9089,17 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 314 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9126 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9093 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9148,8 +9115,8 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9163,17 +9130,17 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 318 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9167 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9134 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9189,8 +9156,8 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9204,16 +9171,16 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 322 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9208 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9175 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " isnan: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " isnan: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tisnan:\tself:" << dumpArg(self) << std::endl;
@@ -9228,8 +9195,8 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9243,19 +9210,19 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 326 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9247 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9214 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -9272,8 +9239,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9295,12 +9262,12 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: out should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices.out:\tself:" << dumpArg(self) << std::endl;
@@ -9325,8 +9292,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, indices);
 }
@@ -9340,10 +9307,10 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9344 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9311 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9314 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9354,12 +9321,12 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: self should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices:\tself:" << dumpArg(self) << std::endl;
@@ -9380,8 +9347,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -9404,14 +9371,14 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9437,8 +9404,8 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -9452,7 +9419,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9456 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9423 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9464,14 +9431,14 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9495,8 +9462,8 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9516,10 +9483,10 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -9534,7 +9501,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9538 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9505 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9544,8 +9511,8 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9566,12 +9533,12 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9587,7 +9554,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9591 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9558 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9598,8 +9565,8 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -9613,7 +9580,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9617 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9623,12 +9590,12 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9643,7 +9610,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9647 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9653,8 +9620,8 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9676,10 +9643,10 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadaptive_avg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -9697,8 +9664,8 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9712,7 +9679,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9716 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9683 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9723,10 +9690,10 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d:\tself:" << dumpArg(self) << std::endl;
@@ -9742,8 +9709,8 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9757,19 +9724,19 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9761 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9728 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9786,8 +9753,8 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9805,12 +9772,12 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9829,8 +9796,8 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9848,12 +9815,12 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9872,8 +9839,8 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9894,14 +9861,14 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm.out: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm.out: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9924,8 +9891,8 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9960,10 +9927,10 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.IntList_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.IntList_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.IntList_out:\tself:" << dumpArg(self) << std::endl;
@@ -9983,8 +9950,8 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10002,10 +9969,10 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.out:\tself:" << dumpArg(self) << std::endl;
@@ -10025,8 +9992,8 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10043,10 +10010,10 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10065,8 +10032,8 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10085,14 +10052,14 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self_out: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self_out:\tcondition:" << dumpArg(condition) << std::endl;
@@ -10113,8 +10080,8 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10128,19 +10095,19 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm:\tself:" << dumpArg(self) << std::endl;
@@ -10157,8 +10124,8 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10172,19 +10139,19 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 29 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10143 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm:\tself:" << dumpArg(self) << std::endl;
@@ -10201,8 +10168,8 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10216,7 +10183,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10220 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10226,14 +10193,14 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm:\tself:" << dumpArg(self) << std::endl;
@@ -10254,8 +10221,8 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10274,14 +10241,14 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm.out: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10294,7 +10261,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 35 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10298 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10265 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10306,8 +10273,8 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10325,12 +10292,12 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm_: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm_: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm_: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm_:\tself:" << dumpArg(self) << std::endl;
@@ -10342,7 +10309,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
 #line 37 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10346 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10313 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10353,8 +10320,8 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10368,7 +10335,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 41 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10372 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10339 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10376,14 +10343,14 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm:\tself:" << dumpArg(self) << std::endl;
@@ -10395,7 +10362,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 39 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10399 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10406,8 +10373,8 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10421,17 +10388,17 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 47 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.dim_IntList:\tself:" << dumpArg(self) << std::endl;
@@ -10449,8 +10416,8 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10464,17 +10431,17 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.dim: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.dim: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.dim:\tself:" << dumpArg(self) << std::endl;
@@ -10492,8 +10459,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10511,12 +10478,12 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   ::diopiTensorHandle_t max_valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max_values);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim_max: self should be on dipu");
-    TORCH_CHECK(!max.defined() || max.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " max.dim_max: max should be on dipu");
-    TORCH_CHECK(!max_values.defined() || max_values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max_values),
-                __FILE__, ":", __LINE__, " max.dim_max: max_values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max_values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max_values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim_max:\tself:" << dumpArg(self) << std::endl;
@@ -10528,7 +10495,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 55 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10532 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10499 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10540,8 +10507,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(max_values, max_values_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(max, max_values);
 }
@@ -10555,22 +10522,22 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10559 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10526 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 60 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10529 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " max.dim: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max.dim: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim:\tself:" << dumpArg(self) << std::endl;
@@ -10580,7 +10547,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 57 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10551 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10590,8 +10557,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -10608,10 +10575,10 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10622,7 +10589,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 62 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10593 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10632,8 +10599,8 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10651,10 +10618,10 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " amax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " amax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tamax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10673,8 +10640,8 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10691,10 +10658,10 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -10703,7 +10670,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 66 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10707 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10674 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10713,8 +10680,8 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10731,10 +10698,10 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.out:\tself:" << dumpArg(self) << std::endl;
@@ -10745,7 +10712,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 68 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10749 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10716 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10755,8 +10722,8 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10773,10 +10740,10 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -10785,7 +10752,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 70 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10789 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10756 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10795,8 +10762,8 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10813,10 +10780,10 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.out:\tself:" << dumpArg(self) << std::endl;
@@ -10827,7 +10794,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 72 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10831 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10798 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10837,8 +10804,8 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10862,10 +10829,10 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
   }
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnorm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10885,8 +10852,8 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10905,10 +10872,10 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlinalg_vector_norm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10929,8 +10896,8 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10944,16 +10911,16 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 10948 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10915 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax:\tself:" << dumpArg(self) << std::endl;
@@ -10963,7 +10930,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 79 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10967 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10934 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10972,8 +10939,8 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10990,10 +10957,10 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cumsum.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cumsum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcumsum.out:\tself:" << dumpArg(self) << std::endl;
@@ -11012,8 +10979,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11031,12 +10998,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk.values:\tself:" << dumpArg(self) << std::endl;
@@ -11060,8 +11027,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11075,22 +11042,22 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 91 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11079 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11046 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 92 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11082 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk:\tself:" << dumpArg(self) << std::endl;
@@ -11110,8 +11077,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11129,12 +11096,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sort.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " sort.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " sort.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsort.values:\tself:" << dumpArg(self) << std::endl;
@@ -11146,7 +11113,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 95 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11150 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11117 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11158,8 +11125,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11173,7 +11140,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11144 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11181,14 +11148,14 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self:\tcondition:" << dumpArg(condition) << std::endl;
@@ -11207,8 +11174,8 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11224,8 +11191,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " zero_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " zero_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tzero_:\tself:" << dumpArg(self) << std::endl;
@@ -11240,8 +11207,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11257,10 +11224,10 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11269,7 +11236,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11240 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11279,8 +11246,8 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11296,8 +11263,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11307,7 +11274,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11311 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11278 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11317,8 +11284,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11331,13 +11298,13 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11335 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11346,7 +11313,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11350 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11317 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11355,8 +11322,8 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11372,8 +11339,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11383,7 +11350,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11387 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11354 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11393,8 +11360,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11407,13 +11374,13 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11378 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11422,7 +11389,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11431,8 +11398,8 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11450,12 +11417,12 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select.out:\tself:" << dumpArg(self) << std::endl;
@@ -11475,8 +11442,8 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11490,19 +11457,19 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11494 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select:\tself:" << dumpArg(self) << std::endl;
@@ -11520,8 +11487,8 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11539,12 +11506,12 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather.out:\tself:" << dumpArg(self) << std::endl;
@@ -11565,8 +11532,8 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11580,19 +11547,19 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11551 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather:\tself:" << dumpArg(self) << std::endl;
@@ -11611,8 +11578,8 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11631,14 +11598,14 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.src_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.src_out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter.src_out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.src_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.src_out:\tself:" << dumpArg(self) << std::endl;
@@ -11650,7 +11617,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11654 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11621 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11662,8 +11629,8 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11682,12 +11649,12 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.value_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.value_out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.value_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.value_out:\tself:" << dumpArg(self) << std::endl;
@@ -11699,7 +11666,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11703 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11710,8 +11677,8 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11730,14 +11697,14 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter_add.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter_add.out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter_add.out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter_add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter_add.out:\tself:" << dumpArg(self) << std::endl;
@@ -11749,7 +11716,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11753 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11720 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11761,8 +11728,8 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11780,10 +11747,10 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: mask should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11801,8 +11768,8 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11820,12 +11787,12 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11844,8 +11811,8 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11859,7 +11826,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11863 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11830 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11867,12 +11834,12 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: mask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11890,8 +11857,8 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11905,7 +11872,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 56 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11909 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11913,14 +11880,14 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: value should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11939,8 +11906,8 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11957,10 +11924,10 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril.out:\tself:" << dumpArg(self) << std::endl;
@@ -11978,8 +11945,8 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11993,16 +11960,16 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 63 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11997 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11964 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril:\tself:" << dumpArg(self) << std::endl;
@@ -12018,8 +11985,8 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12036,10 +12003,10 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu.out:\tself:" << dumpArg(self) << std::endl;
@@ -12057,8 +12024,8 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12072,16 +12039,16 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 69 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12076 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12043 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu:\tself:" << dumpArg(self) << std::endl;
@@ -12097,8 +12064,8 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12114,8 +12081,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu_:\tself:" << dumpArg(self) << std::endl;
@@ -12131,8 +12098,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12151,8 +12118,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " uniform_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " uniform_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tuniform_:\tself:" << dumpArg(self) << std::endl;
@@ -12170,8 +12137,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12190,8 +12157,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " normal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal_:\tself:" << dumpArg(self) << std::endl;
@@ -12209,8 +12176,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12230,10 +12197,10 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: mean should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal.Tensor_float_out:\tmean:" << dumpArg(mean) << std::endl;
@@ -12252,8 +12219,8 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12272,8 +12239,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_:\tself:" << dumpArg(self) << std::endl;
@@ -12282,7 +12249,7 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 83 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12286 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12253 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12291,8 +12258,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12311,8 +12278,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.to: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.to: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.to:\tself:" << dumpArg(self) << std::endl;
@@ -12322,7 +12289,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 86 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12326 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12293 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12331,8 +12298,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12351,8 +12318,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.from: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.from: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.from:\tself:" << dumpArg(self) << std::endl;
@@ -12363,7 +12330,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 89 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12367 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12334 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12372,8 +12339,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12392,8 +12359,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli_.float: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli_.float: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli_.float:\tself:" << dumpArg(self) << std::endl;
@@ -12410,8 +12377,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12431,10 +12398,10 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bernoulli.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli.out:\tself:" << dumpArg(self) << std::endl;
@@ -12452,8 +12419,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12467,22 +12434,22 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 12471 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12438 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12441 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_dropout: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_dropout: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_dropout: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout:\tinput:" << dumpArg(input) << std::endl;
@@ -12492,7 +12459,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
 #line 98 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12502,8 +12469,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -12517,10 +12484,10 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 109 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12488 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 113 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12524 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12491 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12528,21 +12495,21 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
   ::diopiTensorHandle_t scaledMaskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(scaledMask);
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " native_dropout_backward: grad_output should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: mask should be on dipu");
-    TORCH_CHECK(!scaledMask.defined() || scaledMask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(scaledMask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: scaledMask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_dropout_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(scaledMask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: scaledMask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
 #line 115 "deeplink_gen/catalog/tensor.yaml"
 const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 12546 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12559,8 +12526,8 @@ TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12574,14 +12541,14 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
 #line 132 "deeplink_gen/catalog/tensor.yaml"
 dipu::native::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 12578 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " copy_: self should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " copy_: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: src should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcopy_:\tself:" << dumpArg(self) << std::endl;
@@ -12591,8 +12558,8 @@ return self;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiCopyInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12615,15 +12582,15 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 12619 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12586 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index.Tensor: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -12632,13 +12599,13 @@ at::Tensor out;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
 #line 142 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12636 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12603 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
+              ret));
 #line 158 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12642 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12609 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -12659,16 +12626,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12663 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12630 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_put_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " index_put_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_put_:\tself:" << dumpArg(self) << std::endl;
@@ -12679,7 +12646,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 164 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12683 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12650 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12690,8 +12657,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12712,16 +12679,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12716 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12683 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _index_put_impl_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " _index_put_impl_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_index_put_impl_:\tself:" << dumpArg(self) << std::endl;
@@ -12733,7 +12700,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 178 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12737 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12704 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12744,8 +12711,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -42,6 +43,25 @@ namespace native {
 using dipu::diopi_helper::toDiopiGeneratorHandle;
 using dipu::diopi_helper::toDiopiRoundMode;
 using dipu::diopi_helper::toDiopiSize;
+
+// One copy of what every wrapper would otherwise expand (and instantiate) on its own:
+// the message of a failed DIOPI call, and DIPU's device check.
+namespace {
+
+std::string diopi_call_failure(const char* where_and_call, ::diopiError_t ret) {
+  return c10::str(where_and_call, " error, error code is ", ret, " error message is ", diopiGetLastErrorString());
+}
+
+bool on_dipu_or_ignored(const at::Tensor& t) {
+  return !t.defined() || t.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(t);
+}
+
+bool on_dipu_or_ignored(const c10::optional<at::Tensor>& t) {
+  return !t.has_value() || !t.value().defined() || t.value().device().type() == dipu::DIPU_DEVICE_TYPE ||
+         ignore_device_check(t);
+}
+
+}  // namespace
 
 // Custom code may call any wrapper, whatever the catalog order.
 at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out);
@@ -331,10 +351,10 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -351,8 +371,8 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -371,10 +391,10 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold.out:\tself:" << dumpArg(self) << std::endl;
@@ -393,8 +413,8 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -412,8 +432,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_:\tself:" << dumpArg(self) << std::endl;
@@ -430,8 +450,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -450,12 +470,12 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -475,8 +495,8 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -490,7 +510,7 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 494 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 514 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -498,12 +518,12 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -521,8 +541,8 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -539,10 +559,10 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -552,7 +572,7 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 20 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 556 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -562,8 +582,8 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -577,16 +597,16 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 581 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 601 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu:\tself:" << dumpArg(self) << std::endl;
@@ -595,7 +615,7 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 22 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 599 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 619 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -604,8 +624,8 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -621,8 +641,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_:\tself:" << dumpArg(self) << std::endl;
@@ -631,7 +651,7 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 26 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 635 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 655 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -640,8 +660,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -659,12 +679,12 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -675,7 +695,7 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 29 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -686,8 +706,8 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -701,19 +721,19 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 705 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -723,7 +743,7 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 31 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 727 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 747 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -733,8 +753,8 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -751,10 +771,10 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu.out:\tself:" << dumpArg(self) << std::endl;
@@ -771,8 +791,8 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -786,16 +806,16 @@ at::Tensor dipu_silu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 40 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 790 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 810 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu:\tself:" << dumpArg(self) << std::endl;
@@ -810,8 +830,8 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -827,8 +847,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_:\tself:" << dumpArg(self) << std::endl;
@@ -843,8 +863,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -862,12 +882,12 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -886,8 +906,8 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -901,19 +921,19 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 905 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 925 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -930,8 +950,8 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -945,16 +965,16 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 949 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 969 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid:\tself:" << dumpArg(self) << std::endl;
@@ -969,8 +989,8 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -988,12 +1008,12 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1012,8 +1032,8 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1027,19 +1047,19 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1031 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1051 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1056,8 +1076,8 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1071,16 +1091,16 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 1075 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1095 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh:\tself:" << dumpArg(self) << std::endl;
@@ -1095,8 +1115,8 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1114,12 +1134,12 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1138,8 +1158,8 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1153,19 +1173,19 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 70 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1157 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1182,8 +1202,8 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1202,10 +1222,10 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardtanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -1224,8 +1244,8 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1243,8 +1263,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_:\tself:" << dumpArg(self) << std::endl;
@@ -1261,8 +1281,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1282,12 +1302,12 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1308,8 +1328,8 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1327,10 +1347,10 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " leaky_relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu.out:\tself:" << dumpArg(self) << std::endl;
@@ -1348,8 +1368,8 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1366,8 +1386,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_:\tself:" << dumpArg(self) << std::endl;
@@ -1383,8 +1403,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1403,12 +1423,12 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1429,8 +1449,8 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1447,10 +1467,10 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish.out:\tself:" << dumpArg(self) << std::endl;
@@ -1467,8 +1487,8 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1484,8 +1504,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_:\tself:" << dumpArg(self) << std::endl;
@@ -1500,8 +1520,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1515,19 +1535,19 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 93 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1519 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1539 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardswish_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1544,8 +1564,8 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1559,16 +1579,16 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1563 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1583 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -1585,8 +1605,8 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1604,12 +1624,12 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1630,8 +1650,8 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1645,19 +1665,19 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 104 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1649 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1669 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1676,8 +1696,8 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1691,16 +1711,16 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 108 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1715 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _log_softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -1717,8 +1737,8 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1736,12 +1756,12 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1762,8 +1782,8 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1777,19 +1797,19 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 114 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1781 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1801 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1808,8 +1828,8 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1823,7 +1843,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
-#line 1827 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1837,15 +1857,14 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_overrideable: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " convolution_overrideable: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " convolution_overrideable: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_overrideable:\tinput:" << dumpArg(input) << std::endl;
@@ -1870,8 +1889,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1885,13 +1904,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1889 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1908 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 18 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 1892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1911 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 19 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 1895 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1914 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
@@ -1904,18 +1923,18 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_input should be on dipu");
-    TORCH_CHECK(!grad_weight.defined() || grad_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_weight should be on dipu");
-    TORCH_CHECK(!grad_bias.defined() || grad_bias.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_bias),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_bias should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward_overrideable:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1932,7 +1951,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 15 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 1936 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1955 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -1945,8 +1964,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(grad_input, grad_weight, grad_bias);
 }
@@ -1960,13 +1979,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1964 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1983 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 1967 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1986 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 28 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 1970 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1989 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -1991,18 +2010,18 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   }
   [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " convolution_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " convolution_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " convolution_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2020,7 +2039,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 24 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
-#line 2024 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2043 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2033,8 +2052,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -2048,19 +2067,19 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2071 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " embedding: weight should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding:\tweight:" << dumpArg(weight) << std::endl;
@@ -2080,8 +2099,8 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2095,19 +2114,19 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 12 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2118 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: grad_output should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_dense_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2119,7 +2138,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
 #line 10 "deeplink_gen/catalog/embedding.yaml"
   ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2123 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2142 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2129,8 +2148,8 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2147,10 +2166,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " embedding_renorm_: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_renorm_: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_renorm_:\tself:" << dumpArg(self) << std::endl;
@@ -2169,8 +2188,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -2192,17 +2211,16 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -2216,7 +2234,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 5 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2220 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2238 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2230,8 +2248,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2245,10 +2263,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 13 "deeplink_gen/catalog/loss.yaml"
   at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2249 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2267 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 14 "deeplink_gen/catalog/loss.yaml"
   at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2252 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2270 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2259,17 +2277,16 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward:\tself:" << dumpArg(self) << std::endl;
@@ -2281,7 +2298,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 11 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2285 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2293,8 +2310,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(total_weight, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2317,19 +2334,18 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2344,7 +2360,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 17 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2348 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2364 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2358,8 +2374,8 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2373,7 +2389,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 21 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2385,19 +2401,18 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: total_weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " nll_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2411,7 +2426,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 19 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2415 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2430 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2424,8 +2439,8 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2447,17 +2462,16 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -2471,7 +2485,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 23 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2475 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2489 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2485,8 +2499,8 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2509,19 +2523,18 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2536,7 +2549,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 25 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2540 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2553 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2550,8 +2563,8 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2569,12 +2582,12 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -2585,7 +2598,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 28 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2602 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2596,8 +2609,8 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2611,19 +2624,19 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 32 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 2615 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2628 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss:\tself:" << dumpArg(self) << std::endl;
@@ -2633,7 +2646,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 30 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2650 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2643,8 +2656,8 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2663,14 +2676,14 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2682,7 +2695,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 34 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2694,8 +2707,8 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2709,7 +2722,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2713 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2726 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2717,14 +2730,14 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2735,7 +2748,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 36 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2739 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2752 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2746,8 +2759,8 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2769,15 +2782,14 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy.out:\tself:" << dumpArg(self) << std::endl;
@@ -2789,7 +2801,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
 #line 41 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2793 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2805 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2801,8 +2813,8 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2825,17 +2837,16 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2848,7 +2859,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
 #line 43 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2852 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2863 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2861,8 +2872,8 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2880,12 +2891,12 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -2897,7 +2908,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
 #line 46 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2901 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2912 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2908,8 +2919,8 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2928,14 +2939,14 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2948,7 +2959,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
 #line 48 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2952 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2963 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2960,8 +2971,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2975,13 +2986,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 2979 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2990 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 8 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 2982 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2993 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 9 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 2985 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2996 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2997,26 +3008,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -3031,7 +3038,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 5 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3035 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3046,8 +3053,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3074,26 +3081,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm.out:\tinput:" << dumpArg(input) << std::endl;
@@ -3111,7 +3114,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 15 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3118 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3129,8 +3132,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3144,13 +3147,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 19 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 3148 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3151 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 20 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3151 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 21 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3157 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3179,31 +3182,26 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_var should be on dipu");
-    TORCH_CHECK(!save_mean.has_value() || !save_mean.value().defined() ||
-                save_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.has_value() || !save_invstd.value().defined() ||
-                save_invstd.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_invstd should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3235,8 +3233,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3250,13 +3248,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3254 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3252 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3257 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3255 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3258 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3274,24 +3272,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit:\tinput:" << dumpArg(input) << std::endl;
@@ -3321,8 +3317,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3351,24 +3347,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.out:\tinput:" << dumpArg(input) << std::endl;
@@ -3404,8 +3398,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3419,13 +3413,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3423 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3417 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 35 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 36 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3429 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3423 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3441,20 +3435,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -3467,7 +3459,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 32 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3471 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3480,8 +3472,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3508,20 +3500,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats_out:\tinput:" << dumpArg(input) << std::endl;
@@ -3537,7 +3527,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 39 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3541 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3531 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3553,8 +3543,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -3568,13 +3558,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3572 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 45 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3565 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 46 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3578 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3568 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3590,24 +3580,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit_no_training:\tinput:" << dumpArg(input) << std::endl;
@@ -3621,7 +3609,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 42 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 3625 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3636,8 +3624,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3651,22 +3639,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3655 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3643 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 53 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3658 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3646 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_stats: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -3683,8 +3671,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -3698,10 +3686,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3702 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3690 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 59 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3705 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3693 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3711,24 +3699,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   ::diopiConstTensorHandle_t countsDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(counts);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: invstd should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_var should be on dipu");
-    TORCH_CHECK(!counts.defined() || counts.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(counts),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: counts should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(counts),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: counts should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_gather_stats_with_counts:\tinput:" << dumpArg(input) << std::endl;
@@ -3743,7 +3729,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
 #line 56 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 3747 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3733 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3758,8 +3744,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -3773,7 +3759,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(input);
-#line 3777 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3763 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3789,20 +3775,18 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: bias should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: invstd should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_elemt:\tinput:" << dumpArg(input) << std::endl;
@@ -3815,7 +3799,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
 #line 62 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 3819 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3828,8 +3812,8 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3843,16 +3827,16 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 68 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3831 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 69 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3834 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 70 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3837 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 71 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3856 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3840 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3868,25 +3852,24 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out2 should be on dipu");
-    TORCH_CHECK(!out3.defined() || out3.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out3),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out3 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out3),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out3 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_reduce:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3915,8 +3898,8 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     tensor_copy_host_to_device(out3, std::get<3>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2, out3);
 }
@@ -3930,7 +3913,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 76 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(grad_out);
-#line 3934 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3917 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3946,25 +3929,24 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   ::diopiConstTensorHandle_t sum_dy_xmuDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(sum_dy_xmu);
   ::diopiConstTensorHandle_t countDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(count);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: weight should be on dipu");
-    TORCH_CHECK(!sum_dy.defined() || sum_dy.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy should be on dipu");
-    TORCH_CHECK(!sum_dy_xmu.defined() || sum_dy_xmu.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy_xmu),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
-    TORCH_CHECK(!count.defined() || count.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(count),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: count should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy_xmu),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(count),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: count should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_elemt:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -3993,8 +3975,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4008,13 +3990,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 4012 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3994 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 82 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4015 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3997 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 83 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4018 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4000 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4035,20 +4017,18 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -4071,8 +4051,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4086,13 +4066,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 88 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 4090 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4070 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 89 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 4093 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4073 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 90 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 4096 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4076 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4116,26 +4096,24 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4164,8 +4142,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4179,13 +4157,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 95 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4183 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4161 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 96 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4186 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4164 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 97 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4189 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4167 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4201,20 +4179,18 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_group_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -4240,8 +4216,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4255,13 +4231,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4259 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4235 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4262 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4238 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 103 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4265 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4241 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4276,23 +4252,22 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t rstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(rstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4322,8 +4297,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4344,7 +4319,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
 #line 5 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4348 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4323 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4356,8 +4331,8 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4377,7 +4352,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
 #line 7 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4381 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4356 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4389,8 +4364,8 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4405,8 +4380,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   auto ctx = &context;
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " _foreach_mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _foreach_mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -4415,7 +4390,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
 #line 10 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 4419 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4394 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4428,8 +4403,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4445,10 +4420,10 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   ::diopiTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   ::diopiConstTensorHandle_t inv_scaleDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(inv_scale);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
-    TORCH_CHECK(!inv_scale.defined() || inv_scale.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(inv_scale),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(inv_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tself:" << dumpArg(self) << std::endl;
@@ -4458,7 +4433,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
 #line 14 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 4462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4437 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4473,8 +4448,8 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     tensor_copy_host_to_device(found_inf, found_inf_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4491,12 +4466,12 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   ::diopiTensorHandle_t growth_trackerDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(growth_tracker);
   ::diopiConstTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: self should be on dipu");
-    TORCH_CHECK(!growth_tracker.defined() || growth_tracker.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(growth_tracker),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: growth_tracker should be on dipu");
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(growth_tracker),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: growth_tracker should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: found_inf should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_update_scale_:\tself:" << dumpArg(self) << std::endl;
@@ -4509,7 +4484,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
 #line 18 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 4513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4488 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4521,8 +4496,8 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -4543,7 +4518,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4547 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4522 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4552,8 +4527,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4572,7 +4547,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4551 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4580,8 +4555,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiMulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, self, other))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, self, other))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4601,7 +4576,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4605 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4580 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -4609,8 +4584,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4629,7 +4604,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4633 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4608 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4637,8 +4612,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4659,7 +4634,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4663 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4638 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4669,8 +4644,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcmulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4691,7 +4666,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4701,8 +4676,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcdivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4721,15 +4696,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4700 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrtInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrtInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, self))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4741,7 +4716,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 120 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 4745 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4720 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
 #line 122 "deeplink_gen/catalog/optimizer.yaml"
@@ -4750,15 +4725,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4754 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4729 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrt
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, out, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, out, self))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4780,7 +4755,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensors1[i]), &weightDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4784 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4759 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -4789,8 +4764,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiLerpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4811,7 +4786,7 @@ for (at::Tensor& t : inputs) {
 }
 std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
 std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 4815 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4790 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -4823,7 +4798,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
 #line 146 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 4827 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4802 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4835,8 +4810,8 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4851,16 +4826,14 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 4855 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4830 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adamw_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adamw_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
 #line 175 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -4877,7 +4850,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4881 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4854 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4898,8 +4871,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdamW)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdamW
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4913,16 +4886,14 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 4917 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4890 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adam_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adam_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
 #line 202 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -4939,7 +4910,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4943 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4914 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4960,8 +4931,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdam)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdam
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -4976,7 +4947,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 4980 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4951 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4984,12 +4955,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.out:\tself:" << dumpArg(self) << std::endl;
@@ -5009,8 +4980,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5026,17 +4997,17 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add__scalar(self, other.item(), alpha);
 }
-#line 5030 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5001 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5054,8 +5025,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5069,12 +5040,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 23 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5073 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5044 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5078 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5082,12 +5053,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5105,8 +5076,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5124,8 +5095,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5142,8 +5113,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5159,7 +5130,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5134 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5167,12 +5138,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.out:\tself:" << dumpArg(self) << std::endl;
@@ -5192,8 +5163,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5209,17 +5180,17 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub__scalar(self, other.item(), alpha);
 }
-#line 5213 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5184 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5237,8 +5208,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5252,12 +5223,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5256 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5227 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 51 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5261 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5232 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5265,12 +5236,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5288,8 +5259,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5307,8 +5278,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5325,8 +5296,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5342,19 +5313,19 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5346 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5317 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -5373,8 +5344,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5390,16 +5361,16 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul__scalar(self, other.item());
 }
-#line 5394 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5365 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5416,8 +5387,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5431,24 +5402,24 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 73 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 76 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5465,8 +5436,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5483,8 +5454,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -5500,8 +5471,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5517,19 +5488,19 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5492 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -5539,7 +5510,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 82 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5543 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5514 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5550,8 +5521,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5567,16 +5538,16 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div__scalar(self, other.item());
 }
-#line 5571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5542 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5585,7 +5556,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 89 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5560 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5595,8 +5566,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5610,24 +5581,24 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 5614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5585 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5619 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5590 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5636,7 +5607,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 96 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5640 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5611 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5646,8 +5617,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5665,12 +5636,12 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5689,8 +5660,8 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5708,10 +5679,10 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5729,8 +5700,8 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5748,12 +5719,12 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5772,8 +5743,8 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5791,10 +5762,10 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5812,8 +5783,8 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5831,12 +5802,12 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5855,8 +5826,8 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5874,10 +5845,10 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5895,8 +5866,8 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5914,12 +5885,12 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " le.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -5938,8 +5909,8 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5957,10 +5928,10 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -5978,8 +5949,8 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5997,12 +5968,12 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -6021,8 +5992,8 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6040,10 +6011,10 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -6061,8 +6032,8 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6080,12 +6051,12 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -6104,8 +6075,8 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6123,10 +6094,10 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -6144,8 +6115,8 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6162,10 +6133,10 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs.out:\tself:" << dumpArg(self) << std::endl;
@@ -6182,8 +6153,8 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6199,8 +6170,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs_:\tself:" << dumpArg(self) << std::endl;
@@ -6215,8 +6186,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6233,10 +6204,10 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg.out:\tself:" << dumpArg(self) << std::endl;
@@ -6253,8 +6224,8 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6270,8 +6241,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg_:\tself:" << dumpArg(self) << std::endl;
@@ -6286,8 +6257,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6304,10 +6275,10 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp.out:\tself:" << dumpArg(self) << std::endl;
@@ -6324,8 +6295,8 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6341,8 +6312,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp_:\tself:" << dumpArg(self) << std::endl;
@@ -6357,8 +6328,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6375,10 +6346,10 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog.out:\tself:" << dumpArg(self) << std::endl;
@@ -6395,8 +6366,8 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6412,8 +6383,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog_:\tself:" << dumpArg(self) << std::endl;
@@ -6428,8 +6399,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6446,10 +6417,10 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -6466,8 +6437,8 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6483,8 +6454,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -6499,8 +6470,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6517,10 +6488,10 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -6529,8 +6500,8 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRsqrt)");
   ::diopiError_t ret = ::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6546,8 +6517,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -6562,8 +6533,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6580,10 +6551,10 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sin.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin.out:\tself:" << dumpArg(self) << std::endl;
@@ -6600,8 +6571,8 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6617,8 +6588,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin_:\tself:" << dumpArg(self) << std::endl;
@@ -6633,8 +6604,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6651,10 +6622,10 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cos.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos.out:\tself:" << dumpArg(self) << std::endl;
@@ -6671,8 +6642,8 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6688,8 +6659,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos_:\tself:" << dumpArg(self) << std::endl;
@@ -6704,8 +6675,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6722,10 +6693,10 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -6742,8 +6713,8 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6759,8 +6730,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_:\tself:" << dumpArg(self) << std::endl;
@@ -6775,8 +6746,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6793,10 +6764,10 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid.out:\tself:" << dumpArg(self) << std::endl;
@@ -6813,8 +6784,8 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6830,8 +6801,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_:\tself:" << dumpArg(self) << std::endl;
@@ -6846,8 +6817,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6861,16 +6832,16 @@ at::Tensor dipu_relu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 171 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 6865 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6836 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu:\tself:" << dumpArg(self) << std::endl;
@@ -6885,8 +6856,8 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6902,8 +6873,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu_:\tself:" << dumpArg(self) << std::endl;
@@ -6918,8 +6889,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6936,8 +6907,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -6953,8 +6924,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6973,10 +6944,10 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -6995,8 +6966,8 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7015,10 +6986,10 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7037,8 +7008,8 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7056,10 +7027,10 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7077,8 +7048,8 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7092,17 +7063,17 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 187 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 7096 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7067 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7118,8 +7089,8 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7137,10 +7108,10 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7150,7 +7121,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 189 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7125 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7160,8 +7131,8 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7178,8 +7149,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7188,7 +7159,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
 #line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7192 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7197,8 +7168,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7212,17 +7183,17 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 195 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 7216 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7231,7 +7202,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7235 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7206 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7240,8 +7211,8 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7259,12 +7230,12 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out_mode: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out_mode: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out_mode:\tself:" << dumpArg(self) << std::endl;
@@ -7275,7 +7246,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 197 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7279 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7250 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7286,8 +7257,8 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7304,10 +7275,10 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor_mode:\tself:" << dumpArg(self) << std::endl;
@@ -7317,7 +7288,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7321 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7292 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7327,8 +7298,8 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7342,16 +7313,16 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 204 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7346 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7317 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -7366,8 +7337,8 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7381,16 +7352,16 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 208 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7385 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7356 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -7405,8 +7376,8 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7420,16 +7391,16 @@ at::Tensor dipu_exp(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 213 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7424 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7395 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp:\tself:" << dumpArg(self) << std::endl;
@@ -7444,8 +7415,8 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7459,16 +7430,16 @@ at::Tensor dipu_log(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 217 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7434 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog:\tself:" << dumpArg(self) << std::endl;
@@ -7483,8 +7454,8 @@ at::Tensor dipu_log(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7498,16 +7469,16 @@ at::Tensor dipu_neg(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 221 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7502 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7473 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg:\tself:" << dumpArg(self) << std::endl;
@@ -7522,8 +7493,8 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7537,16 +7508,16 @@ at::Tensor dipu_abs(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 225 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7541 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7512 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs:\tself:" << dumpArg(self) << std::endl;
@@ -7561,8 +7532,8 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7579,10 +7550,10 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log2.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log2.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog2.out:\tself:" << dumpArg(self) << std::endl;
@@ -7599,8 +7570,8 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7617,10 +7588,10 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " erf.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf.out:\tself:" << dumpArg(self) << std::endl;
@@ -7637,8 +7608,8 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7654,8 +7625,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf_:\tself:" << dumpArg(self) << std::endl;
@@ -7670,8 +7641,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7688,10 +7659,10 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " reciprocal.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal.out:\tself:" << dumpArg(self) << std::endl;
@@ -7708,8 +7679,8 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7725,8 +7696,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal_:\tself:" << dumpArg(self) << std::endl;
@@ -7741,8 +7712,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7759,10 +7730,10 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sign.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sign.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsign.out:\tself:" << dumpArg(self) << std::endl;
@@ -7779,8 +7750,8 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7797,10 +7768,10 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sgn.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sgn.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsgn.out:\tself:" << dumpArg(self) << std::endl;
@@ -7817,8 +7788,8 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7835,10 +7806,10 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " floor.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " floor.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfloor.out:\tself:" << dumpArg(self) << std::endl;
@@ -7855,8 +7826,8 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7873,10 +7844,10 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ceil.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ceil.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tceil.out:\tself:" << dumpArg(self) << std::endl;
@@ -7893,8 +7864,8 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7912,10 +7883,10 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7933,8 +7904,8 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7948,17 +7919,17 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 250 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 7952 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7923 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7974,8 +7945,8 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7992,8 +7963,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -8009,8 +7980,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8028,12 +7999,12 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8052,8 +8023,8 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8070,10 +8041,10 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Tensor: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow_.Tensor: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: exponent should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8090,8 +8061,8 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8109,10 +8080,10 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
   ::diopiScalar_t selfDiopiScalar = dipu::diopi_helper::toDiopiScalar(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -8130,8 +8101,8 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8160,10 +8131,10 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.out:\tself:" << dumpArg(self) << std::endl;
@@ -8182,8 +8153,8 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8211,8 +8182,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_:\tself:" << dumpArg(self) << std::endl;
@@ -8229,8 +8200,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8255,16 +8226,14 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: max should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8285,8 +8254,8 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8310,14 +8279,12 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: max should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8336,8 +8303,8 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8355,10 +8322,10 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_min.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min.out:\tself:" << dumpArg(self) << std::endl;
@@ -8376,8 +8343,8 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8394,8 +8361,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min_:\tself:" << dumpArg(self) << std::endl;
@@ -8411,8 +8378,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8430,10 +8397,10 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_max.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max.out:\tself:" << dumpArg(self) << std::endl;
@@ -8451,8 +8418,8 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8469,8 +8436,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max_:\tself:" << dumpArg(self) << std::endl;
@@ -8486,8 +8453,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8505,12 +8472,12 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " maximum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " maximum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " maximum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmaximum.out:\tself:" << dumpArg(self) << std::endl;
@@ -8529,8 +8496,8 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8548,12 +8515,12 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " minimum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " minimum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " minimum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tminimum.out:\tself:" << dumpArg(self) << std::endl;
@@ -8572,8 +8539,8 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8593,14 +8560,14 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcmul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -8622,8 +8589,8 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8642,12 +8609,12 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul_:\tself:" << dumpArg(self) << std::endl;
@@ -8667,8 +8634,8 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8688,14 +8655,14 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcdiv.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -8717,8 +8684,8 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8737,12 +8704,12 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv_:\tself:" << dumpArg(self) << std::endl;
@@ -8762,8 +8729,8 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8782,12 +8749,12 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: end should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -8807,8 +8774,8 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8827,14 +8794,14 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -8855,8 +8822,8 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8874,10 +8841,10 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: end should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -8895,8 +8862,8 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8914,12 +8881,12 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -8938,8 +8905,8 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8956,10 +8923,10 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -8976,8 +8943,8 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8995,12 +8962,12 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_and.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_and.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_and.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_and.out:\tself:" << dumpArg(self) << std::endl;
@@ -9019,8 +8986,8 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9038,12 +9005,12 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_or.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_or.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_or.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_or.out:\tself:" << dumpArg(self) << std::endl;
@@ -9062,8 +9029,8 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9080,10 +9047,10 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bitwise_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bitwise_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbitwise_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -9100,8 +9067,8 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9115,17 +9082,17 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 314 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9119 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9086 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9141,8 +9108,8 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9156,17 +9123,17 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 318 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9160 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9182,8 +9149,8 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9197,16 +9164,16 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 322 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9201 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9168 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " isnan: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " isnan: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tisnan:\tself:" << dumpArg(self) << std::endl;
@@ -9221,8 +9188,8 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9236,19 +9203,19 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 326 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9240 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9207 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -9265,8 +9232,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9288,12 +9255,12 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: out should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices.out:\tself:" << dumpArg(self) << std::endl;
@@ -9318,8 +9285,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, indices);
 }
@@ -9333,10 +9300,10 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9304 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9340 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9307 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9347,12 +9314,12 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: self should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices:\tself:" << dumpArg(self) << std::endl;
@@ -9373,8 +9340,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -9397,14 +9364,14 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9430,8 +9397,8 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -9445,7 +9412,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9449 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9416 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9457,14 +9424,14 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9488,8 +9455,8 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9509,10 +9476,10 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -9527,7 +9494,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9531 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9498 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9537,8 +9504,8 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9559,12 +9526,12 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9580,7 +9547,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9551 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9591,8 +9558,8 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -9606,7 +9573,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9577 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9616,12 +9583,12 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9636,7 +9603,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9640 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9646,8 +9613,8 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9669,10 +9636,10 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadaptive_avg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -9690,8 +9657,8 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9705,7 +9672,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9709 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9676 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9716,10 +9683,10 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d:\tself:" << dumpArg(self) << std::endl;
@@ -9735,8 +9702,8 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9750,19 +9717,19 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9754 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9721 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -9779,8 +9746,8 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9798,12 +9765,12 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9822,8 +9789,8 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9841,12 +9808,12 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9865,8 +9832,8 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9887,14 +9854,14 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm.out: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm.out: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -9917,8 +9884,8 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9936,10 +9903,10 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.IntList_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.IntList_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.IntList_out:\tself:" << dumpArg(self) << std::endl;
@@ -9959,8 +9926,8 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9978,10 +9945,10 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.out:\tself:" << dumpArg(self) << std::endl;
@@ -10001,8 +9968,8 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10019,10 +9986,10 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10041,8 +10008,8 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10059,10 +10026,10 @@ at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _log_softmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10081,8 +10048,8 @@ at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10101,14 +10068,14 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self_out: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self_out:\tcondition:" << dumpArg(condition) << std::endl;
@@ -10129,8 +10096,8 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10144,19 +10111,19 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10148 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm:\tself:" << dumpArg(self) << std::endl;
@@ -10173,8 +10140,8 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10188,19 +10155,19 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 29 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10192 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10159 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm:\tself:" << dumpArg(self) << std::endl;
@@ -10217,8 +10184,8 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10232,7 +10199,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10236 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10203 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10242,14 +10209,14 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm:\tself:" << dumpArg(self) << std::endl;
@@ -10270,8 +10237,8 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10290,14 +10257,14 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm.out: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10310,7 +10277,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 35 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10314 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10281 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10322,8 +10289,8 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10341,12 +10308,12 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm_: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm_: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm_: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm_:\tself:" << dumpArg(self) << std::endl;
@@ -10358,7 +10325,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
 #line 37 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10362 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10329 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10369,8 +10336,8 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10384,7 +10351,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 41 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10388 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10355 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10392,14 +10359,14 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm:\tself:" << dumpArg(self) << std::endl;
@@ -10411,7 +10378,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 39 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10415 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10382 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10422,8 +10389,8 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10437,17 +10404,17 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 47 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10441 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10408 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.dim_IntList:\tself:" << dumpArg(self) << std::endl;
@@ -10465,8 +10432,8 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10480,17 +10447,17 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10484 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10451 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.dim: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.dim: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.dim:\tself:" << dumpArg(self) << std::endl;
@@ -10508,8 +10475,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10527,12 +10494,12 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   ::diopiTensorHandle_t max_valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max_values);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim_max: self should be on dipu");
-    TORCH_CHECK(!max.defined() || max.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " max.dim_max: max should be on dipu");
-    TORCH_CHECK(!max_values.defined() || max_values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max_values),
-                __FILE__, ":", __LINE__, " max.dim_max: max_values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max_values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max_values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim_max:\tself:" << dumpArg(self) << std::endl;
@@ -10544,7 +10511,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 55 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10548 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10515 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10556,8 +10523,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(max_values, max_values_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(max, max_values);
 }
@@ -10571,22 +10538,22 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10542 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 60 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10578 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " max.dim: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max.dim: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim:\tself:" << dumpArg(self) << std::endl;
@@ -10596,7 +10563,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 57 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10600 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10567 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10606,8 +10573,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -10624,10 +10591,10 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10638,7 +10605,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 62 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10642 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10609 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10648,8 +10615,8 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10667,10 +10634,10 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " amax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " amax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tamax.out:\tself:" << dumpArg(self) << std::endl;
@@ -10689,8 +10656,8 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10707,10 +10674,10 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -10719,7 +10686,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 66 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10723 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10690 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10729,8 +10696,8 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10747,10 +10714,10 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.out:\tself:" << dumpArg(self) << std::endl;
@@ -10761,7 +10728,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 68 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10765 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10732 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10771,8 +10738,8 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10789,10 +10756,10 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -10801,7 +10768,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 70 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10805 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10772 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10811,8 +10778,8 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10829,10 +10796,10 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.out:\tself:" << dumpArg(self) << std::endl;
@@ -10843,7 +10810,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 72 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10814 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10853,8 +10820,8 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10878,10 +10845,10 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
   }
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnorm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10901,8 +10868,8 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10921,10 +10888,10 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlinalg_vector_norm.out:\tself:" << dumpArg(self) << std::endl;
@@ -10945,8 +10912,8 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10960,16 +10927,16 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 10964 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10931 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax:\tself:" << dumpArg(self) << std::endl;
@@ -10979,7 +10946,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 79 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10983 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10950 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10988,8 +10955,8 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11006,10 +10973,10 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cumsum.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cumsum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcumsum.out:\tself:" << dumpArg(self) << std::endl;
@@ -11028,8 +10995,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11047,12 +11014,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk.values:\tself:" << dumpArg(self) << std::endl;
@@ -11076,8 +11043,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11091,22 +11058,22 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 91 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11095 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11062 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 92 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11098 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11065 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk:\tself:" << dumpArg(self) << std::endl;
@@ -11126,8 +11093,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11145,12 +11112,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sort.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " sort.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " sort.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsort.values:\tself:" << dumpArg(self) << std::endl;
@@ -11162,7 +11129,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 95 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11166 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11133 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11174,8 +11141,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -11189,7 +11156,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11193 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11160 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11197,14 +11164,14 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self:\tcondition:" << dumpArg(condition) << std::endl;
@@ -11223,8 +11190,8 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11240,8 +11207,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " zero_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " zero_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tzero_:\tself:" << dumpArg(self) << std::endl;
@@ -11256,8 +11223,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11273,10 +11240,10 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11285,7 +11252,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11289 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11256 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11295,8 +11262,8 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11312,8 +11279,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11323,7 +11290,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11327 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11294 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11333,8 +11300,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11347,13 +11314,13 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11351 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11318 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11362,7 +11329,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11333 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11371,8 +11338,8 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11388,8 +11355,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11399,7 +11366,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11403 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11370 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11409,8 +11376,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11423,13 +11390,13 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11427 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11394 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -11438,7 +11405,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11442 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11409 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11447,8 +11414,8 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11466,12 +11433,12 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select.out:\tself:" << dumpArg(self) << std::endl;
@@ -11491,8 +11458,8 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11506,19 +11473,19 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11510 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11477 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select:\tself:" << dumpArg(self) << std::endl;
@@ -11536,8 +11503,8 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11555,12 +11522,12 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather.out:\tself:" << dumpArg(self) << std::endl;
@@ -11581,8 +11548,8 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11596,19 +11563,19 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11600 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11567 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather:\tself:" << dumpArg(self) << std::endl;
@@ -11627,8 +11594,8 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11647,14 +11614,14 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.src_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.src_out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter.src_out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.src_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.src_out:\tself:" << dumpArg(self) << std::endl;
@@ -11666,7 +11633,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11678,8 +11645,8 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11698,12 +11665,12 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.value_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.value_out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.value_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.value_out:\tself:" << dumpArg(self) << std::endl;
@@ -11715,7 +11682,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11719 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11726,8 +11693,8 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11746,14 +11713,14 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter_add.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter_add.out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter_add.out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter_add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter_add.out:\tself:" << dumpArg(self) << std::endl;
@@ -11765,7 +11732,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11769 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11736 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11777,8 +11744,8 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11796,10 +11763,10 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: mask should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11817,8 +11784,8 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11836,12 +11803,12 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11860,8 +11827,8 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11875,7 +11842,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11879 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11883,12 +11850,12 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: mask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11906,8 +11873,8 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11921,7 +11888,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 56 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11925 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11929,14 +11896,14 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: value should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11955,8 +11922,8 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11973,10 +11940,10 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril.out:\tself:" << dumpArg(self) << std::endl;
@@ -11994,8 +11961,8 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12009,16 +11976,16 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 63 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12013 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11980 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril:\tself:" << dumpArg(self) << std::endl;
@@ -12034,8 +12001,8 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12052,10 +12019,10 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu.out:\tself:" << dumpArg(self) << std::endl;
@@ -12073,8 +12040,8 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12088,16 +12055,16 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 69 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12092 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12059 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu:\tself:" << dumpArg(self) << std::endl;
@@ -12113,8 +12080,8 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12130,8 +12097,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu_:\tself:" << dumpArg(self) << std::endl;
@@ -12147,8 +12114,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12167,8 +12134,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " uniform_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " uniform_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tuniform_:\tself:" << dumpArg(self) << std::endl;
@@ -12186,8 +12153,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12206,8 +12173,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " normal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal_:\tself:" << dumpArg(self) << std::endl;
@@ -12225,8 +12192,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12246,10 +12213,10 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: mean should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal.Tensor_float_out:\tmean:" << dumpArg(mean) << std::endl;
@@ -12268,8 +12235,8 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12288,8 +12255,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_:\tself:" << dumpArg(self) << std::endl;
@@ -12298,7 +12265,7 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 83 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12269 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12307,8 +12274,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12327,8 +12294,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.to: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.to: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.to:\tself:" << dumpArg(self) << std::endl;
@@ -12338,7 +12305,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 86 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12342 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12309 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12347,8 +12314,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12367,8 +12334,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.from: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.from: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.from:\tself:" << dumpArg(self) << std::endl;
@@ -12379,7 +12346,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 89 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12383 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12350 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12388,8 +12355,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12408,8 +12375,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli_.float: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli_.float: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli_.float:\tself:" << dumpArg(self) << std::endl;
@@ -12426,8 +12393,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12447,10 +12414,10 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bernoulli.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli.out:\tself:" << dumpArg(self) << std::endl;
@@ -12468,8 +12435,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12483,22 +12450,22 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 12487 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12454 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12490 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12457 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_dropout: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_dropout: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_dropout: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout:\tinput:" << dumpArg(input) << std::endl;
@@ -12508,7 +12475,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
 #line 98 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12512 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12479 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12518,8 +12485,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -12533,10 +12500,10 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 109 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12537 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12504 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 113 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12540 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12507 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12544,21 +12511,21 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
   ::diopiTensorHandle_t scaledMaskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(scaledMask);
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " native_dropout_backward: grad_output should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: mask should be on dipu");
-    TORCH_CHECK(!scaledMask.defined() || scaledMask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(scaledMask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: scaledMask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_dropout_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(scaledMask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: scaledMask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
 #line 115 "deeplink_gen/catalog/tensor.yaml"
 const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 12562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12529 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12575,8 +12542,8 @@ TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12590,14 +12557,14 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
 #line 132 "deeplink_gen/catalog/tensor.yaml"
 dipu::native::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 12594 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12561 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " copy_: self should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " copy_: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: src should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcopy_:\tself:" << dumpArg(self) << std::endl;
@@ -12607,8 +12574,8 @@ return self;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiCopyInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12631,15 +12598,15 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 12635 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12602 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index.Tensor: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -12648,13 +12615,13 @@ at::Tensor out;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
 #line 142 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12652 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12619 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
+              ret));
 #line 158 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12658 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12625 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -12675,16 +12642,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12646 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_put_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " index_put_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_put_:\tself:" << dumpArg(self) << std::endl;
@@ -12695,7 +12662,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 164 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12666 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12706,8 +12673,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -12728,16 +12695,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12732 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _index_put_impl_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " _index_put_impl_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_index_put_impl_:\tself:" << dumpArg(self) << std::endl;
@@ -12749,7 +12716,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 178 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12753 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12720 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12760,8 +12727,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }

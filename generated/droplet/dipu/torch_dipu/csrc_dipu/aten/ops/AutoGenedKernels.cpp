@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -42,6 +43,25 @@ namespace native {
 using dipu::diopi_helper::toDiopiGeneratorHandle;
 using dipu::diopi_helper::toDiopiRoundMode;
 using dipu::diopi_helper::toDiopiSize;
+
+// One copy of what every wrapper would otherwise expand (and instantiate) on its own:
+// the message of a failed DIOPI call, and DIPU's device check.
+namespace {
+
+std::string diopi_call_failure(const char* where_and_call, ::diopiError_t ret) {
+  return c10::str(where_and_call, " error, error code is ", ret, " error message is ", diopiGetLastErrorString());
+}
+
+bool on_dipu_or_ignored(const at::Tensor& t) {
+  return !t.defined() || t.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(t);
+}
+
+bool on_dipu_or_ignored(const c10::optional<at::Tensor>& t) {
+  return !t.has_value() || !t.value().defined() || t.value().device().type() == dipu::DIPU_DEVICE_TYPE ||
+         ignore_device_check(t);
+}
+
+}  // namespace
 
 // Custom code may call any wrapper, whatever the catalog order.
 at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out);
@@ -330,10 +350,10 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -350,8 +370,8 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -383,10 +403,10 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold.out:\tself:" << dumpArg(self) << std::endl;
@@ -405,8 +425,8 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -437,8 +457,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_:\tself:" << dumpArg(self) << std::endl;
@@ -455,8 +475,8 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -486,12 +506,12 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " threshold_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -511,8 +531,8 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -541,7 +561,7 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 565 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -549,12 +569,12 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t thresholdDiopiScalar = dipu::diopi_helper::toDiopiScalar(threshold);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " threshold_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " threshold_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " threshold_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " threshold_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tthreshold_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -572,8 +592,8 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -604,10 +624,10 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu.out:\tself:" << dumpArg(self) << std::endl;
@@ -617,7 +637,7 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 20 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 621 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 641 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -627,8 +647,8 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -655,16 +675,16 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 659 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu:\tself:" << dumpArg(self) << std::endl;
@@ -673,7 +693,7 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 22 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 677 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 697 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -682,8 +702,8 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -711,8 +731,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_:\tself:" << dumpArg(self) << std::endl;
@@ -721,7 +741,7 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
 #line 26 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 745 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -730,8 +750,8 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -760,12 +780,12 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " gelu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -776,7 +796,7 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 29 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 780 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 800 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -787,8 +807,8 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -817,19 +837,19 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 821 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 841 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " gelu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gelu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gelu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gelu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgelu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -839,7 +859,7 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
 #line 31 "deeplink_gen/catalog/activation.yaml"
   ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 843 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 863 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -849,8 +869,8 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -881,10 +901,10 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu.out:\tself:" << dumpArg(self) << std::endl;
@@ -901,8 +921,8 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -929,16 +949,16 @@ at::Tensor dipu_silu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 40 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 933 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 953 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu:\tself:" << dumpArg(self) << std::endl;
@@ -953,8 +973,8 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -982,8 +1002,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_:\tself:" << dumpArg(self) << std::endl;
@@ -998,8 +1018,8 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1028,12 +1048,12 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " silu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1052,8 +1072,8 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1082,19 +1102,19 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1086 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1106 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " silu_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " silu_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " silu_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " silu_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsilu_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1111,8 +1131,8 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1140,16 +1160,16 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 1144 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1164 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid:\tself:" << dumpArg(self) << std::endl;
@@ -1164,8 +1184,8 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1195,12 +1215,12 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " sigmoid_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1219,8 +1239,8 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1249,19 +1269,19 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1253 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " sigmoid_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1278,8 +1298,8 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1307,16 +1327,16 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 1311 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1331 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh:\tself:" << dumpArg(self) << std::endl;
@@ -1331,8 +1351,8 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1362,12 +1382,12 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " tanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1386,8 +1406,8 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1416,19 +1436,19 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 70 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " tanh_backward: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " tanh_backward: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1445,8 +1465,8 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1479,10 +1499,10 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardtanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -1501,8 +1521,8 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1533,8 +1553,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_:\tself:" << dumpArg(self) << std::endl;
@@ -1551,8 +1571,8 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1583,12 +1603,12 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiScalar_t min_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(min_val);
   ::diopiScalar_t max_valDiopiScalar = dipu::diopi_helper::toDiopiScalar(max_val);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " hardtanh_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardtanh_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardtanh_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1609,8 +1629,8 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1643,10 +1663,10 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " leaky_relu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu.out:\tself:" << dumpArg(self) << std::endl;
@@ -1664,8 +1684,8 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1695,8 +1715,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_:\tself:" << dumpArg(self) << std::endl;
@@ -1712,8 +1732,8 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1743,12 +1763,12 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t negative_slopeDiopiScalar = dipu::diopi_helper::toDiopiScalar(negative_slope);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " leaky_relu_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " leaky_relu_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tleaky_relu_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1769,8 +1789,8 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -1802,10 +1822,10 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish.out:\tself:" << dumpArg(self) << std::endl;
@@ -1822,8 +1842,8 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1852,8 +1872,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_:\tself:" << dumpArg(self) << std::endl;
@@ -1868,8 +1888,8 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -1894,19 +1914,19 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 93 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1898 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1918 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " hardswish_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " hardswish_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " hardswish_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " hardswish_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\thardswish_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -1923,8 +1943,8 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -1952,16 +1972,16 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1956 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 1976 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -1978,8 +1998,8 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2009,12 +2029,12 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " _softmax_backward_data.out: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data.out: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2035,8 +2055,8 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -2065,19 +2085,19 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 104 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 2069 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2096,8 +2116,8 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2125,16 +2145,16 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 108 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 2129 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2149 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _log_softmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax:\tself:" << dumpArg(self) << std::endl;
@@ -2151,8 +2171,8 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2182,12 +2202,12 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data.out:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2208,8 +2228,8 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2238,19 +2258,19 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 114 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 2242 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2262 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: grad_output should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: output should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax_backward_data: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax_backward_data: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax_backward_data:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2269,8 +2289,8 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2298,7 +2318,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
-#line 2302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2312,15 +2332,14 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_overrideable: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " convolution_overrideable: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " convolution_overrideable: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_overrideable: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_overrideable:\tinput:" << dumpArg(input) << std::endl;
@@ -2345,8 +2364,8 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2375,13 +2394,13 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 2379 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2398 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 18 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 2382 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2401 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 19 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 2385 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2404 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
@@ -2394,18 +2413,18 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_input should be on dipu");
-    TORCH_CHECK(!grad_weight.defined() || grad_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_weight),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_weight should be on dipu");
-    TORCH_CHECK(!grad_bias.defined() || grad_bias.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_bias),
-                __FILE__, ":", __LINE__, " convolution_backward_overrideable: grad_bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward_overrideable: grad_bias should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward_overrideable:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2422,7 +2441,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 15 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 2426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2445 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2435,8 +2454,8 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(grad_input, grad_weight, grad_bias);
 }
@@ -2470,13 +2489,13 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 2474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2493 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 2477 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 28 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 2480 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2499 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2501,18 +2520,18 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   }
   [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " convolution_backward: grad_output should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " convolution_backward: input should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " convolution_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " convolution_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " convolution_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " convolution_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tconvolution_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2530,7 +2549,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 24 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
-#line 2534 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2553 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2543,8 +2562,8 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -2578,19 +2597,19 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2601 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " embedding: weight should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding:\tweight:" << dumpArg(weight) << std::endl;
@@ -2610,8 +2629,8 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2639,19 +2658,19 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 12 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2643 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2662 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: grad_output should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " embedding_dense_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_dense_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_dense_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2663,7 +2682,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
 #line 10 "deeplink_gen/catalog/embedding.yaml"
   ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2667 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2673,8 +2692,8 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -2705,10 +2724,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " embedding_renorm_: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " embedding_renorm_: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " embedding_renorm_: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tembedding_renorm_:\tself:" << dumpArg(self) << std::endl;
@@ -2727,8 +2746,8 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -2763,17 +2782,16 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -2787,7 +2805,7 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 5 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2791 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2809 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2801,8 +2819,8 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2835,10 +2853,10 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 13 "deeplink_gen/catalog/loss.yaml"
   at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2839 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2857 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 14 "deeplink_gen/catalog/loss.yaml"
   at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2842 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2860 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2849,17 +2867,16 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_forward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_forward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss_forward: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_forward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_forward: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_forward:\tself:" << dumpArg(self) << std::endl;
@@ -2871,7 +2888,7 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 11 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2875 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2883,8 +2900,8 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     tensor_copy_host_to_device(total_weight, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2924,19 +2941,18 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -2951,7 +2967,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 17 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2955 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2971 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2965,8 +2981,8 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -3000,7 +3016,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 21 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 3004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3020 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3012,19 +3028,18 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss_backward: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss_backward: total_weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " nll_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3038,7 +3053,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 19 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3057 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3051,8 +3066,8 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3093,17 +3108,16 @@ at::Tensor dipu_nll_loss_backward_autocompare(const at::Tensor & grad_output, co
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: weight should be on dipu");
-    TORCH_CHECK(!output.defined() || output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(output),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: output should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_forward.output: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_forward.output: total_weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_forward.output:\tself:" << dumpArg(self) << std::endl;
@@ -3117,7 +3131,7 @@ at::Tensor dipu_nll_loss_backward_autocompare(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 23 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3121 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3135 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3131,8 +3145,8 @@ at::Tensor dipu_nll_loss_backward_autocompare(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -3174,19 +3188,18 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!total_weight.defined() || total_weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(total_weight),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: total_weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " nll_loss2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(total_weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: total_weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " nll_loss2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3201,7 +3214,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 25 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3218 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3215,8 +3228,8 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -3254,12 +3267,12 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -3270,7 +3283,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 28 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3274 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3281,8 +3294,8 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3311,19 +3324,19 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 32 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 3315 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3328 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss:\tself:" << dumpArg(self) << std::endl;
@@ -3333,7 +3346,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 30 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3350 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3343,8 +3356,8 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3377,14 +3390,14 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " mse_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3396,7 +3409,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 34 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3400 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3413 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3408,8 +3421,8 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -3440,7 +3453,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 3444 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3457 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3448,14 +3461,14 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " mse_loss_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mse_loss_backward: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " mse_loss_backward: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mse_loss_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mse_loss_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmse_loss_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3466,7 +3479,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 36 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3470 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3483 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3477,8 +3490,8 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3516,15 +3529,14 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " binary_cross_entropy.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy.out:\tself:" << dumpArg(self) << std::endl;
@@ -3536,7 +3548,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
 #line 41 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3540 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3552 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3548,8 +3560,8 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3588,17 +3600,16 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: weight should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " binary_cross_entropy_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3611,7 +3622,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
 #line 43 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3615 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3624,8 +3635,8 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -3661,12 +3672,12 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: target should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " smooth_l1_loss.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss.out:\tself:" << dumpArg(self) << std::endl;
@@ -3678,7 +3689,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
 #line 46 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3682 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3693 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3689,8 +3700,8 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -3724,14 +3735,14 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t targetDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(target);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!target.defined() || target.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(target),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: target should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(target),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: target should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " smooth_l1_loss_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -3744,7 +3755,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
 #line 48 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3748 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3759 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3756,8 +3767,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -3788,13 +3799,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3792 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 8 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3795 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3806 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 9 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3798 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3809 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3810,26 +3821,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -3844,7 +3851,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 5 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3848 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3855 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3859,8 +3866,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -3907,26 +3914,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm.out:\tinput:" << dumpArg(input) << std::endl;
@@ -3944,7 +3947,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 15 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3948 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3951 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3962,8 +3965,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -4000,13 +4003,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 19 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4007 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 20 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 4007 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4010 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 21 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 4010 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4013 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4035,31 +4038,26 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     save_invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(save_invstd.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: running_var should be on dipu");
-    TORCH_CHECK(!save_mean.has_value() || !save_mean.value().defined() ||
-                save_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.has_value() || !save_invstd.value().defined() ||
-                save_invstd.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: save_invstd should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_batch_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_batch_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_batch_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4091,8 +4089,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4129,13 +4127,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4133 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4131 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4136 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4134 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4139 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4137 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4153,24 +4151,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit:\tinput:" << dumpArg(input) << std::endl;
@@ -4200,8 +4196,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4254,24 +4250,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   ::diopiTensorHandle_t running_meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_mean);
   ::diopiTensorHandle_t running_varDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(running_var);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: running_var should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.out:\tinput:" << dumpArg(input) << std::endl;
@@ -4307,8 +4301,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -4349,13 +4343,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4353 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 35 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4356 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4350 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 36 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4359 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4353 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4371,20 +4365,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -4397,7 +4389,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 32 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 4401 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4410,8 +4402,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4456,20 +4448,18 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: out should be on dipu");
-    TORCH_CHECK(!save_mean.defined() || save_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
-    TORCH_CHECK(!save_invstd.defined() || save_invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(save_invstd),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(save_invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit.no_stats_out: save_invstd should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit.no_stats_out:\tinput:" << dumpArg(input) << std::endl;
@@ -4485,7 +4475,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 39 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 4489 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4479 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4501,8 +4491,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
 }
@@ -4537,13 +4527,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4541 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4531 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 45 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4544 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4534 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 46 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4547 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4537 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4559,24 +4549,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: bias should be on dipu");
-    TORCH_CHECK(!running_mean.defined() || running_mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.defined() || running_var.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: running_var should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " _native_batch_norm_legit_no_training: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _native_batch_norm_legit_no_training: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_native_batch_norm_legit_no_training:\tinput:" << dumpArg(input) << std::endl;
@@ -4590,7 +4578,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 42 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 4594 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4605,8 +4593,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -4642,22 +4630,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4646 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4634 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 53 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4649 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_stats: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_stats: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_stats: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_stats:\tinput:" << dumpArg(input) << std::endl;
@@ -4674,8 +4662,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -4703,10 +4691,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4707 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 59 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4710 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4698 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4716,24 +4704,22 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   ::diopiConstTensorHandle_t countsDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(counts);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: invstd should be on dipu");
-    TORCH_CHECK(!running_mean.has_value() || !running_mean.value().defined() ||
-                running_mean.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_mean),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
-    TORCH_CHECK(!running_var.has_value() || !running_var.value().defined() ||
-                running_var.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(running_var),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: running_var should be on dipu");
-    TORCH_CHECK(!counts.defined() || counts.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(counts),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: counts should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_gather_stats_with_counts: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(running_var),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: running_var should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(counts),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: counts should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_gather_stats_with_counts: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_gather_stats_with_counts:\tinput:" << dumpArg(input) << std::endl;
@@ -4748,7 +4734,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
 #line 56 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 4752 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4763,8 +4749,8 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -4800,7 +4786,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(input);
-#line 4804 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4790 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4816,20 +4802,18 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t invstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(invstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: bias should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: invstd should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_elemt:\tinput:" << dumpArg(input) << std::endl;
@@ -4842,7 +4826,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
 #line 62 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 4846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4830 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4855,8 +4839,8 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const ::std::optional
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -4888,16 +4872,16 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const ::s
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 68 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 69 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4895 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4879 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 70 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4898 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4882 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 71 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4901 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4913,25 +4897,24 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const ::s
     weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out2 should be on dipu");
-    TORCH_CHECK(!out3.defined() || out3.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out3),
-                __FILE__, ":", __LINE__, " batch_norm_backward_reduce: out3 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out3),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_reduce: out3 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_reduce:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -4960,8 +4943,8 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const ::s
     tensor_copy_host_to_device(out3, std::get<3>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2, out3);
 }
@@ -5000,7 +4983,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 76 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(grad_out);
-#line 5004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4987 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5016,25 +4999,24 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   ::diopiConstTensorHandle_t sum_dy_xmuDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(sum_dy_xmu);
   ::diopiConstTensorHandle_t countDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(count);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: mean should be on dipu");
-    TORCH_CHECK(!invstd.defined() || invstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(invstd),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: invstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: weight should be on dipu");
-    TORCH_CHECK(!sum_dy.defined() || sum_dy.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy should be on dipu");
-    TORCH_CHECK(!sum_dy_xmu.defined() || sum_dy_xmu.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(sum_dy_xmu),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
-    TORCH_CHECK(!count.defined() || count.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(count),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: count should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " batch_norm_backward_elemt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(invstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: invstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(sum_dy_xmu),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: sum_dy_xmu should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(count),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: count should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " batch_norm_backward_elemt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbatch_norm_backward_elemt:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -5063,8 +5045,8 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -5103,13 +5085,13 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 5107 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 82 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 5110 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5092 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 83 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 5113 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5095 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5130,20 +5112,18 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -5166,8 +5146,8 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -5199,13 +5179,13 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 88 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 5203 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5183 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 89 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 5206 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5186 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 90 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 5209 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5189 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5229,26 +5209,24 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   }
   [[maybe_unused]] ::diopiSize_t normalized_shapeDiopiSize{normalized_shapeVector.data(), static_cast<int64_t>(normalized_shapeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_layer_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_layer_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_layer_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -5277,8 +5255,8 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -5316,13 +5294,13 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 95 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 5320 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5298 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 96 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 5323 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5301 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 97 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 5326 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5304 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5338,20 +5316,18 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     biasDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(bias.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm: input should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm: weight should be on dipu");
-    TORCH_CHECK(!bias.has_value() || !bias.value().defined() ||
-                bias.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(bias),
-                __FILE__, ":", __LINE__, " native_group_norm: bias should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(bias),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: bias should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm:\tinput:" << dumpArg(input) << std::endl;
@@ -5377,8 +5353,8 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -5410,13 +5386,13 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 5414 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5390 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 5417 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5393 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 103 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 5420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5396 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5431,23 +5407,22 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
   ::diopiConstTensorHandle_t meanDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mean);
   ::diopiConstTensorHandle_t rstdDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(rstd);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_out.defined() || grad_out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_out),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: grad_out should be on dipu");
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: input should be on dipu");
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: mean should be on dipu");
-    TORCH_CHECK(!rstd.defined() || rstd.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(rstd),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: rstd should be on dipu");
-    TORCH_CHECK(!weight.has_value() || !weight.value().defined() ||
-                weight.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: weight should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out1 should be on dipu");
-    TORCH_CHECK(!out2.defined() || out2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out2),
-                __FILE__, ":", __LINE__, " native_group_norm_backward: out2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: grad_out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(rstd),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: rstd should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_group_norm_backward: out2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_group_norm_backward:\tgrad_out:" << dumpArg(grad_out) << std::endl;
@@ -5477,8 +5452,8 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
 }
@@ -5522,7 +5497,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
 #line 5 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 5526 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5501 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5534,8 +5509,8 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5565,7 +5540,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
 #line 7 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 5569 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5544 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5577,8 +5552,8 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5603,8 +5578,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   auto ctx = &context;
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " _foreach_mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _foreach_mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -5613,7 +5588,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
 #line 10 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 5617 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5592 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5626,8 +5601,8 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5655,10 +5630,10 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   ::diopiTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   ::diopiConstTensorHandle_t inv_scaleDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(inv_scale);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
-    TORCH_CHECK(!inv_scale.defined() || inv_scale.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(inv_scale),
-                __FILE__, ":", __LINE__, " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(inv_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_foreach_non_finite_check_and_unscale_: inv_scale should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tself:" << dumpArg(self) << std::endl;
@@ -5668,7 +5643,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
 #line 14 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 5672 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5647 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5683,8 +5658,8 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     tensor_copy_host_to_device(found_inf, found_inf_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5701,12 +5676,12 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   ::diopiTensorHandle_t growth_trackerDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(growth_tracker);
   ::diopiConstTensorHandle_t found_infDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(found_inf);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: self should be on dipu");
-    TORCH_CHECK(!growth_tracker.defined() || growth_tracker.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(growth_tracker),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: growth_tracker should be on dipu");
-    TORCH_CHECK(!found_inf.defined() || found_inf.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _amp_update_scale_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(growth_tracker),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: growth_tracker should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _amp_update_scale_: found_inf should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_amp_update_scale_:\tself:" << dumpArg(self) << std::endl;
@@ -5719,7 +5694,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
 #line 18 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 5723 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5698 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5731,8 +5706,8 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -5769,7 +5744,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5773 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5748 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5778,8 +5753,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5809,7 +5784,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5813 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5788 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5817,8 +5792,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiMulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, self, other))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, self, other))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5849,7 +5824,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5828 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -5857,8 +5832,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5887,7 +5862,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5891 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5866 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5895,8 +5870,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5928,7 +5903,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5932 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5907 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -5938,8 +5913,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcmulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -5972,7 +5947,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 5976 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5951 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -5982,8 +5957,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcdivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -6014,15 +5989,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 6018 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5993 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrtInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrtInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, self))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -6044,7 +6019,7 @@ void dipu__foreach_sqrt__autocompare(at::TensorList self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 120 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 6048 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6023 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
 #line 122 "deeplink_gen/catalog/optimizer.yaml"
@@ -6053,15 +6028,15 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 6057 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6032 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrt
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, out, self))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, out, self))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6094,7 +6069,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensors1[i]), &weightDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 6098 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6073 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -6103,8 +6078,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiLerpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -6136,7 +6111,7 @@ for (at::Tensor& t : inputs) {
 }
 std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
 std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 6140 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -6148,7 +6123,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
 #line 146 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 6152 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -6160,8 +6135,8 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6187,16 +6162,14 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 6191 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6166 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adamw_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adamw_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
 #line 175 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -6213,7 +6186,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 6217 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6190 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -6234,8 +6207,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdamW)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdamW
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -6274,16 +6247,14 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 6278 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6251 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_scale.has_value() || !grad_scale.value().defined() ||
-                grad_scale.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_scale),
-                __FILE__, ":", __LINE__, " _fused_adam_: grad_scale should be on dipu");
-    TORCH_CHECK(!found_inf.has_value() || !found_inf.value().defined() ||
-                found_inf.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(found_inf),
-                __FILE__, ":", __LINE__, " _fused_adam_: found_inf should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_scale),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: grad_scale should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(found_inf),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
 #line 202 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
@@ -6300,7 +6271,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 6304 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6275 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -6321,8 +6292,8 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdam)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdam
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+              ret));
   synchronizeIfEnable();
 }
 
@@ -6362,7 +6333,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 6366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6370,12 +6341,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.out:\tself:" << dumpArg(self) << std::endl;
@@ -6395,8 +6366,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6427,17 +6398,17 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add__scalar(self, other.item(), alpha);
 }
-#line 6431 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6402 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6455,8 +6426,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6483,12 +6454,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 23 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6487 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6458 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 6492 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6496,12 +6467,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " add.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6519,8 +6490,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6552,8 +6523,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -6570,8 +6541,8 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6598,7 +6569,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 6602 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6573 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6606,12 +6577,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.out:\tself:" << dumpArg(self) << std::endl;
@@ -6631,8 +6602,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6663,17 +6634,17 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub__scalar(self, other.item(), alpha);
 }
-#line 6667 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6638 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6691,8 +6662,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6719,12 +6690,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6723 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 51 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 6728 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6699 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6732,12 +6703,12 @@ if (other.is_cpu() && other.dim() == 0) {
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " sub.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6755,8 +6726,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6788,8 +6759,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -6806,8 +6777,8 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6834,19 +6805,19 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 6838 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6809 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -6865,8 +6836,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -6897,16 +6868,16 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul__scalar(self, other.item());
 }
-#line 6901 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6872 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6923,8 +6894,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -6951,24 +6922,24 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 73 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6955 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6926 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 76 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 6960 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6931 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " mul.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -6985,8 +6956,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7017,8 +6988,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -7034,8 +7005,8 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7062,19 +7033,19 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 7066 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7037 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -7084,7 +7055,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 82 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 7088 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7059 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7095,8 +7066,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7127,16 +7098,16 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div__scalar(self, other.item());
 }
-#line 7131 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7102 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -7145,7 +7116,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 89 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 7149 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7120 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7155,8 +7126,8 @@ if (other.is_cpu() && other.dim() == 0) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7187,12 +7158,12 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7211,8 +7182,8 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7245,10 +7216,10 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7266,8 +7237,8 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7298,12 +7269,12 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7322,8 +7293,8 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7356,10 +7327,10 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7377,8 +7348,8 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7409,12 +7380,12 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7433,8 +7404,8 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7467,10 +7438,10 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7488,8 +7459,8 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7520,12 +7491,12 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " le.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7544,8 +7515,8 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7578,10 +7549,10 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " le.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " le.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " le.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tle.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7599,8 +7570,8 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7631,12 +7602,12 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7655,8 +7626,8 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7689,10 +7660,10 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gt.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gt.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgt.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7710,8 +7681,8 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7742,12 +7713,12 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -7766,8 +7737,8 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7800,10 +7771,10 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ge.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ge.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tge.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -7821,8 +7792,8 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7852,10 +7823,10 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs.out:\tself:" << dumpArg(self) << std::endl;
@@ -7872,8 +7843,8 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7902,8 +7873,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs_:\tself:" << dumpArg(self) << std::endl;
@@ -7918,8 +7889,8 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -7947,10 +7918,10 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg.out:\tself:" << dumpArg(self) << std::endl;
@@ -7967,8 +7938,8 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -7997,8 +7968,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg_:\tself:" << dumpArg(self) << std::endl;
@@ -8013,8 +7984,8 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8042,10 +8013,10 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp.out:\tself:" << dumpArg(self) << std::endl;
@@ -8062,8 +8033,8 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8092,8 +8063,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp_:\tself:" << dumpArg(self) << std::endl;
@@ -8108,8 +8079,8 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8137,10 +8108,10 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog.out:\tself:" << dumpArg(self) << std::endl;
@@ -8157,8 +8128,8 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8187,8 +8158,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog_:\tself:" << dumpArg(self) << std::endl;
@@ -8203,8 +8174,8 @@ at::Tensor & dipu_log_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8232,10 +8203,10 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -8252,8 +8223,8 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8282,8 +8253,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -8298,8 +8269,8 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8327,10 +8298,10 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt.out:\tself:" << dumpArg(self) << std::endl;
@@ -8347,8 +8318,8 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8377,8 +8348,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt_:\tself:" << dumpArg(self) << std::endl;
@@ -8393,8 +8364,8 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8422,10 +8393,10 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sin.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin.out:\tself:" << dumpArg(self) << std::endl;
@@ -8442,8 +8413,8 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8472,8 +8443,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sin_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sin_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsin_:\tself:" << dumpArg(self) << std::endl;
@@ -8488,8 +8459,8 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8517,10 +8488,10 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cos.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos.out:\tself:" << dumpArg(self) << std::endl;
@@ -8537,8 +8508,8 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8567,8 +8538,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cos_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cos_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcos_:\tself:" << dumpArg(self) << std::endl;
@@ -8583,8 +8554,8 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8612,10 +8583,10 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tanh.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh.out:\tself:" << dumpArg(self) << std::endl;
@@ -8632,8 +8603,8 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8662,8 +8633,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tanh_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tanh_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttanh_:\tself:" << dumpArg(self) << std::endl;
@@ -8678,8 +8649,8 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8707,10 +8678,10 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sigmoid.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid.out:\tself:" << dumpArg(self) << std::endl;
@@ -8727,8 +8698,8 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8757,8 +8728,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sigmoid_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sigmoid_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsigmoid_:\tself:" << dumpArg(self) << std::endl;
@@ -8773,8 +8744,8 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8799,16 +8770,16 @@ at::Tensor dipu_relu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 171 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 8803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 8774 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " relu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu:\tself:" << dumpArg(self) << std::endl;
@@ -8823,8 +8794,8 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -8852,8 +8823,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " relu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " relu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trelu_:\tself:" << dumpArg(self) << std::endl;
@@ -8868,8 +8839,8 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8897,8 +8868,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -8914,8 +8885,8 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -8945,10 +8916,10 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " add.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " add.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " add.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadd.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -8967,8 +8938,8 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9000,10 +8971,10 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sub.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sub.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsub.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -9022,8 +8993,8 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9054,10 +9025,10 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -9075,8 +9046,8 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9103,17 +9074,17 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 187 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 9107 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9078 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mul.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mul.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mul.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmul.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9129,8 +9100,8 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9160,10 +9131,10 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -9173,7 +9144,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 189 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9148 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9183,8 +9154,8 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9214,8 +9185,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9224,7 +9195,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
 #line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9228 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9233,8 +9204,8 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -9259,17 +9230,17 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 195 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 9263 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9234 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -9278,7 +9249,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9282 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9253 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9287,8 +9258,8 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9318,12 +9289,12 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div.out_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div.out_mode: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " div.out_mode: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div.out_mode: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv.out_mode:\tself:" << dumpArg(self) << std::endl;
@@ -9334,7 +9305,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 197 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 9338 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9309 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9345,8 +9316,8 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9378,10 +9349,10 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " div_.Tensor_mode: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " div_.Tensor_mode: other should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tdiv_.Tensor_mode:\tself:" << dumpArg(self) << std::endl;
@@ -9391,7 +9362,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 9395 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9401,8 +9372,8 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -9429,16 +9400,16 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 204 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9433 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9404 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -9453,8 +9424,8 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9480,16 +9451,16 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 208 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9484 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9455 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " rsqrt: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " rsqrt: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " rsqrt: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trsqrt:\tself:" << dumpArg(self) << std::endl;
@@ -9504,8 +9475,8 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9531,16 +9502,16 @@ at::Tensor dipu_exp(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 213 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9535 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9506 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " exp: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " exp: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " exp: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\texp:\tself:" << dumpArg(self) << std::endl;
@@ -9555,8 +9526,8 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9582,16 +9553,16 @@ at::Tensor dipu_log(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 217 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9586 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9557 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog:\tself:" << dumpArg(self) << std::endl;
@@ -9606,8 +9577,8 @@ at::Tensor dipu_log(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9633,16 +9604,16 @@ at::Tensor dipu_neg(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 221 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9608 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " neg: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " neg: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " neg: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tneg:\tself:" << dumpArg(self) << std::endl;
@@ -9657,8 +9628,8 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9684,16 +9655,16 @@ at::Tensor dipu_abs(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 225 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 9688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9659 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " abs: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " abs: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " abs: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tabs:\tself:" << dumpArg(self) << std::endl;
@@ -9708,8 +9679,8 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9738,10 +9709,10 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " log2.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " log2.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " log2.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlog2.out:\tself:" << dumpArg(self) << std::endl;
@@ -9758,8 +9729,8 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9789,10 +9760,10 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " erf.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf.out:\tself:" << dumpArg(self) << std::endl;
@@ -9809,8 +9780,8 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9839,8 +9810,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " erf_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " erf_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\terf_:\tself:" << dumpArg(self) << std::endl;
@@ -9855,8 +9826,8 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -9884,10 +9855,10 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " reciprocal.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal.out:\tself:" << dumpArg(self) << std::endl;
@@ -9904,8 +9875,8 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -9934,8 +9905,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " reciprocal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " reciprocal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\treciprocal_:\tself:" << dumpArg(self) << std::endl;
@@ -9950,8 +9921,8 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -9979,10 +9950,10 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sign.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sign.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sign.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsign.out:\tself:" << dumpArg(self) << std::endl;
@@ -9999,8 +9970,8 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10030,10 +10001,10 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sgn.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sgn.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sgn.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsgn.out:\tself:" << dumpArg(self) << std::endl;
@@ -10050,8 +10021,8 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10081,10 +10052,10 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " floor.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " floor.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " floor.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfloor.out:\tself:" << dumpArg(self) << std::endl;
@@ -10101,8 +10072,8 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10132,10 +10103,10 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ceil.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ceil.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ceil.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tceil.out:\tself:" << dumpArg(self) << std::endl;
@@ -10152,8 +10123,8 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10184,10 +10155,10 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -10205,8 +10176,8 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10233,17 +10204,17 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 250 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 10237 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10208 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -10259,8 +10230,8 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10289,8 +10260,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t exponentDiopiScalar = dipu::diopi_helper::toDiopiScalar(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Scalar: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -10306,8 +10277,8 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10336,12 +10307,12 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Tensor_Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Tensor_Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Tensor_Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -10360,8 +10331,8 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10393,10 +10364,10 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " pow_.Tensor: self should be on dipu");
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow_.Tensor: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow_.Tensor: exponent should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -10413,8 +10384,8 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10445,10 +10416,10 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
   ::diopiScalar_t selfDiopiScalar = dipu::diopi_helper::toDiopiScalar(self);
   ::diopiConstTensorHandle_t exponentDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(exponent);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!exponent.defined() || exponent.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(exponent),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: exponent should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " pow.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(exponent),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: exponent should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " pow.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tpow.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -10466,8 +10437,8 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10509,10 +10480,10 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.out:\tself:" << dumpArg(self) << std::endl;
@@ -10531,8 +10502,8 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const ::std::optional<at::S
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10573,8 +10544,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     maxDiopiScalarPtr = &maxDiopiScalar;
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_:\tself:" << dumpArg(self) << std::endl;
@@ -10591,8 +10562,8 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10628,16 +10599,14 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: max should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -10658,8 +10627,8 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const ::std::optiona
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10698,14 +10667,12 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max.value());
   }
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!min.has_value() || !min.value().defined() ||
-                min.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(min),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: min should be on dipu");
-    TORCH_CHECK(!max.has_value() || !max.value().defined() ||
-                max.value().device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " clamp_.Tensor: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(min),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: min should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_.Tensor: max should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -10724,8 +10691,8 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const ::std::optional<at::Ten
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10756,10 +10723,10 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_min.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min.out:\tself:" << dumpArg(self) << std::endl;
@@ -10777,8 +10744,8 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10808,8 +10775,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t minDiopiScalar = dipu::diopi_helper::toDiopiScalar(min);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_min_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_min_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_min_:\tself:" << dumpArg(self) << std::endl;
@@ -10825,8 +10792,8 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10855,10 +10822,10 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " clamp_max.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max.out:\tself:" << dumpArg(self) << std::endl;
@@ -10876,8 +10843,8 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -10907,8 +10874,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t maxDiopiScalar = dipu::diopi_helper::toDiopiScalar(max);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " clamp_max_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " clamp_max_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tclamp_max_:\tself:" << dumpArg(self) << std::endl;
@@ -10924,8 +10891,8 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -10954,12 +10921,12 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " maximum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " maximum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " maximum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " maximum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmaximum.out:\tself:" << dumpArg(self) << std::endl;
@@ -10978,8 +10945,8 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11012,12 +10979,12 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " minimum.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " minimum.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " minimum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " minimum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tminimum.out:\tself:" << dumpArg(self) << std::endl;
@@ -11036,8 +11003,8 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11072,14 +11039,14 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcmul.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul.out:\tself:" << dumpArg(self) << std::endl;
@@ -11101,8 +11068,8 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11138,12 +11105,12 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcmul_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcmul_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcmul_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcmul_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcmul_:\tself:" << dumpArg(self) << std::endl;
@@ -11163,8 +11130,8 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11199,14 +11166,14 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv.out: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv.out: tensor2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addcdiv.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv.out:\tself:" << dumpArg(self) << std::endl;
@@ -11228,8 +11195,8 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11265,12 +11232,12 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   ::diopiConstTensorHandle_t tensor2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(tensor2);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addcdiv_: self should be on dipu");
-    TORCH_CHECK(!tensor1.defined() || tensor1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor1),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor1 should be on dipu");
-    TORCH_CHECK(!tensor2.defined() || tensor2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(tensor2),
-                __FILE__, ":", __LINE__, " addcdiv_: tensor2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(tensor2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addcdiv_: tensor2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddcdiv_:\tself:" << dumpArg(self) << std::endl;
@@ -11290,8 +11257,8 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11325,12 +11292,12 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: end should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Scalar_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Scalar_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Scalar_out:\tself:" << dumpArg(self) << std::endl;
@@ -11350,8 +11317,8 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11385,14 +11352,14 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: weight should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " lerp.Tensor_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp.Tensor_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp.Tensor_out:\tself:" << dumpArg(self) << std::endl;
@@ -11413,8 +11380,8 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11449,10 +11416,10 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiScalar_t weightDiopiScalar = dipu::diopi_helper::toDiopiScalar(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Scalar: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Scalar: end should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11470,8 +11437,8 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11502,12 +11469,12 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
   ::diopiConstTensorHandle_t endDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(end);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: self should be on dipu");
-    TORCH_CHECK(!end.defined() || end.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(end),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: end should be on dipu");
-    TORCH_CHECK(!weight.defined() || weight.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(weight),
-                __FILE__, ":", __LINE__, " lerp_.Tensor: weight should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(end),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: end should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(weight),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " lerp_.Tensor: weight should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlerp_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11526,8 +11493,8 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -11559,10 +11526,10 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -11579,8 +11546,8 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11611,12 +11578,12 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_and.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_and.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_and.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_and.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_and.out:\tself:" << dumpArg(self) << std::endl;
@@ -11635,8 +11602,8 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11669,12 +11636,12 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " logical_or.out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " logical_or.out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " logical_or.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " logical_or.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlogical_or.out:\tself:" << dumpArg(self) << std::endl;
@@ -11693,8 +11660,8 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11726,10 +11693,10 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bitwise_not.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bitwise_not.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bitwise_not.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbitwise_not.out:\tself:" << dumpArg(self) << std::endl;
@@ -11746,8 +11713,8 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11774,17 +11741,17 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 314 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11778 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11745 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11800,8 +11767,8 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11827,17 +11794,17 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 318 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11831 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11798 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiScalar_t otherDiopiScalar = dipu::diopi_helper::toDiopiScalar(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " ne.Scalar: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " ne.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " ne.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tne.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -11853,8 +11820,8 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11880,16 +11847,16 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 322 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11884 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11851 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " isnan: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " isnan: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " isnan: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tisnan:\tself:" << dumpArg(self) << std::endl;
@@ -11904,8 +11871,8 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11931,19 +11898,19 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 326 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 11935 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11902 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " eq.Tensor: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " eq.Tensor: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " eq.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " eq.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\teq.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -11960,8 +11927,8 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -11997,12 +11964,12 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: out should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices.out: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices.out: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices.out:\tself:" << dumpArg(self) << std::endl;
@@ -12027,8 +11994,8 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out, indices);
 }
@@ -12058,10 +12025,10 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 12062 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12029 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 12065 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12032 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12072,12 +12039,12 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: self should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices:\tself:" << dumpArg(self) << std::endl;
@@ -12098,8 +12065,8 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -12136,14 +12103,14 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -12169,8 +12136,8 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -12201,7 +12168,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12172 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12213,14 +12180,14 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   ::diopiConstTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: self should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: indices should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " max_pool2d_with_indices_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max_pool2d_with_indices_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax_pool2d_with_indices_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -12244,8 +12211,8 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12281,10 +12248,10 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -12299,7 +12266,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12303 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12270 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12309,8 +12276,8 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12344,12 +12311,12 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: self should be on dipu");
-    TORCH_CHECK(!grad_input.defined() || grad_input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_input),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward.grad_input: grad_input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward.grad_input: grad_input should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -12365,7 +12332,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12369 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12336 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12376,8 +12343,8 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return grad_input;
 }
@@ -12406,7 +12373,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12410 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12416,12 +12383,12 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
   ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tavg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -12436,7 +12403,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12407 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12446,8 +12413,8 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12483,10 +12450,10 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " adaptive_avg_pool2d.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " adaptive_avg_pool2d.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tadaptive_avg_pool2d.out:\tself:" << dumpArg(self) << std::endl;
@@ -12504,8 +12471,8 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12532,7 +12499,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 12536 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12503 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12543,10 +12510,10 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   }
   [[maybe_unused]] ::diopiSize_t output_sizeDiopiSize{output_sizeVector.data(), static_cast<int64_t>(output_sizeVector.size())};
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d:\tself:" << dumpArg(self) << std::endl;
@@ -12562,8 +12529,8 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12589,19 +12556,19 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12593 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12560 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _adaptive_avg_pool2d_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _adaptive_avg_pool2d_backward: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_adaptive_avg_pool2d_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
@@ -12618,8 +12585,8 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12651,12 +12618,12 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -12675,8 +12642,8 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12709,12 +12676,12 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm.out: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -12733,8 +12700,8 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12755,14 +12722,14 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm.out: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm.out: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm.out: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -12785,8 +12752,8 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12821,10 +12788,10 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.IntList_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.IntList_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.IntList_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.IntList_out:\tself:" << dumpArg(self) << std::endl;
@@ -12844,8 +12811,8 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12876,10 +12843,10 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.out:\tself:" << dumpArg(self) << std::endl;
@@ -12899,8 +12866,8 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12930,10 +12897,10 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _softmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _softmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _softmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_softmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -12952,8 +12919,8 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -12983,10 +12950,10 @@ at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _log_softmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " _log_softmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _log_softmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_log_softmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -13005,8 +12972,8 @@ at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13038,14 +13005,14 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self_out: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self_out: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self_out: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self_out:\tcondition:" << dumpArg(condition) << std::endl;
@@ -13066,8 +13033,8 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13098,19 +13065,19 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 13102 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13069 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " mm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmm:\tself:" << dumpArg(self) << std::endl;
@@ -13127,8 +13094,8 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13156,19 +13123,19 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 29 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 13160 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t mat2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mat2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bmm: self should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " bmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbmm:\tself:" << dumpArg(self) << std::endl;
@@ -13185,8 +13152,8 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13214,7 +13181,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 13218 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13185 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13224,14 +13191,14 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   ::diopiScalar_t betaDiopiScalar = dipu::diopi_helper::toDiopiScalar(beta);
   ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " addmm: self should be on dipu");
-    TORCH_CHECK(!mat1.defined() || mat1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat1),
-                __FILE__, ":", __LINE__, " addmm: mat1 should be on dipu");
-    TORCH_CHECK(!mat2.defined() || mat2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mat2),
-                __FILE__, ":", __LINE__, " addmm: mat2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " addmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mat2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: mat2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " addmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\taddmm:\tself:" << dumpArg(self) << std::endl;
@@ -13252,8 +13219,8 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13288,14 +13255,14 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm.out: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm.out: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm.out:\tself:" << dumpArg(self) << std::endl;
@@ -13308,7 +13275,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 35 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13312 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13279 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13320,8 +13287,8 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13356,12 +13323,12 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm_: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm_: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm_: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm_: batch2 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm_:\tself:" << dumpArg(self) << std::endl;
@@ -13373,7 +13340,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
 #line 37 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13344 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13384,8 +13351,8 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -13414,7 +13381,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 41 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 13418 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13385 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13422,14 +13389,14 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   ::diopiConstTensorHandle_t batch1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch1);
   ::diopiConstTensorHandle_t batch2DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(batch2);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " baddbmm: self should be on dipu");
-    TORCH_CHECK(!batch1.defined() || batch1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch1),
-                __FILE__, ":", __LINE__, " baddbmm: batch1 should be on dipu");
-    TORCH_CHECK(!batch2.defined() || batch2.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(batch2),
-                __FILE__, ":", __LINE__, " baddbmm: batch2 should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " baddbmm: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(batch2),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: batch2 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " baddbmm: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbaddbmm:\tself:" << dumpArg(self) << std::endl;
@@ -13441,7 +13408,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 39 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13445 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13452,8 +13419,8 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13483,17 +13450,17 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 47 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 13487 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13454 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " sum.dim_IntList: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sum.dim_IntList: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsum.dim_IntList:\tself:" << dumpArg(self) << std::endl;
@@ -13511,8 +13478,8 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13538,17 +13505,17 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 13542 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13509 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " mean.dim: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " mean.dim: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " mean.dim: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmean.dim:\tself:" << dumpArg(self) << std::endl;
@@ -13566,8 +13533,8 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13597,12 +13564,12 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
   ::diopiTensorHandle_t max_valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max_values);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim_max: self should be on dipu");
-    TORCH_CHECK(!max.defined() || max.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max),
-                __FILE__, ":", __LINE__, " max.dim_max: max should be on dipu");
-    TORCH_CHECK(!max_values.defined() || max_values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(max_values),
-                __FILE__, ":", __LINE__, " max.dim_max: max_values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(max_values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim_max: max_values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim_max:\tself:" << dumpArg(self) << std::endl;
@@ -13614,7 +13581,7 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 55 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13618 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13585 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13626,8 +13593,8 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     tensor_copy_host_to_device(max_values, max_values_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(max, max_values);
 }
@@ -13657,22 +13624,22 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 59 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 13661 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13628 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 60 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 13664 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13631 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " max.dim: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " max.dim: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " max.dim: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " max.dim: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmax.dim:\tself:" << dumpArg(self) << std::endl;
@@ -13682,7 +13649,7 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 57 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13653 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13692,8 +13659,8 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -13724,10 +13691,10 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax.out:\tself:" << dumpArg(self) << std::endl;
@@ -13738,7 +13705,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 62 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 13742 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13709 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13748,8 +13715,8 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13780,10 +13747,10 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " amax.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " amax.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " amax.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tamax.out:\tself:" << dumpArg(self) << std::endl;
@@ -13802,8 +13769,8 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13833,10 +13800,10 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -13845,7 +13812,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 66 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13849 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13816 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13855,8 +13822,8 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13886,10 +13853,10 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " all.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " all.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " all.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tall.out:\tself:" << dumpArg(self) << std::endl;
@@ -13900,7 +13867,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 68 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 13904 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13871 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13910,8 +13877,8 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13941,10 +13908,10 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.all_out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.all_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.all_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.all_out:\tself:" << dumpArg(self) << std::endl;
@@ -13953,7 +13920,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 70 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13957 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13924 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13963,8 +13930,8 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -13994,10 +13961,10 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " any.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " any.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " any.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tany.out:\tself:" << dumpArg(self) << std::endl;
@@ -14008,7 +13975,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 72 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 14012 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13979 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14018,8 +13985,8 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14056,10 +14023,10 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
   }
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnorm.out:\tself:" << dumpArg(self) << std::endl;
@@ -14079,8 +14046,8 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const ::std::optional<at::Sc
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14112,10 +14079,10 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
   ::diopiSize_t dimDiopiSize = dipu::diopi_helper::toDiopiSize(dim);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " linalg_vector_norm.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " linalg_vector_norm.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tlinalg_vector_norm.out:\tself:" << dumpArg(self) << std::endl;
@@ -14136,8 +14103,8 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14164,16 +14131,16 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 14168 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14135 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " argmax: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " argmax: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " argmax: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\targmax:\tself:" << dumpArg(self) << std::endl;
@@ -14183,7 +14150,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 79 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 14187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14192,8 +14159,8 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14222,10 +14189,10 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " cumsum.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cumsum.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cumsum.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcumsum.out:\tself:" << dumpArg(self) << std::endl;
@@ -14244,8 +14211,8 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14276,12 +14243,12 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk.values:\tself:" << dumpArg(self) << std::endl;
@@ -14305,8 +14272,8 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -14336,22 +14303,22 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 91 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 14340 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14307 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 92 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 14343 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14310 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " topk: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " topk: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " topk: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " topk: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttopk:\tself:" << dumpArg(self) << std::endl;
@@ -14371,8 +14338,8 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -14404,12 +14371,12 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
   ::diopiTensorHandle_t indicesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(indices);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " sort.values: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " sort.values: values should be on dipu");
-    TORCH_CHECK(!indices.defined() || indices.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(indices),
-                __FILE__, ":", __LINE__, " sort.values: indices should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(indices),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " sort.values: indices should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tsort.values:\tself:" << dumpArg(self) << std::endl;
@@ -14421,7 +14388,7 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 95 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 14425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14433,8 +14400,8 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
 }
@@ -14464,7 +14431,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 14468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14472,14 +14439,14 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t otherDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(other);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!condition.defined() || condition.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(condition),
-                __FILE__, ":", __LINE__, " where.self: condition should be on dipu");
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " where.self: self should be on dipu");
-    TORCH_CHECK(!other.defined() || other.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(other),
-                __FILE__, ":", __LINE__, " where.self: other should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " where.self: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(condition),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: condition should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(other),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: other should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " where.self: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\twhere.self:\tcondition:" << dumpArg(condition) << std::endl;
@@ -14498,8 +14465,8 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14531,8 +14498,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " zero_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " zero_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tzero_:\tself:" << dumpArg(self) << std::endl;
@@ -14547,8 +14514,8 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -14575,10 +14542,10 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tfill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -14587,7 +14554,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 14591 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14558 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14597,8 +14564,8 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -14627,8 +14594,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -14638,7 +14605,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14642 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14609 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14648,8 +14615,8 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14674,13 +14641,13 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 14678 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14645 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " cat: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " cat: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcat:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -14689,7 +14656,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14693 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14660 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14698,8 +14665,8 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14726,8 +14693,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack.out:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -14737,7 +14704,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14741 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14708 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14747,8 +14714,8 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14773,13 +14740,13 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 14777 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " stack: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " stack: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tstack:\ttensors:" << dumpArg(tensors) << std::endl;
@@ -14788,7 +14755,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14792 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14759 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14797,8 +14764,8 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14827,12 +14794,12 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select.out:\tself:" << dumpArg(self) << std::endl;
@@ -14852,8 +14819,8 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14882,19 +14849,19 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 14886 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_select: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " index_select: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index_select: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_select: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_select:\tself:" << dumpArg(self) << std::endl;
@@ -14912,8 +14879,8 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -14945,12 +14912,12 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather.out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather.out:\tself:" << dumpArg(self) << std::endl;
@@ -14971,8 +14938,8 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15001,19 +14968,19 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 15005 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14972 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " gather: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " gather: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " gather: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " gather: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tgather:\tself:" << dumpArg(self) << std::endl;
@@ -15032,8 +14999,8 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15066,14 +15033,14 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.src_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.src_out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter.src_out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.src_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.src_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.src_out:\tself:" << dumpArg(self) << std::endl;
@@ -15085,7 +15052,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 15089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15056 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15097,8 +15064,8 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15134,12 +15101,12 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter.value_out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter.value_out: index should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter.value_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter.value_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter.value_out:\tself:" << dumpArg(self) << std::endl;
@@ -15151,7 +15118,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 15155 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15122 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15162,8 +15129,8 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15197,14 +15164,14 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   ::diopiConstTensorHandle_t srcDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(src);
   ::diopiConstTensorHandle_t indexDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(index);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " scatter_add.out: self should be on dipu");
-    TORCH_CHECK(!index.defined() || index.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(index),
-                __FILE__, ":", __LINE__, " scatter_add.out: index should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " scatter_add.out: src should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " scatter_add.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(index),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: index should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " scatter_add.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tscatter_add.out:\tself:" << dumpArg(self) << std::endl;
@@ -15216,7 +15183,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 15220 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15228,8 +15195,8 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15264,10 +15231,10 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Scalar: mask should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -15285,8 +15252,8 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15317,12 +15284,12 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill_.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill_.Tensor: value should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill_.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -15341,8 +15308,8 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15371,7 +15338,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15375 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15342 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15379,12 +15346,12 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiScalar_t valueDiopiScalar = dipu::diopi_helper::toDiopiScalar(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: mask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Scalar: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Scalar: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Scalar:\tself:" << dumpArg(self) << std::endl;
@@ -15402,8 +15369,8 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15431,7 +15398,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 56 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15402 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15439,14 +15406,14 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   ::diopiConstTensorHandle_t valueDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(value);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: self should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: mask should be on dipu");
-    TORCH_CHECK(!value.defined() || value.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(value),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: value should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " masked_fill.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(value),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: value should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " masked_fill.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tmasked_fill.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -15465,8 +15432,8 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15499,10 +15466,10 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril.out:\tself:" << dumpArg(self) << std::endl;
@@ -15520,8 +15487,8 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15548,16 +15515,16 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 63 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15552 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15519 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " tril: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " tril: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " tril: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttril:\tself:" << dumpArg(self) << std::endl;
@@ -15573,8 +15540,8 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15603,10 +15570,10 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu.out:\tself:" << dumpArg(self) << std::endl;
@@ -15624,8 +15591,8 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, c10::SymInt diagonal, at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15652,16 +15619,16 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 69 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15656 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " triu: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu:\tself:" << dumpArg(self) << std::endl;
@@ -15677,8 +15644,8 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15706,8 +15673,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " triu_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " triu_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\ttriu_:\tself:" << dumpArg(self) << std::endl;
@@ -15723,8 +15690,8 @@ at::Tensor & dipu_triu_(at::Tensor & self, c10::SymInt diagonal) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal.expect_int()))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15754,8 +15721,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " uniform_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " uniform_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tuniform_:\tself:" << dumpArg(self) << std::endl;
@@ -15773,8 +15740,8 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15793,8 +15760,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " normal_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal_:\tself:" << dumpArg(self) << std::endl;
@@ -15812,8 +15779,8 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, ::std::opt
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15833,10 +15800,10 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!mean.defined() || mean.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mean),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: mean should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " normal.Tensor_float_out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mean),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: mean should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " normal.Tensor_float_out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnormal.Tensor_float_out:\tmean:" << dumpArg(mean) << std::endl;
@@ -15855,8 +15822,8 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, :
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -15875,8 +15842,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_:\tself:" << dumpArg(self) << std::endl;
@@ -15885,7 +15852,7 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 83 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 15889 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15856 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15894,8 +15861,8 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15914,8 +15881,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.to: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.to: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.to:\tself:" << dumpArg(self) << std::endl;
@@ -15925,7 +15892,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 86 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 15929 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15896 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15934,8 +15901,8 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15954,8 +15921,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " random_.from: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " random_.from: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\trandom_.from:\tself:" << dumpArg(self) << std::endl;
@@ -15966,7 +15933,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 89 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 15970 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15937 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15975,8 +15942,8 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -15995,8 +15962,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli_.float: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli_.float: self should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli_.float:\tself:" << dumpArg(self) << std::endl;
@@ -16013,8 +15980,8 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, ::std::optional<
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -16034,10 +16001,10 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
       ? generator.value() : dipu::getDefaultDIPUGenerator();
   ::diopiGeneratorHandle_t generatorDiopiGenerator = dipu::diopi_helper::toDiopiGeneratorHandle(generatorValue);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " bernoulli.out: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " bernoulli.out: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " bernoulli.out: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tbernoulli.out:\tself:" << dumpArg(self) << std::endl;
@@ -16055,8 +16022,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -16070,22 +16037,22 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 16074 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 16077 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16044 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
   ::diopiTensorHandle_t out1DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out1);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!input.defined() || input.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(input),
-                __FILE__, ":", __LINE__, " native_dropout: input should be on dipu");
-    TORCH_CHECK(!out0.defined() || out0.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out0),
-                __FILE__, ":", __LINE__, " native_dropout: out0 should be on dipu");
-    TORCH_CHECK(!out1.defined() || out1.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out1),
-                __FILE__, ":", __LINE__, " native_dropout: out1 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(input),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: input should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out0),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out0 should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out1),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout: out1 should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout:\tinput:" << dumpArg(input) << std::endl;
@@ -16095,7 +16062,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
 #line 98 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 16099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16066 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -16105,8 +16072,8 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU",
+              ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
 }
@@ -16120,10 +16087,10 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 109 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 16124 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16091 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 113 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 16127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16094 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -16131,21 +16098,21 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
   ::diopiTensorHandle_t scaledMaskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(scaledMask);
   ::diopiConstTensorHandle_t maskDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(mask);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!grad_output.defined() || grad_output.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(grad_output),
-                __FILE__, ":", __LINE__, " native_dropout_backward: grad_output should be on dipu");
-    TORCH_CHECK(!mask.defined() || mask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(mask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: mask should be on dipu");
-    TORCH_CHECK(!scaledMask.defined() || scaledMask.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(scaledMask),
-                __FILE__, ":", __LINE__, " native_dropout_backward: scaledMask should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " native_dropout_backward: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(grad_output),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: grad_output should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(mask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: mask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(scaledMask),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: scaledMask should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
 #line 115 "deeplink_gen/catalog/tensor.yaml"
 const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 16149 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16116 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -16162,8 +16129,8 @@ TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return out;
 }
@@ -16191,14 +16158,14 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
 #line 132 "deeplink_gen/catalog/tensor.yaml"
 dipu::native::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 16195 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16162 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " copy_: self should be on dipu");
-    TORCH_CHECK(!src.defined() || src.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(src),
-                __FILE__, ":", __LINE__, " copy_: src should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(src),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " copy_: src should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tcopy_:\tself:" << dumpArg(self) << std::endl;
@@ -16208,8 +16175,8 @@ return self;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiCopyInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -16232,15 +16199,15 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 16236 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16203 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index.Tensor: self should be on dipu");
-    TORCH_CHECK(!out.defined() || out.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(out),
-                __FILE__, ":", __LINE__, " index.Tensor: out should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(out),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index.Tensor: out should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex.Tensor:\tself:" << dumpArg(self) << std::endl;
@@ -16249,13 +16216,13 @@ at::Tensor out;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
 #line 142 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 16253 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16220 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
+              ret));
 #line 158 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 16259 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16226 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -16289,16 +16256,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 16293 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " index_put_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " index_put_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " index_put_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tindex_put_:\tself:" << dumpArg(self) << std::endl;
@@ -16309,7 +16276,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 164 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16313 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16280 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16320,8 +16287,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
@@ -16356,16 +16323,16 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 16360 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16327 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
   ::diopiConstTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
   if (checkTensorDevice()) {
-    TORCH_CHECK(!self.defined() || self.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(self),
-                __FILE__, ":", __LINE__, " _index_put_impl_: self should be on dipu");
-    TORCH_CHECK(!values.defined() || values.device().type() == dipu::DIPU_DEVICE_TYPE || ignore_device_check(values),
-                __FILE__, ":", __LINE__, " _index_put_impl_: values should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(self),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: self should be on dipu");
+    TORCH_CHECK(on_dipu_or_ignored(values),
+                __FILE__ ":" C10_STRINGIZE(__LINE__) " _index_put_impl_: values should be on dipu");
   }
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_index_put_impl_:\tself:" << dumpArg(self) << std::endl;
@@ -16377,7 +16344,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 178 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16381 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16348 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16388,8 +16355,8 @@ for (size_t i = 0; i < indices.size(); ++i) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, __FILE__, ":", __LINE__, R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU", " error, error code is ", ret,
-              " error message is ", diopiGetLastErrorString());
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+              ret));
   synchronizeIfEnable();
   return self;
 }
