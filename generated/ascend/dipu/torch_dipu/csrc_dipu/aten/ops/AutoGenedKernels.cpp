@@ -12539,7 +12539,7 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 132 "deeplink_gen/catalog/tensor.yaml"
-dipu::native::getDipuCopyInstance()->run(self, src, non_blocking);
+dipu::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
 #line 12545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
