@@ -7,7 +7,6 @@ always safe."""
 from __future__ import annotations
 
 import os
-import pickle
 from pathlib import Path
 
 from deeplink_gen.output.atomic import write_cache
@@ -30,14 +29,22 @@ def load(kind: str, key: str | None):
     if key is None or not enabled():
         return None
     try:
-        return pickle.loads(_path(kind, key).read_bytes())
-    except Exception:      # missing, unreadable, truncated, or pickled by other code
+        data = _path(kind, key).read_bytes()
+    except OSError:        # missing or unreadable
+        return None
+    import pickle          # only now: a run that finds nothing stored never pays for it
+
+    try:
+        return pickle.loads(data)
+    except Exception:      # truncated, or pickled by other code
         return None
 
 
 def store(kind: str, key: str | None, value) -> None:
     if key is None or not enabled():
         return
+    import pickle
+
     try:
         data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
