@@ -189,13 +189,17 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
                                    "add --allow-outside-workspace if that is what you want")
     out_root = out_dir if out_dir is not None else ctx.root / "generated"
     selected = None if all_vendors else list(vendors)
-    if not check and torch_version is None and command.reuse(ctx.root, selected, out_root, autocompare, shards,
-                                                             ctx.diopi_include):
+
+    def options():
+        return _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
+
+    # A --torch-version that is not the installed torch stops the render before anything is reused.
+    chosen = options() if torch_version is not None else None
+    if not check and command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include):
         sys.exit(0)     # nothing changed, or rendered before: done without loading anything
-    options = _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
-    code = command.run(ctx.root, selected, options, out_root,
+    code = command.run(ctx.root, selected, chosen or options(), out_root,
                        check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
     sys.exit(code)
 

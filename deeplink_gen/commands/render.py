@@ -60,12 +60,11 @@ def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | No
 def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
         check: bool = False, show_diff: bool = False, prefix: list[str] = ("deeplink-gen",),
         out_args: list[str] = ()) -> int:
-    """Render *vendors* (None: all) with *options* ; returns
-    the exit code. The commands this prints as hints start with *prefix*
-    (deeplink-gen and its -C) and carry *out_args* (--out ...)."""
+    """Render *vendors* (None: all) with *options*, through the whole pipeline
+    (the caller has tried reuse first); returns the exit code. The commands
+    this prints as hints start with *prefix* (deeplink-gen and its -C) and
+    carry *out_args* (--out ...)."""
     choices = (options.autocompare, options.shards, options.diopi_include)
-    if not check and reuse(root, vendors, out_root, *choices):
-        return 0
     digest = _digest(root, vendors, out_root, *choices)
     ws = pipeline.load_valid(root, vendors, options)
     if check:
