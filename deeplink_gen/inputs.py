@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 
-from deeplink_gen.paths import PACKAGE, schema_dir, workspace_file
+from deeplink_gen.paths import PACKAGE, package_dir, schema_dir, torch_version_file, torchgen_native_dir, workspace_file
 
 # Libraries whose code shapes output besides torchgen (covered by the torch identity).
 _LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
@@ -38,15 +37,6 @@ def _stat_line(path: Path) -> str:
     return f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n"
 
 
-def _package_dir(name: str) -> Path | None:
-    spec = importlib.util.find_spec(name)
-    if spec is None:
-        return None
-    if spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations)))
-    return Path(spec.origin) if spec.origin else None
-
-
 @functools.lru_cache(maxsize=1)
 def tool_digest() -> str:
     """deeplink-gen's own code, templates, data and schemas, the libraries it
@@ -55,7 +45,7 @@ def tool_digest() -> str:
     for path in [*_files(PACKAGE, skip=("__pycache__",)), *_files(schema_dir())]:
         h.update(_stat_line(path).encode())
     for name in _LIBRARIES:     # their top-level files: installing another version rewrites them
-        lib = _package_dir(name)
+        lib = package_dir(name)
         h.update(f"{name}\0{lib}\n".encode())
         if lib is not None and lib.is_dir():
             for path in sorted(p for p in lib.iterdir() if p.is_file()):
@@ -67,11 +57,11 @@ def tool_digest() -> str:
 def torch_digest() -> str:
     """The installed torch: its version file and torchgen's op tables (path, size, mtime)."""
     h = hashlib.sha256()
-    torchgen = _package_dir("torchgen")
+    torchgen = package_dir("torchgen")
     h.update(f"{torchgen}\n".encode())
     if torchgen is not None:
-        version = torchgen.parent / "torch" / "version.py"
-        native = torchgen / "packaged" / "ATen" / "native"
+        version = torch_version_file(torchgen)
+        native = torchgen_native_dir(torchgen)
         for path in (version, native / "native_functions.yaml", native / "tags.yaml"):
             if path.is_file():
                 h.update(_stat_line(path).encode() + path.read_bytes() if path == version

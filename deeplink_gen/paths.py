@@ -1,5 +1,6 @@
 """Where inputs live: a workspace's vendor and catalog files, a vendor's
-hand-written sources, the JSON Schemas and the cache directory. No heavy
+hand-written sources, the JSON Schemas, the installed torchgen's data and the
+cache directory. No heavy
 imports, so the unchanged-render shortcut can use it before anything else is
 loaded. (Output paths are defined in render/paths.py.)"""
 
@@ -7,10 +8,31 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+
+
+def package_dir(name: str) -> Path | None:
+    """Where the installed package or module *name* lives, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin else None
+
+
+def torchgen_native_dir(torchgen: Path) -> Path:
+    """torchgen's packaged ATen data (native_functions.yaml, tags.yaml)."""
+    return torchgen / "packaged" / "ATen" / "native"
+
+
+def torch_version_file(torchgen: Path) -> Path:
+    """torch/version.py of the torch that ships *torchgen*."""
+    return torchgen.parent / "torch" / "version.py"
 
 
 def vendor_files(root: Path) -> list[Path]:

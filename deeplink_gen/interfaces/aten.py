@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import re
 from importlib import metadata
@@ -18,25 +17,25 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.model import AtenOp, OpTable, TorchVersion
 from deeplink_gen.output.atomic import write_cache
-from deeplink_gen.paths import cache_dir
+from deeplink_gen.paths import cache_dir, package_dir, torch_version_file, torchgen_native_dir
 
 _CACHE_FORMAT = 3
 
 
 def _torchgen_dir() -> Path:
     """The torchgen package in use, located without importing it."""
-    spec = importlib.util.find_spec("torchgen")
-    if spec is None or not spec.submodule_search_locations:
+    found = package_dir("torchgen")
+    if found is None or not found.is_dir():
         raise UserError([Diagnostic(None, None, "torchgen is not installed: install the torch whose ops to render "
                                                 "(it ships torchgen; the PyPI package named torchgen is another project)")])
-    return Path(next(iter(spec.submodule_search_locations))).resolve()
+    return found.resolve()
 
 
 @functools.lru_cache(maxsize=1)
 def installed_torch_version() -> TorchVersion:
     """The version of the torch that ships the torchgen in use (read from its
     torch/version.py, never by importing torch), else torch's metadata."""
-    version_file = _torchgen_dir().parent / "torch" / "version.py"
+    version_file = torch_version_file(_torchgen_dir())
     try:
         found = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", version_file.read_text(encoding="utf-8"), re.M)
     except OSError:
@@ -46,7 +45,7 @@ def installed_torch_version() -> TorchVersion:
 
 def _native_dir() -> Path:
     """torchgen's packaged ATen data."""
-    return _torchgen_dir() / "packaged" / "ATen" / "native"
+    return torchgen_native_dir(_torchgen_dir())
 
 
 # The per-op facts the index keeps, in row order (the cache and the shipped snapshots share it).
