@@ -54,9 +54,9 @@ class Options:
         return protos
 
     def op_table(self) -> OpTable:
-        from deeplink_gen.interfaces import aten, torch_snapshots
+        from deeplink_gen.interfaces import torch_snapshots
 
-        return torch_snapshots.load(self.torch_version) if self.snapshot else aten.installed_table()
+        return torch_snapshots.load(self.torch_version) if self.snapshot else torch_snapshots.installed()
 
     def recorded(self) -> dict:
         """The options that change output, as manifest.json records them (None: not given)."""

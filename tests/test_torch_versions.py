@@ -5,7 +5,10 @@ explain and coverage use the shipped snapshot of a torch that is not installed."
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers import REPO, edit, error_lines, line_of, run_cli
@@ -31,6 +34,25 @@ def test_the_installed_torch_snapshot_is_the_committed_one(tmp_path: Path):
     plain = tmp_path / "torch.json"
     assert run_cli("torch-snapshot", "--out", str(plain)).exit_code == 0
     assert plain.read_text() == text
+
+
+def test_the_installed_torch_is_read_from_its_shipped_snapshot_without_torchgen(tmp_path: Path):
+    """The shipped 2.13.0 snapshot was taken from this very native_functions.yaml,
+    so a first run reads it instead of building the index through torchgen
+    (no index is built into the cache), and it holds exactly what torchgen builds."""
+    cache = tmp_path / "cache"
+    code = ("from deeplink_gen.interfaces import torch_snapshots as t; import sys; "
+            "table = t.installed(); print(table.version, len(table.ops), table.snapshot, "
+            "'torchgen.gen' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ,
+                         "DEEPLINK_GEN_CACHE_DIR": str(cache)}, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["2.13.0", "3101", "False", "False"]
+    assert not list(cache.glob("aten-ops-*"))
+
+    from deeplink_gen.interfaces import aten, torch_snapshots
+
+    built = aten.ops_from_rows(aten.build_index(aten._native_dir() / "native_functions.yaml"))
+    assert torch_snapshots.installed().ops == built
 
 
 def test_shipped_snapshots_are_small_and_sorted():

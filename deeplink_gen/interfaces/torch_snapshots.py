@@ -65,6 +65,21 @@ def load(version: TorchVersion) -> OpTable:
     return read(path_of(version))
 
 
+@functools.lru_cache(maxsize=1)
+def installed() -> OpTable:
+    """The installed torch's op table. When a shipped snapshot was taken from
+    this very native_functions.yaml (same sha256) it is that snapshot's rows,
+    which saves building the index through torchgen on a first run; otherwise
+    aten builds it (and caches it on disk)."""
+    version = aten.installed_torch_version()
+    path = path_of(version)
+    if path.is_file():
+        doc = decode(path.read_bytes(), str(path))
+        if doc.get("native_functions_sha256") == aten.native_functions_digest():
+            return OpTable(version, aten.ops_from_rows(doc["ops"]), "the installed torch")
+    return aten.installed_table()
+
+
 def matches(version: TorchVersion, text: str) -> bool:
     """Whether *version* is the one *text* asks for: major.minor, and the
     patch level too when *text* gives one (``2.1`` admits 2.1.1, ``2.1.0`` does not)."""
@@ -84,9 +99,8 @@ def choose(text: str) -> OpTable:
     that version, else the newest shipped snapshot that is. Raises ParseError
     with a message naming what is available."""
     TorchVersion.parse(text)
-    installed = aten.installed_torch_version()
-    if matches(installed, text):
-        return aten.installed_table()
+    if matches(aten.installed_torch_version(), text):
+        return installed()
     candidates = [v for v in shipped() if matches(v, text)]
     if not candidates:
         raise ParseError(f"no op table for torch {text.strip()}: {available()}")
