@@ -7,9 +7,9 @@ edit are written only when missing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
+from deeplink_gen import __version__
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.output.atomic import write_atomic
@@ -55,17 +55,10 @@ def ensure_layout(root: Path, result: InitResult) -> None:
     ensure_schemas(root, result)
 
 
-def _tool_version() -> str:
-    try:
-        return metadata.version("deeplink-gen")
-    except metadata.PackageNotFoundError:
-        return "0"
-
-
 def init(root: Path) -> InitResult:
     result = InitResult()
     ensure_layout(root, result)
-    context = dict(torch_version=str(installed_torch_version()), tool_version=_tool_version())
+    context = dict(torch_version=str(installed_torch_version()), tool_version=__version__)
     for rel, template in ONCE.items():
         target = root / rel
         if target.exists():

@@ -11,7 +11,6 @@ import functools
 import hashlib
 import json
 import re
-from importlib import metadata
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError
@@ -40,7 +39,11 @@ def installed_torch_version() -> TorchVersion:
         found = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", version_file.read_text(encoding="utf-8"), re.M)
     except OSError:
         found = None
-    return TorchVersion.parse(found.group(1) if found else metadata.version("torch"))
+    if found:
+        return TorchVersion.parse(found.group(1))
+    from importlib import metadata
+
+    return TorchVersion.parse(metadata.version("torch"))
 
 
 def _native_dir() -> Path:

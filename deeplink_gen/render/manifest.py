@@ -5,20 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import metadata
 
+from deeplink_gen import __version__
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
-
-
-def tool_version() -> str:
-    try:
-        return metadata.version("deeplink-gen")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
@@ -52,7 +45,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     body = {
         "vendor": rv.vendor.name,
         "device_type": rv.vendor.identity.device_type,
-        "tool_version": tool_version(),
+        "tool_version": __version__,
         "torch_version": str(rv.torch_version),
         "options": job.options,
         "files": [
