@@ -14,9 +14,9 @@ none of them changes."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from deeplink_gen import cache, inputs
@@ -38,20 +38,7 @@ class Options:
     snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
     def prototypes(self) -> Prototypes:
-        """The DIOPI prototypes, stored in the cache directory under the digest
-        of the headers (or of the tool, whose data the bundled snapshot is)."""
-        from deeplink_gen.interfaces import diopi
-        from deeplink_gen.model import Prototypes
-
-        include = self.diopi_include
-        key = inputs.digest("prototypes", str(include and include.resolve()),
-                            diopi.contents_digest(include) if include is not None else "bundled")
-        found = cache.load("prototypes", key)
-        if isinstance(found, Prototypes):
-            return found
-        protos = diopi.prototypes(include)
-        cache.store("prototypes", key, protos)
-        return protos
+        return _prototypes(self.diopi_include)
 
     def op_table(self) -> OpTable:
         from deeplink_gen.interfaces import torch_snapshots
@@ -85,6 +72,29 @@ class Options:
         """The full render command for these options: *prefix* (deeplink-gen and its -C), then *args*."""
         group = ["--diopi-include", str(self.diopi_include)] if self.diopi_include is not None else []
         return " ".join([*prefix, *group, "render", *args, *self.flags()])
+
+
+def _prototypes(include: Path | None) -> Prototypes:
+    """The DIOPI prototypes of the headers in *include*, else the bundled
+    snapshot: stored in the cache directory under the digest of the headers
+    (or of the tool, whose data the snapshot is), and read once per process."""
+    from deeplink_gen.interfaces import diopi
+
+    return _prototypes_of(inputs.digest("prototypes", str(include and include.resolve()),
+                                        diopi.contents_digest(include) if include is not None else "bundled"), include)
+
+
+@functools.lru_cache(maxsize=4)
+def _prototypes_of(key: str, include: Path | None) -> Prototypes:
+    from deeplink_gen.interfaces import diopi
+    from deeplink_gen.model import Prototypes
+
+    found = cache.load("prototypes", key)
+    if isinstance(found, Prototypes):
+        return found
+    protos = diopi.prototypes(include)
+    cache.store("prototypes", key, protos)
+    return protos
 
 
 def load(root: Path, vendors: list[str] | None = None) -> Workspace:

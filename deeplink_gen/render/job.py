@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,8 +26,13 @@ class Job:
     def origin(self, loc: Loc) -> str:
         """The file *loc* is in, as generated code names it: relative to the
         workspace, or deeplink_gen/... for what ships with deeplink-gen."""
-        path = Path(loc.file).resolve()
-        for base, prefix in ((self.root, ""), (PACKAGE, "deeplink_gen/")):
-            if base is not None and path.is_relative_to(base.resolve()):
-                return prefix + path.relative_to(base.resolve()).as_posix()
-        return loc.file
+        return _origin(loc.file, self.root)
+
+
+@functools.lru_cache(maxsize=256)
+def _origin(file: str, root: Path | None) -> str:
+    path = Path(file).resolve()
+    for base, prefix in ((root, ""), (PACKAGE, "deeplink_gen/")):
+        if base is not None and path.is_relative_to(base.resolve()):
+            return prefix + path.relative_to(base.resolve()).as_posix()
+    return file
