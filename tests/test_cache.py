@@ -151,6 +151,42 @@ def test_template_change_in_a_copy_of_the_package(workspace, tmp_path, cache):
     assert after != before
 
 
+def stored_op_code(cache: Path) -> set[str]:
+    """The keys of every op's stored code (render/kernels.py op_code)."""
+    import pickle
+
+    keys = set()
+    for path in stored(cache, "op-code"):
+        keys |= set(pickle.loads(path.read_bytes()))
+    return keys
+
+
+def test_op_code_is_reused_unless_its_plan_changed(workspace, tmp_path, cache):
+    """Each op's code is stored under the digest of its plan. The same plans
+    give the same keys in a process that validated the workspace afresh and
+    in one that took it from the cache (--shards 2 renders again from the
+    stored model), and an edit of one catalog entry re-renders only the ops
+    it changes. Each render is a process of its own, as users run it."""
+    def render_process(out: Path, *args: str) -> dict[str, bytes]:
+        result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", *args, "--out", str(out),
+                                "--allow-outside-workspace", env={"DEEPLINK_GEN_CACHE_DIR": str(cache)})
+        assert result.returncode == 0, result.stderr
+        return tree(out / "camb")
+
+    out = tmp_path / "out"
+    render_process(out)
+    first = stored_op_code(cache)
+    assert len(first) > 100
+    render_process(tmp_path / "sharded", "--shards", "2")
+    assert stored_op_code(cache) == first
+    edit(workspace / "catalog" / "pointwise.yaml", "call: diopiAdd(ctx, out, self, other, alpha)",
+         "call: diopiAdd(ctx, out, other, self, alpha)")
+    after = render_process(out)
+    assert b"diopiAdd(ctx, outDiopiTensorHandle, otherDiopiTensorHandle, selfDiopiTensorHandle" in after[KERNELS]
+    changed = stored_op_code(cache) - first
+    assert 0 < len(changed) < 10
+
+
 def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
     """Truncated, garbage and empty entries (stored results, stamps, compiled
     templates) are rebuilt, in a fresh process, without a traceback."""

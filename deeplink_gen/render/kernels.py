@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from deeplink_gen import cache, inputs
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
@@ -31,6 +32,33 @@ def fill_placeholders(text: str, memory_format: str | None) -> str:
     return _PLACEHOLDER.sub(replace, text)
 
 
+def op_code(job: Job, plans) -> dict[str, str]:
+    """Each op's code (wrapper.j2's block) by wrapper name. The text is a
+    function of the op's plan (a frozen dataclass whose repr shows every
+    field) and of the origin of pasted code (relative to the workspace), so
+    it is stored in the cache directory under that digest and rendered again
+    only when that changes: after an edit, most ops' code is reused."""
+    import hashlib
+
+    salt = f"{job.root}\0{job.source}\0"
+    keys = {p.wrapper: hashlib.sha256((salt + repr(p)).encode()).hexdigest() for p in plans}
+    store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
+    stored = cache.load("op-code", store_key)
+    stored = stored if isinstance(stored, dict) else {}
+    macros = None
+    code = {}
+    for p in plans:
+        text = stored.get(keys[p.wrapper])
+        if not isinstance(text, str):
+            if macros is None:
+                macros = environment().get_template("kernels/wrapper.j2").make_module(
+                    dict(fill=fill_placeholders, origin=job.origin))
+            text = str(macros.block(p))
+        code[p.wrapper] = text
+    cache.store("op-code", store_key, {keys[w]: text for w, text in code.items()})
+    return code
+
+
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     """One translation unit, or one per shard. A shard declares the wrappers
     its code calls, so it compiles on its own and changes only when one of
@@ -38,6 +66,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     plan = plan_kernels(job.rv)
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version,
                   fill=fill_placeholders, origin=job.origin)
+    code = op_code(job, plan.wrappers)
     targets = paths.kernels(plan.shards)
     out = {paths.KERNELS_CMAKE: render_template("kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor,
                                                 source=job.source, files=[t.rsplit("/", 1)[1] for t in targets])}
@@ -45,7 +74,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None
         text = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
-                               checks=plan.checks(mine),
+                               checks=plan.checks(mine), code=code,
                                shard=shard, **common)
         out[path] = resume_lines(text, path)
     return out
