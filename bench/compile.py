@@ -1,9 +1,10 @@
 """Measure what the generated kernels cost the C++ compiler, as ratios within one run.
 
-    python bench/compile.py [--runs 1] [--vendor camb] [--torch-python PY] [--jobs 2] [--time-report]
+    python bench/compile.py [--runs 1] [--vendor camb] [--torch-python PY] [--jobs 2] [--shards 2,4]
+                            [--time-report]
 
 Renders the vendor's kernels (`render --vendor V --out TMP --allow-outside-workspace`)
-as one translation unit and with `--shards 2` and `--shards 4`, then compiles each file
+as one translation unit and as 2 and 4 shards (`--shards`), then compiles each file
 with g++ the way a DIPU build compiles a torch_dipu source, as closely as the repository
 allows: a full object compile `-std=c++17 -fPIC -O2 -c -o /dev/null`, the torch ABI flag
 of the chosen torch, -DDIPU_TORCH_VERSION, against that torch's headers, the DIPU
@@ -16,8 +17,10 @@ Reports, per configuration (min wall of --runs, max peak RSS; peak RSS is the
 compiler's, from wait4's rusage of each g++ process):
   * the include block alone (the one-file render up to its first namespace): the fixed
     cost every translation unit pays before any wrapper;
+  * the one file without its DIPU_LIBRARY_IMPL blocks: the wrappers alone, so that the
+    difference to the one-file build is what registering them costs;
   * the one-file build: wall and peak RSS;
-  * 2 and 4 shards compiled --jobs at a time: the wall of the whole build, each shard's
+  * 2 and 4 shards (--shards) compiled --jobs at a time: the wall of the whole build, each shard's
     peak RSS, and the ratios shard wall / one-file wall and max shard peak / one-file peak.
 Wall-clock seconds on this machine; another process on the machine skews them, so
 compare the ratios of one run. --time-report prints g++ -ftime-report's top phases of
@@ -45,7 +48,6 @@ sys.path.insert(0, str(REPO / "tests"))
 from helpers import INCLUDE, diopi_include, torch_include_flags, torch_root, torch_version_code  # noqa: E402
 
 OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
-SHARDS = (2, 4)
 
 
 def render(out: Path, vendor: str, shards: int) -> list[Path]:
@@ -99,6 +101,15 @@ def include_block(kernels: Path, dest: Path) -> Path:
     return dest
 
 
+def without_registrations(kernels: Path, dest: Path) -> Path:
+    """*kernels* without its DIPU_LIBRARY_IMPL blocks: the wrappers alone, to
+    tell what registering them (m.impl(..., TORCH_FN(wrapper)) per op) costs."""
+    text = kernels.read_text()
+    start = text.index("DIPU_LIBRARY_IMPL(")
+    dest.write_text(text[:start] + text[text.index("}  // namespace at", start):])
+    return dest
+
+
 def time_report(cmd: list[str], source: Path, top: int = 12) -> None:
     proc = subprocess.run([*cmd, "-ftime-report", str(source)], capture_output=True, text=True)
     rows = []
@@ -119,14 +130,17 @@ def main() -> None:
     ap.add_argument("--torch-python", type=Path, default=None,
                     help="a Python whose torch's headers to compile against (default: this one's)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--shards", type=lambda text: [int(n) for n in text.split(",")], default=[2, 4],
+                    metavar="N,N", help="the shard counts to build (default: 2,4)")
     ap.add_argument("--time-report", action="store_true")
     args = ap.parse_args()
 
     cmd = compile_command(args.torch_python)
     tmp = Path(tempfile.mkdtemp(prefix="deeplink-gen-bench-compile-"))
     one = render(tmp / "s1", args.vendor, 1)
-    shards = {n: render(tmp / f"s{n}", args.vendor, n) for n in SHARDS}
+    shards = {n: render(tmp / f"s{n}", args.vendor, n) for n in args.shards}
     empty = include_block(one[0], tmp / "includes.cpp")
+    unregistered = without_registrations(one[0], tmp / "unregistered.cpp")
     version = subprocess.run(["g++", "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
     torch_dir = torch_root(args.torch_python)
     print(f"vendor {args.vendor}; g++ {version}; torch {torch_dir.parent.name}/{torch_dir.name} "
@@ -134,11 +148,12 @@ def main() -> None:
           f"{args.runs} run(s); -j{args.jobs}")
     print("flags: " + " ".join(a for a in cmd[1:] if a.startswith(("-std", "-f", "-O", "-D", "-c"))))
 
-    samples = {"includes": [], "one": [], **{n: [] for n in SHARDS}}
+    samples = {"includes": [], "unregistered": [], "one": [], **{n: [] for n in args.shards}}
     for _ in range(args.runs):
         samples["includes"].append(build(cmd, [empty], 1))
+        samples["unregistered"].append(build(cmd, [unregistered], 1))
         samples["one"].append(build(cmd, one, 1))
-        for n in SHARDS:
+        for n in args.shards:
             samples[n].append(build(cmd, shards[n], args.jobs))
 
     def best(key):
@@ -146,13 +161,16 @@ def main() -> None:
         return min(w for w, _ in runs), [max(p) for p in zip(*(peaks for _, peaks in runs))]
 
     inc_wall, (inc_peak,) = best("includes")
+    bare_wall, (bare_peak,) = best("unregistered")
     one_wall, (one_peak,) = best("one")
     lines = sum(len(p.read_text().splitlines()) for p in one)
     print(f"\n{'build':<28} {'wall s':>7} {'peak MiB':>9}  {'wall/1':>6} {'peak/1':>6}")
     print(f"{'include block only':<28} {inc_wall:7.1f} {inc_peak:9d}  {inc_wall / one_wall:6.2f} "
           f"{inc_peak / one_peak:6.2f}")
+    print(f"{'one file, no registrations':<28} {bare_wall:7.1f} {bare_peak:9d}  {bare_wall / one_wall:6.2f} "
+          f"{bare_peak / one_peak:6.2f}")
     print(f"{f'one file ({lines} lines)':<28} {one_wall:7.1f} {one_peak:9d}  {1:6.2f} {1:6.2f}")
-    for n in SHARDS:
+    for n in args.shards:
         wall, peaks = best(n)
         print(f"{f'{n} shards, -j{args.jobs}':<28} {wall:7.1f} {max(peaks):9d}  {wall / one_wall:6.2f} "
               f"{max(peaks) / one_peak:6.2f}   per shard: {' '.join(str(p) for p in peaks)} MiB")
