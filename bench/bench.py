@@ -6,9 +6,11 @@ Reports (min and median of --runs):
   * whole processes (`python -m deeplink_gen ...`, start-up and imports included),
     beside `python -c pass` as the floor: `--help`; a full render into an empty
     output folder with an empty cache folder (cold: only the torch op index, built
-    once per torch install, is kept), after an input changed (the stored model and
-    rendered files miss; compiled templates and the op index are kept), with a warm
-    cache (the rendered files are stored), and with nothing changed; for the
+    once per torch install when no shipped snapshot matches the torch, is kept),
+    after an input changed (the stored model and rendered files miss; compiled
+    templates, the op index and each op's stored code are kept, as after an edit
+    that changes no op's plan), with a warm cache (the rendered files are stored),
+    and with nothing changed; for the
     workspace import-dipu makes of tests/fixtures/dipu (camb, --autocompare) and
     for the bundled workspace (--all, 3 vendors);
   * `validate` of the bundled workspace (the CLI, in-process, after imports);
