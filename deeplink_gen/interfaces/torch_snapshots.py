@@ -1,6 +1,8 @@
 """Torch op tables as data: the snapshots shipped in interfaces/data/
-(torch-<version>.json.gz, written by `deeplink-gen torch-snapshot`), and the
-choice between them and the installed torch for a requested version.
+(torch-<version>.json.gz, written by `deeplink-gen torch-snapshot`), the
+installed torch's table (its snapshot's, when that was taken from the same
+native_functions.yaml), and the choice between them and the installed torch
+for a requested version.
 
 A snapshot is gzip-compressed JSON: a "//" header line, "format",
 "torch_version", "native_functions_sha256", "columns" (aten.ROW_FIELDS) and
