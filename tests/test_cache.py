@@ -187,6 +187,28 @@ def test_op_code_is_reused_unless_its_plan_changed(workspace, tmp_path, cache):
     assert 0 < len(changed) < 10
 
 
+def test_each_kind_keeps_its_most_recently_used_entries(cache):
+    """Storing a new entry deletes all but the KEEP most recently used of its
+    kind (reading one counts as using it), so the folder stays bounded."""
+    import hashlib
+    import os
+
+    from deeplink_gen import cache as stored_values
+
+    keep = stored_values.KEEP
+    keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(keep + 5)]
+    folder = cache / f"demo-{stored_values.FORMAT}"
+    for age, key in enumerate(keys[:keep]):
+        stored_values.store("demo", key, key)
+        os.utime(folder / key[:2] / key[2:], ns=(age * 10**9, age * 10**9))   # the first is the oldest
+    assert stored_values.load("demo", keys[0]) == keys[0]                       # ... until it is used
+    for key in keys[keep:]:
+        stored_values.store("demo", key, key)
+    assert len([p for p in folder.rglob("*") if p.is_file()]) == keep
+    assert [stored_values.load("demo", key) for key in keys[1:6]] == [None] * 5
+    assert [stored_values.load("demo", key) for key in [keys[0], *keys[6:]]] == [keys[0], *keys[6:]]
+
+
 def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
     """Truncated, garbage and empty entries (stored results, stamps, compiled
     templates) are rebuilt, in a fresh process, without a traceback."""
