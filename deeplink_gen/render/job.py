@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +17,7 @@ class Job:
     protos: Prototypes
     options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
     root: Path | None = None                      # the workspace
+    origins: dict = field(default_factory=dict, compare=False, repr=False)   # origin() of each file so far
 
     @property
     def vendor(self) -> Vendor:
@@ -25,11 +25,14 @@ class Job:
 
     def origin(self, loc: Loc) -> str:
         """The file *loc* is in, as generated code names it: relative to the
-        workspace, or deeplink_gen/... for what ships with deeplink-gen."""
-        return _origin(loc.file, self.root)
+        workspace, or deeplink_gen/... for what ships with deeplink-gen
+        (resolved once per file in this job)."""
+        found = self.origins.get(loc.file)
+        if found is None:
+            found = self.origins[loc.file] = _origin(loc.file, self.root)
+        return found
 
 
-@functools.lru_cache(maxsize=256)
 def _origin(file: str, root: Path | None) -> str:
     path = Path(file).resolve()
     for base, prefix in ((root, ""), (PACKAGE, "deeplink_gen/")):
