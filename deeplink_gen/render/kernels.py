@@ -40,8 +40,7 @@ def op_code(job: Job, plans) -> dict[str, str]:
     only when that changes: after an edit, most ops' code is reused."""
     import hashlib
 
-    salt = f"{job.root}\0{job.source}\0"
-    keys = {p.wrapper: hashlib.sha256((salt + repr(p)).encode()).hexdigest() for p in plans}
+    keys = {p.wrapper: hashlib.sha256(f"{job.root}\0{p!r}".encode()).hexdigest() for p in plans}
     store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
     stored = cache.load("op-code", store_key)
     stored = stored if isinstance(stored, dict) else {}
@@ -64,8 +63,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     its code calls, so it compiles on its own and changes only when one of
     its own ops (or a callee's signature) does."""
     plan = plan_kernels(job.rv)
-    common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version,
-                  fill=fill_placeholders, origin=job.origin)
+    common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version)
     code = op_code(job, plan.wrappers)
     targets = paths.kernels(plan.shards)
     out = {paths.KERNELS_CMAKE: render_template("kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor,
