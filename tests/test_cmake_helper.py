@@ -21,17 +21,24 @@ def _run(*cmd: str, cwd: Path) -> str:
     return proc.stdout + proc.stderr
 
 
-def test_build_time_render(workspace: Path, tmp_path: Path):
+def _project(tmp_path: Path, workspace: Path, options: str, after: str = "") -> Path:
+    """A CMake project that renders camb with deeplink_gen_render(... *options*), then runs *after*."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "CMakeLists.txt").write_text(f"""
 cmake_minimum_required(VERSION 3.19)
 project(consumer NONE)
 include({(REPO / "cmake" / "DeeplinkGen.cmake").as_posix()})
-deeplink_gen_render(VENDOR camb WORKSPACE {workspace.as_posix()} OUTPUT_DIR ${{CMAKE_BINARY_DIR}}/gen)
-list(LENGTH deeplink_gen_camb_OUTPUTS n)
-message(STATUS "deeplink-gen outputs: ${{n}}")
+deeplink_gen_render(VENDOR camb WORKSPACE {workspace.as_posix()} OUTPUT_DIR ${{CMAKE_BINARY_DIR}}/gen{options})
+{after}
 """)
+    return project
+
+
+def test_build_time_render(workspace: Path, tmp_path: Path):
+    project = _project(tmp_path, workspace, "", """
+list(LENGTH deeplink_gen_camb_OUTPUTS n)
+message(STATUS "deeplink-gen outputs: ${n}")""")
     build = tmp_path / "build"
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     configure = _run("cmake", *generator, "-S", str(project), "-B", str(build), cwd=tmp_path)
@@ -57,15 +64,7 @@ message(STATUS "deeplink-gen outputs: ${{n}}")
 def test_build_time_render_takes_renders_options(workspace: Path, tmp_path: Path):
     """deeplink_gen_render() passes SHARDS and AUTOCOMPARE on; the tree records them, so a plain
     `render --check` (CI) checks it as it was rendered."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "CMakeLists.txt").write_text(f"""
-cmake_minimum_required(VERSION 3.19)
-project(consumer NONE)
-include({(REPO / "cmake" / "DeeplinkGen.cmake").as_posix()})
-deeplink_gen_render(VENDOR camb WORKSPACE {workspace.as_posix()} OUTPUT_DIR ${{CMAKE_BINARY_DIR}}/gen
-                    SHARDS 2 AUTOCOMPARE)
-""")
+    project = _project(tmp_path, workspace, " SHARDS 2 AUTOCOMPARE")
     build = tmp_path / "build"
     _run("cmake", "-S", str(project), "-B", str(build), cwd=tmp_path)
     ops = build / "gen" / "camb" / KERNELS.replace("AutoGenedKernels.cpp", "")
