@@ -43,7 +43,7 @@ sys.path.insert(0, str(REPO))
 from click.testing import CliRunner  # noqa: E402
 
 from deeplink_gen import pipeline  # noqa: E402
-from deeplink_gen.interfaces import aten  # noqa: E402
+from deeplink_gen.interfaces import torch_snapshots  # noqa: E402
 from deeplink_gen.cli import main as cli  # noqa: E402
 from deeplink_gen.plan.args import ArgKind  # noqa: E402
 from deeplink_gen.plan.signature import signature_of  # noqa: E402
@@ -132,7 +132,7 @@ def synthetic_entries(count: int, taken: set[str]) -> list[str]:
     """Catalog entries for real torch ops with a simple tensor shape, each mapped
     to a well-formed DIOPI call (the call is arbitrary: this measures the tool)."""
     lines = []
-    for name, op in aten.installed_table().ops.items():
+    for name, op in torch_snapshots.installed().ops.items():
         if len(lines) // 3 >= count:
             break
         if name in taken:
@@ -199,7 +199,7 @@ def main() -> None:
                         help="also time g++ -fsyntax-only of camb's kernels: one file vs 2 shards with 2 jobs")
     args = parser.parse_args()
     runs = args.runs
-    aten.installed_table()  # build the torch op cache outside the measurements
+    torch_snapshots.installed()  # read (or build) the op table renders use, outside the measurements
     rows = []
 
     os.environ["DEEPLINK_GEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="deeplink-gen-bench-cache-")
