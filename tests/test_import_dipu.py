@@ -67,7 +67,7 @@ def upstream_expectation(vendor: str, torch_code: str, torch_ops: set[str]) -> d
 
 def rendered_registrations(text: str) -> tuple[dict[str, tuple], list[str]]:
     def block(key: str) -> list[tuple[str, str, str]]:
-        m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {key}, m\) \{{\n(.*?)^}}", text, re.S | re.M)
+        m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {key}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
         return re.findall(r'^  (\w+)\("([^"]+)", ::(\w+),', m.group(1), re.M) if m else []
     xpu = block("DIPU_DEVICE_TYPE_MACRO")
     autograd = [op for _, op, _ in block("DIPU_AUTOGRAD_DEVICE_TYPE_MACRO")]

@@ -46,7 +46,7 @@ def function(text: str, name: str) -> str:
 
 
 def registrations(text: str, block: str) -> list[str]:
-    m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {block}, m\) \{{\n(.*?)^}}", text, re.S | re.M)
+    m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {block}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
     return re.findall(r'^  (\w+)\("([^"]+)"', m.group(1), re.M) if m else []
 
 

@@ -6,8 +6,10 @@ signature with the op's schema only when it is registered), so the test
 builds a small library with torch.utils.cpp_extension: one stub per
 registered op, declared exactly as the rendered wrapper (the declaration line
 is taken from the rendered AutoGenedKernels.cpp, only the name changes),
-registered with m.impl(op, TORCH_FN(stub)) for PrivateUse1, each in its own
-try/catch so a mismatch is reported per op. Negative controls, derived from
+registered for PrivateUse1 the way the rendered file registers it (its
+RegisterByPointer, taken from the rendered file, handed TORCH_FN(stub) as
+DIPU's macros hand it the wrapper), each in its own try/catch so a mismatch
+is reported per op. Negative controls, derived from
 rendered signatures by a deliberate mistake (a missing parameter, double for
 int64_t, a return by value for a returned reference), are registered for
 PrivateUse2 and must each be reported. One build, ~1 minute and ~1.7 GB.
@@ -39,6 +41,13 @@ def declaration(text: str, function: str) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
+def registrar(text: str) -> str:
+    """The rendered file's RegisterByPointer, through which its blocks register every wrapper."""
+    m = re.search(r"^struct RegisterByPointer \{\n.*?^\};\n", text, re.S | re.M)
+    assert m, "RegisterByPointer not found"
+    return m.group()
+
+
 def stub(index: int, ret: str, params: str) -> str:
     return f'{ret} stub_{index}({params}) {{\n  throw std::runtime_error("stub");\n}}\n'
 
@@ -61,12 +70,13 @@ std::vector<std::string>& failures() {{
 // Register one kernel; a signature torch rejects is recorded, not fatal.
 #define CHECKED_IMPL(tag, op, fn)                                              \\
   try {{                                                                       \\
-    m.impl(op, TORCH_FN(fn));                                                  \\
+    RegisterByPointer{{m}}.impl(op, TORCH_FN(fn));                             \\
   }} catch (const std::exception& e) {{                                        \\
     std::string what = e.what();                                               \\
     failures().push_back(std::string(tag) + " " + op + ": " + what.substr(0, what.find('\\n'))); \\
   }}
 
+{registrar}
 {stubs}
 std::string all_failures() {{
   std::string out;
@@ -88,6 +98,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse2, m) {{
 
 TORCH_LIBRARY(dlg_sigcheck, m) {{
   m.def("failures() -> str", &all_failures);
+  m.def("probe(Tensor x) -> Tensor");
+}}
+
+// A kernel registered through RegisterByPointer is the one the dispatcher calls.
+at::Tensor probe(const at::Tensor& x) {{
+  return x + 1;
+}}
+
+TORCH_LIBRARY_IMPL(dlg_sigcheck, CPU, m) {{
+  RegisterByPointer{{m}}.impl("probe", TORCH_FN(probe));
 }}
 """
 
@@ -127,7 +147,7 @@ def test_rendered_signatures_register_with_torch(tmp_path: Path):
         stubs.append(stub(j, ret, params))
         negative.append(f'  CHECKED_IMPL("PrivateUse2", "{op}", stub_{j})')
     source = tmp_path / "signature_stubs.cpp"
-    source.write_text(SOURCE.format(stubs="\n".join(stubs), positive="\n".join(positive),
+    source.write_text(SOURCE.format(registrar=registrar(text), stubs="\n".join(stubs), positive="\n".join(positive),
                                     negative="\n".join(negative)), encoding="utf-8")
 
     import torch
@@ -138,6 +158,7 @@ def test_rendered_signatures_register_with_torch(tmp_path: Path):
     cpp_extension.load(name="dlg_sigcheck", sources=[str(source)], build_directory=str(build),
                        extra_cflags=["-O0", "-g0"], is_python_module=False, verbose=False)
     failures = [line for line in torch.ops.dlg_sigcheck.failures().splitlines() if line]
+    assert torch.ops.dlg_sigcheck.probe(torch.zeros(2)).tolist() == [1.0, 1.0]
 
     mismatched = [f for f in failures if f.startswith("PrivateUse1 ")]
     assert mismatched == [], "rendered signatures torch rejects:\n" + "\n".join(mismatched)

@@ -12722,7 +12722,26 @@ for (size_t i = 0; i < indices.size(); ++i) {
 
 namespace at {
 
-DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, m) {
+namespace {
+
+// DIPU's register macros call m.impl(op, TORCH_FN(wrapper)). A TORCH_FN is a type of its
+// own per function, for which torch compiles its boxing templates once per wrapper; a
+// function pointer needs them once per signature (torch's mobile builds register this
+// way too). In the blocks below, m is this view of the block's library: it registers
+// the function a TORCH_FN names by its pointer, and the macros' switches stay as they are.
+struct RegisterByPointer {
+  torch::Library& library;
+
+  template <class FuncType, FuncType* func>
+  void impl(const char* op, c10::CompileTimeFunctionPointer<FuncType, func> /*unused*/) {
+    library.impl(op, torch::CppFunction(func));
+  }
+};
+
+}  // namespace
+
+DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
+  RegisterByPointer m{library};
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu.out", ::diopiRelu, dipu::native::dipu_relu_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold.out", ::diopiThreshold, dipu::native::dipu_threshold_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("threshold_", ::diopiThresholdInp, dipu::native::dipu_threshold_);
