@@ -5,6 +5,7 @@ in place of its own kernel generator (see onboarding/dipu.patch)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from deeplink_gen import cache, inputs
@@ -37,9 +38,8 @@ def op_code(job: Job, plans) -> dict[str, str]:
     function of the op's plan (a frozen dataclass whose repr shows every
     field) and of the origin of pasted code (relative to the workspace), so
     it is stored in the cache directory under that digest and rendered again
-    only when that changes: after an edit, most ops' code is reused."""
-    import hashlib
-
+    only when that changes: after an edit, most ops' code is reused (and
+    stored again only if any op's code or the set of ops changed)."""
     keys = {p.wrapper: hashlib.sha256(f"{job.root}\0{p!r}".encode()).hexdigest() for p in plans}
     store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
     stored = cache.load("op-code", store_key)
@@ -54,7 +54,9 @@ def op_code(job: Job, plans) -> dict[str, str]:
                     dict(fill=fill_placeholders, origin=job.origin))
             text = str(macros.block(p))
         code[p.wrapper] = text
-    cache.store("op-code", store_key, {keys[w]: text for w, text in code.items()})
+    current = {keys[w]: text for w, text in code.items()}
+    if current != stored:
+        cache.store("op-code", store_key, current)
     return code
 
 
