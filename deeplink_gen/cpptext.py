@@ -13,6 +13,7 @@ _CALL = re.compile(r"^\s*(?:::)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;?\s*$", r
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WRAPPER = re.compile(r"\bdipu_\w+")
+_DIOPI_CALLED = re.compile(r"\b(diopi[A-Z]\w*)\s*\(")
 
 CPP_WORDS = frozenset("""
 alignof and auto bool char const const_cast constexpr decltype double dynamic_cast false float
@@ -82,3 +83,9 @@ def referenced_names(expr: str) -> list[str]:
 def mentioned_wrappers(text: str) -> set[str]:
     """The dipu_<op> wrapper names that C++ text mentions."""
     return set(_WRAPPER.findall(text or ""))
+
+
+def called_diopi(text: str) -> set[str]:
+    """The diopi<Name> functions that C++ text calls (string literals aside)."""
+    masked = _STRING.sub(lambda m: " " * len(m.group()), text or "")
+    return set(_DIOPI_CALLED.findall(masked))

@@ -68,7 +68,8 @@ def upstream_expectation(vendor: str, torch_code: str, torch_ops: set[str]) -> d
 def rendered_registrations(text: str) -> tuple[dict[str, tuple], list[str]]:
     def block(key: str) -> list[tuple[str, str, str]]:
         m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {key}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
-        return re.findall(r'^  (\w+)\("([^"]+)", ::(\w+),', m.group(1), re.M) if m else []
+        # An op reaching several DIOPI functions registers through a local named after them, its call's first.
+        return re.findall(r'^ +(\w+_REGISTER)\("([^"]+)", (?:::)?(\w+?)(?:_and_\w+)?,', m.group(1), re.M) if m else []
     xpu = block("DIPU_DEVICE_TYPE_MACRO")
     autograd = [op for _, op, _ in block("DIPU_AUTOGRAD_DEVICE_TYPE_MACRO")]
     assert len({op for _, op, _ in xpu}) == len(xpu), "an op is registered twice"

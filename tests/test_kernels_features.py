@@ -47,7 +47,7 @@ def function(text: str, name: str) -> str:
 
 def registrations(text: str, block: str) -> list[str]:
     m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {block}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
-    return re.findall(r'^  (\w+)\("([^"]+)"', m.group(1), re.M) if m else []
+    return re.findall(r'^ +(\w+_REGISTER)\("([^"]+)"', m.group(1), re.M) if m else []
 
 
 def test_matches_golden(text: str):
@@ -175,7 +175,13 @@ def test_no_autograd_block_without_autograd_ops(workspace: Path):
     assert result.exit_code == 0, result.output
     text = (workspace / "generated" / "camb" / KERNELS).read_text()
     assert "DIPU_AUTOGRAD_DEVICE_TYPE_MACRO" not in text
-    assert "CustomFallbackFunctions.hpp" not in text
+    # copy_ is the bundled catalog's one op with a custom fallback: without diopiCopyInp its
+    # generic CPU fallback would loop through _copy_from back into copy_.
+    custom = [op for macro, op in registrations(text, "DIPU_DEVICE_TYPE_MACRO") if macro.startswith("WITH_CUSTOM")]
+    assert custom == ["copy_"]
+    assert '"copy_", ::diopiCopyInp, false /*whether force fallback*/,\n      dipu::native::dipu_copy_, ' \
+           'dipu::native::custom_fallback_dipu_copy_);' in text
+    assert '#include "CustomFallbackFunctions.hpp"' in text
 
 
 def test_explain_shows_new_settings(rendered):

@@ -30,7 +30,7 @@ VENDOR = "camb"
 
 def registered_wrappers(text: str) -> list[tuple[str, str]]:
     """(op, registered function) for every registration line, in order."""
-    return re.findall(r'^  \w+_REGISTER\("([^"]+)", ::\w+, (?:(?:true|false) /\*whether force fallback\*/,\s*)?'
+    return re.findall(r'^ +\w+_REGISTER\("([^"]+)", (?:::)?\w+, (?:(?:true|false) /\*whether force fallback\*/,\s*)?'
                       r'dipu::native::(\w+)[,)]', text, re.M)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from torchgen.model import SchemaKind
 
-from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
+from deeplink_gen.cpptext import called_diopi, mentioned_wrappers, referenced_names
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
@@ -138,9 +138,27 @@ class WrapperPlan:
     autograd: AutogradPlan | None = None
     includes: tuple[str, ...] = ()   # headers its code needs besides the kernels' own
     locs: tuple[tuple[str, Loc], ...] = ()   # where pasted C++ was written: code hooks, alloc.<name>, call
+    # Every DIOPI function a call of the wrapper can reach: its call's, those its custom code
+    # calls and those of the wrappers it calls (its call's first, then sorted). A weak DIOPI symbol the library lacks
+    # is null: the op is registered only when none is, else it falls back to the CPU.
+    reached: tuple[str, ...] = ()
 
     def loc(self, key: str) -> Loc | None:
         return dict(self.locs).get(key)
+
+    def code_texts(self) -> list[str]:
+        """The custom C++ of the wrapper and of its autograd function."""
+        texts = [self.code_beginning, self.code_before_call, self.code_before_return]
+        if self.autograd is not None:
+            a = self.autograd
+            texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
+        return texts
+
+    @property
+    def reached_pointer(self) -> str:
+        """What the register macros test for null: the one DIOPI function, or
+        a local that is null when any reached function is (see the kernels template)."""
+        return f"::{self.reached[0]}" if len(self.reached) == 1 else "_and_".join(self.reached)
 
     @property
     def checked(self) -> tuple[str, ...]:
@@ -150,13 +168,10 @@ class WrapperPlan:
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
         and any dipu_<op> its custom code mentions."""
-        texts = [self.code_beginning, self.code_before_call, self.code_before_return]
         names = set()
         if self.autograd is not None:
-            a = self.autograd
-            names |= {a.forward_wrapper, a.backward_wrapper}
-            texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
-        for text in texts:
+            names |= {self.autograd.forward_wrapper, self.autograd.backward_wrapper}
+        for text in self.code_texts():
             names |= mentioned_wrappers(text)
         return names - {self.wrapper}
 
@@ -393,6 +408,26 @@ def shard_of(op: str, shards: int) -> int:
     return max(range(shards), key=score)
 
 
-def plan_kernels(rv: ResolvedVendor) -> KernelsPlan:
+def with_reached(plans: list[WrapperPlan], operators: frozenset[str]) -> tuple[WrapperPlan, ...]:
+    """*plans* with the DIOPI functions each reaches (*operators*: the DIOPI
+    operators; runtime functions such as diopiGetLastErrorString are not weak)."""
+    own = {p.wrapper: {p.diopi} | {f for text in p.code_texts() for f in called_diopi(text) if f in operators}
+           for p in plans}
+    callees = {p.wrapper: p.called_wrappers() & own.keys() for p in plans}
+    out = []
+    for p in plans:
+        seen, todo, found = {p.wrapper}, [p.wrapper], set()
+        while todo:
+            w = todo.pop()
+            found |= own[w]
+            for c in callees[w] - seen:
+                seen.add(c)
+                todo.append(c)
+        out.append(replace(p, reached=(p.diopi, *sorted(found - {p.diopi}))))
+    return tuple(out)
+
+
+def plan_kernels(rv: ResolvedVendor, operators: frozenset[str]) -> KernelsPlan:
     ops = {r.op: r for r in rv.ops}
-    return KernelsPlan(tuple(plan_wrapper(r, ops) for r in rv.enabled_ops), int(rv.shards.value))
+    plans = [plan_wrapper(r, ops) for r in rv.enabled_ops]
+    return KernelsPlan(with_reached(plans, operators), int(rv.shards.value))

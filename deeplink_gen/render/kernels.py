@@ -64,7 +64,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     """One translation unit, or one per shard. A shard declares the wrappers
     its code calls, so it compiles on its own and changes only when one of
     its own ops (or a callee's signature) does."""
-    plan = plan_kernels(job.rv)
+    plan = plan_kernels(job.rv, frozenset(job.protos.names()))
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version)
     code = op_code(job, plan.wrappers)
     targets = paths.kernels(plan.shards)
