@@ -381,6 +381,33 @@ def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
     click.echo(command.run(include, out, commit))
 
 
+@main.command("dipu-link-snapshot")
+@click.option("--build", "build", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+              metavar="DIR", help="A DIPU build directory (its object files are read with nm).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Data to write (default: the bundled deeplink_gen/interfaces/data/dipu_link.json.gz).")
+@click.option("--source", "source", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+              metavar="DIR", help="The deeplink.framework checkout that was built (its dipu/torch_dipu/csrc_dipu "
+                                  "headers are searched for dipu_* declarations).")
+@click.option("--commit", required=True, metavar="HASH", help="The DIPU commit that was built.")
+@click.option("--torch", "torch", required=True, metavar="X.Y.Z", help="The torch DIPU was built with.")
+def dipu_link_snapshot(build: Path, source: Path, out: Path | None, commit: str, torch: str) -> None:
+    """Record DIPU core's link contract with the kernels file.
+
+    Reads the object files of a DIPU build with nm, leaving out the kernels
+    file's (AutoGenedKernels*), the vendor folder's and third-party code's,
+    and records the dipu::native functions DIPU core calls or declares but
+    does not define (the kernels file must), and every global symbol DIPU
+    core defines (the kernels file may call them). Declarations are resolved
+    to their mangled names by compiling a probe with the build's own flags
+    (DIR/compile_commands.json). The link-contract tests check rendered
+    kernels against this data.
+    """
+    from deeplink_gen.commands import dipu_link_snapshot as command
+
+    click.echo(command.run(build, source, out, commit, torch))
+
+
 @main.command("torch-snapshot")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Snapshot to write (default: deeplink_gen/interfaces/data/torch-<installed version>.json.gz, "

@@ -27,6 +27,8 @@ DIPU_CHECKOUT = REPO / "tests" / "fixtures" / "dipu_checkout"
 # The newest torch DIPU 9dd38082 builds with (DIPU_SUPPORT_TORCHS in dipu/CMakeLists.txt).
 DIPU_TORCH = "2.2.2"
 INCLUDE = REPO / "tests" / "include"
+# The example vendors this repository bundles (vendors/*.yaml), sorted.
+BUNDLED_VENDORS = tuple(sorted(p.stem for p in (REPO / "vendors").glob("*.yaml")))
 KERNELS = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 
 
@@ -226,11 +228,13 @@ def torch_include_flags(python: Path | None = None) -> list[str]:
 
 
 def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),
-                 torch: bool = True, python: Path | None = None) -> subprocess.CompletedProcess:
-    """g++ -fsyntax-only against our DIPU declaration headers, the DIOPI headers
-    and the headers of *python*'s torch (default: this interpreter's)."""
+                 torch: bool = True, python: Path | None = None, mode: tuple[str, ...] = ("-fsyntax-only",)
+                 ) -> subprocess.CompletedProcess:
+    """g++ -fsyntax-only (or *mode*, such as ("-c", "-o", OBJ)) against our DIPU
+    declaration headers, the DIOPI headers and the headers of *python*'s torch
+    (default: this interpreter's)."""
     abi = "1" if python is None else "0"      # DIPU's torch wheels are built with the pre-C++11 ABI
-    cmd = ["g++", "-std=c++17", "-fsyntax-only", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", *warnings,
+    cmd = ["g++", "-std=c++17", *mode, f"-D_GLIBCXX_USE_CXX11_ABI={abi}", *warnings,
            f"-DDIPU_TORCH_VERSION={torch_version_code(python)}",
            f"-I{INCLUDE / 'dipu'}", f"-I{diopi_include()}", f"-iquote{INCLUDE / 'dipu'}"]
     if torch:

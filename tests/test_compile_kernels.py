@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli, syntax_check
+from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli, syntax_check
 
-VENDORS = ("ascend", "camb", "droplet")
+VENDORS = BUNDLED_VENDORS
 STRICT = ["-Wall", "-Wextra", "-Werror"]
 
 

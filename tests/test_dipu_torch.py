@@ -6,15 +6,17 @@ against that torch's headers with our DIPU/DIOPI declaration headers."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from helpers import DIPU_TORCH, KERNELS, REPO, copy_workspace, dipu_torch_python, syntax_check
+import linkcheck
+from helpers import BUNDLED_VENDORS, DIPU_TORCH, KERNELS, REPO, copy_workspace, dipu_torch_python, syntax_check
 
-VENDORS = ("ascend", "camb", "droplet")
+VENDORS = BUNDLED_VENDORS
 STRICT = ["-Wall", "-Wextra", "-Werror"]
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 
@@ -55,16 +57,44 @@ def _compile_all(python: Path, generated: Path) -> dict[str, subprocess.Complete
         return {v: job.result() for v, job in jobs.items()}
 
 
+@pytest.fixture(scope="module")
+def bundled_objects(python: Path, bundled: Path, tmp_path_factory) -> dict[str, Path]:
+    """Each bundled vendor's kernels compiled to an object file, as DIPU's build compiles them."""
+    out = tmp_path_factory.mktemp("kernel-objects")
+
+    def build(vendor: str) -> Path:
+        obj = out / f"{vendor}.o"
+        result = syntax_check(bundled / vendor / KERNELS, warnings=STRICT, python=python,
+                              mode=("-c", "-O0", "-fPIC", "-o", str(obj)))
+        assert result.returncode == 0, (vendor, result.stderr[-6000:])
+        assert "warning:" not in result.stderr, vendor
+        return obj
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(VENDORS, pool.map(build, VENDORS)))
+
+
 def test_the_dipu_torch_is_the_one_rendered_for(bundled: Path):
     for vendor in VENDORS:
         manifest = json.loads((bundled / vendor / "manifest.json").read_text())
         assert manifest["torch_version"] == DIPU_TORCH
 
 
-def test_bundled_kernels_compile_with_dipus_torch(python: Path, bundled: Path):
-    for vendor, result in _compile_all(python, bundled).items():
-        assert result.returncode == 0, (vendor, result.stderr[-6000:])
-        assert "warning:" not in result.stderr, vendor
+def test_bundled_kernels_keep_dipus_link_contract(python: Path, bundled_objects: dict[str, Path]):
+    """What loading libtorch_dipu.so needs from the kernels: DIPU core's dipu_wrap_diopi_* are
+    defined, every other reference is to DIPU core, DIOPI (weakly), torch or the C/C++ runtime."""
+    for vendor, obj in bundled_objects.items():
+        report = linkcheck.check(obj, python)
+        assert report.ok, (vendor, report)
+
+
+def test_custom_fallback_of_copy_links(python: Path, bundled_objects: dict[str, Path]):
+    """copy_ registers DIPU's custom_fallback_dipu_copy_, which DIPU core defines."""
+    for vendor, obj in bundled_objects.items():
+        undefined = linkcheck.object_symbols(obj).undefined
+        fallback = [s for s in undefined if "custom_fallback_dipu_copy_" in s]
+        assert len(fallback) == 1, vendor
+        assert fallback[0] in linkcheck.contract().provided, vendor
 
 
 def test_imported_kernels_compile_with_dipus_torch(python: Path, imported: Path):
@@ -106,3 +136,34 @@ def test_the_shipped_snapshot_of_dipus_torch_is_what_it_records(python: Path, tm
     assert gzip.decompress(out.read_bytes()) == gzip.decompress(shipped.read_bytes())
     result = deeplink_gen(python, "-C", str(REPO), "validate", "--torch-version", "2.13")
     assert result.stdout.startswith("ok: ")
+
+
+def test_link_contract_catches_kernels_without_dipus_copy_helper(python: Path, tmp_path: Path):
+    """A kernels file without dipu_wrap_diopi_copy_inp (a catalog without its entry) links, but
+    libtorch_dipu.so would not load: the check must say so."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REPO / "tests" / "fixtures" / "kernels" / "features", ws)
+    deeplink_gen(python, "-C", str(ws), "render", "--vendor", "droplet")
+    obj = tmp_path / "features.o"
+    result = linkcheck.compile_object(ws / "generated" / "droplet" / KERNELS, python, obj)
+    assert result.returncode == 0, result.stderr[-6000:]
+    report = linkcheck.check(obj, python)
+    assert "dipu::native::dipu_wrap_diopi_copy_inp(at::Tensor&, at::Tensor const&, bool)" in report.missing, report
+    assert report.unresolved == () and report.strong_diopi == (), report
+
+
+def test_link_contract_catches_a_call_nothing_defines(python: Path, tmp_path: Path):
+    """Custom code calling a function that neither DIPU core nor its headers define compiles, and is caught."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REPO / "tests" / "fixtures" / "kernels" / "features", ws)
+    catalog = ws / "catalog" / "ops.yaml"
+    text = catalog.read_text()
+    kept = '      before_return: "  // before return; kept\\n"\n'
+    assert kept in text
+    catalog.write_text(text.replace(kept, "      before_return: |\n        at::Tensor& helper_nobody_defines(at::Tensor&);\n"
+                                          "        helper_nobody_defines(out);\n", 1))
+    deeplink_gen(python, "-C", str(ws), "render", "--vendor", "droplet")
+    obj = tmp_path / "features.o"
+    result = linkcheck.compile_object(ws / "generated" / "droplet" / KERNELS, python, obj)
+    assert result.returncode == 0, result.stderr[-6000:]
+    assert linkcheck.check(obj, python).unresolved == ("dipu::native::helper_nobody_defines(at::Tensor&)",)

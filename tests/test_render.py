@@ -43,10 +43,14 @@ def test_render_writes_kernels_and_manifest(workspace: Path):
     out = workspace / "generated" / "camb"
     kernels = (out / KERNELS).read_text()
     manifest = json.loads((out / "manifest.json").read_text())
-    registered = [o["op"] for o in manifest["ops"] if o["enabled"]]
+    registered = [o["op"] for o in manifest["ops"] if o["enabled"] and o["flags"]["register"]]
     assert registered, manifest
     for op in registered:
-        assert f'("{op}", ::' in kernels
+        assert f'_REGISTER("{op}", ' in kernels, op
+    # Helpers DIPU core calls are defined, not registered.
+    for o in manifest["ops"]:
+        if o["enabled"] and not o["flags"]["register"]:
+            assert f'_REGISTER("{o["op"]}", ' not in kernels and f' {o["wrapper"]}(' in kernels, o["op"]
     listed = {f["path"] for f in manifest["files"]}
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     assert KERNELS in listed and listed == on_disk - {"manifest.json"}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli, syntax_check
+from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli, syntax_check
 from helpers import copy_workspace as copy_bundled_workspace
 
 OPS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
@@ -99,7 +99,7 @@ def test_assignment_is_stable(tmp_path: Path):
     assert len(moved) < len(removed) / 3
 
 
-@pytest.mark.parametrize("vendor", ["ascend", "camb", "droplet"])
+@pytest.mark.parametrize("vendor", BUNDLED_VENDORS)
 def test_shards_are_balanced(tmp_path: Path, vendor: str):
     ws = copy_workspace(tmp_path)
     for n in (2, 3, 4):

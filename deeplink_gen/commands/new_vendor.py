@@ -345,7 +345,8 @@ def next_steps(result: Result, cd: str) -> str:
     v = result.vendor
     ident = v.identity
     build = v.build
-    root_var = build.toolkit.root_vars[0] if build is not None and build.toolkit.root_vars else "SDK_ROOT"
+    toolkit = build.toolkit if build is not None else None
+    root_var = toolkit.root_vars[0] if toolkit is not None and toolkit.root_vars else "SDK_ROOT"
     return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,

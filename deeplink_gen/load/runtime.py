@@ -155,8 +155,8 @@ def parse_build(doc: Document) -> BuildSpec | None:
     raw = doc.data.get("build")
     if raw is None:
         return None
-    t = raw["toolkit"]
-    toolkit = Toolkit(
+    t = raw.get("toolkit")
+    toolkit = None if t is None else Toolkit(
         name=t["name"], root_vars=tuple(t.get("root_vars") or ()), default_roots=tuple(t.get("default_roots") or ()),
         include_suffixes=tuple(t.get("include_suffixes") or ("include",)),
         lib_suffixes=tuple(t.get("lib_suffixes") or ("lib64", "lib")),

@@ -44,7 +44,9 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     runtime = parse_runtime(doc, diags)
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
                   tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
-                  sources=read_sources(doc.path))
+                  sources=read_sources(doc.path),
+                  diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
+                  if "diopi_library" in raw else None)
 
 
 SOURCES_README = "README.md"

@@ -170,7 +170,7 @@ class Toolkit:
 
 @dataclass(frozen=True)
 class BuildSpec:
-    toolkit: Toolkit
+    toolkit: Toolkit | None      # None: the runtime needs only the C/C++ runtime
     link: tuple[str, ...]
     sources: tuple[str, ...]
     loc: Loc

@@ -81,6 +81,7 @@ class Vendor:
     build: BuildSpec | None = None
     shards: Located[int] | None = None            # defaults.shards: kernel translation units
     sources: tuple[SourceFile, ...] = ()
+    diopi_library: Located[str] | None = None     # aten_cpu: render a host DIOPI library
 
     @property
     def name(self) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from deeplink_gen.render import (
-    adaptor, build, convert_config, diopitest, kernels, manifest, onboarding, runtime, testconfig,
+    adaptor, build, convert_config, diopitest, host_diopi, kernels, manifest, onboarding, runtime, testconfig,
 )
 from deeplink_gen.render.job import Job
 
 # The manifest comes last and lists every file before it.
-ARTIFACTS = (kernels, onboarding, runtime, diopitest, build, convert_config, adaptor, testconfig, manifest)
+ARTIFACTS = (kernels, onboarding, runtime, diopitest, host_diopi, build, convert_config, adaptor, testconfig,
+             manifest)
 
 
 def render_vendor(job: Job) -> dict[str, str]:

@@ -16,14 +16,13 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     if build is None:
         return {}
     tk = build.toolkit
-    var = tk.name.upper()
-    libs = [(lib, f"{var}_{re.sub(r'[^A-Za-z0-9]', '_', lib).upper()}_LIBRARY") for lib in tk.libraries]
+    var = tk.name.upper() if tk is not None else None
+    libs = [(lib, f"{var}_{re.sub(r'[^A-Za-z0-9]', '_', lib).upper()}_LIBRARY") for lib in tk.libraries] if tk else []
     sources = {s.rel: s.data.decode("utf-8") for s in vendor.sources}   # validate checked they are UTF-8
     names = paths.vendor_folder_files(vendor)
     ctx = dict(source=job.source, vendor=vendor, build=build, tk=tk, var=var, libs=libs, custom=sorted(sources))
-    out = {
-        paths.in_vendor_dir(vendor, names["cmake"]): render_template("cmake/VendorCMakeLists.txt.j2", **ctx),
-        paths.in_vendor_dir(vendor, names["find"]): render_template("cmake/FindToolkit.cmake.j2", **ctx),
-    }
+    out = {paths.in_vendor_dir(vendor, names["cmake"]): render_template("cmake/VendorCMakeLists.txt.j2", **ctx)}
+    if tk is not None:
+        out[paths.in_vendor_dir(vendor, names["find"])] = render_template("cmake/FindToolkit.cmake.j2", **ctx)
     out.update({paths.in_vendor_dir(vendor, rel): text for rel, text in sources.items()})
     return out

@@ -7,6 +7,7 @@ import hashlib
 import json
 
 from deeplink_gen import __version__
+from deeplink_gen.plan.host_diopi import plan_host_diopi
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
@@ -61,5 +62,14 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         "ops": ops,
         "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
     }
+    if vendor.diopi_library is not None:
+        host = plan_host_diopi(rv, job.protos)
+        body["diopi_library"] = {
+            "kind": vendor.diopi_library.value,
+            # Each function: the op it runs, and the op's argument (or fresh return) each DIOPI parameter becomes.
+            "implemented": {f.name: {"op": f.op, "args": [[a.param, a.local.removeprefix("v_")] for a in f.args]}
+                            for f in host.functions},
+            "not_implemented": dict(host.missing),
+        }
     lines = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True).splitlines()
     return {paths.MANIFEST: render_template("manifest.json.j2", source=job.source, body_lines=lines[1:])}

@@ -44,7 +44,8 @@ def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
             names[key] = name
     if vendor.build is not None:
         names["cmake"] = "CMakeLists.txt"
-        names["find"] = f"cmake/Find{vendor.build.toolkit.name}.cmake"
+        if vendor.build.toolkit is not None:
+            names["find"] = f"cmake/Find{vendor.build.toolkit.name}.cmake"
     return names
 
 
@@ -70,6 +71,12 @@ def device_configs(vendor: Vendor) -> str:
 
 def conform_test(vendor: Vendor) -> str:
     return f"{diopi_impl_dir(vendor)}/test/conform_test.cpp"
+
+
+def host_diopi(vendor: Vendor, name: str) -> str:
+    """A file of the host DIOPI library (diopi_library: aten_cpu): functions/functions.cpp, where
+    DIOPI's adaptor generator and `coverage --impl` look for definitions, and CMakeLists.txt."""
+    return f"{diopi_impl_dir(vendor)}/{name}"
 
 
 def pytorch_config(vendor: Vendor) -> str:

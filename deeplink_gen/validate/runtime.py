@@ -27,9 +27,11 @@ PATTERN_RULES = {
     "query_status": (("isStreamEmpty", "getEventStatus"), ("calls",)),
     "malloc": (("mallocDevice",), ("calls",)),
     "peer_copy": (("memCopyD2D", "memCopyD2DAsync"), ("same_device",)),
-    "struct": (("getDeviceProperties", "getDeviceStatus"), ("calls", "fields")),
-    "version": (("getDriverVersion", "getRuntimeVersion"), ("calls",)),
+    "struct": (("getDeviceProperties", "getDeviceStatus"), ("fields",)),
+    "version": (("getDriverVersion", "getRuntimeVersion"), ("calls_or_fields",)),
 }
+# The fields a version pattern may set (its calls may set them too).
+VERSION_FIELDS = ("major", "minor", "patch")
 
 
 def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
@@ -133,10 +135,11 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
         diags.add(impl.loc, where + ("pattern",), f"pattern '{impl.pattern}' applies to {', '.join(fits)}, not {fn.key}")
         return
     for need in needs:
-        present = bool(impl.calls) if need == "calls" else bool(impl.fields) if need == "fields" \
-            else impl.template(need) is not None
+        present = {"calls": bool(impl.calls), "fields": bool(impl.fields),
+                   "calls_or_fields": bool(impl.calls or impl.fields)}.get(need, impl.template(need) is not None)
         if not present:
-            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs '{'call' if need == 'calls' else need}'")
+            said = {"calls": "call", "calls_or_fields": "call or fields"}.get(need, need)
+            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs '{said}'")
     checker = spec.checker(impl.checker)
     if impl.pattern in ("query", "malloc"):
         if checker is None:
@@ -152,12 +155,13 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
             diags.add(impl.loc, where + ("status_type",), "query_status needs status_type: a C type name")
         if not impl.names:
             diags.add(impl.loc, where, "query_status needs ready: [status values meaning done]")
-    if impl.pattern == "struct":
-        fields = STRUCT_FIELDS[fn.returns]
+    if impl.pattern in ("struct", "version"):
+        fields = STRUCT_FIELDS[fn.returns] if impl.pattern == "struct" else VERSION_FIELDS
         for name, t in impl.fields:
             if name not in fields:
                 diags.add(t.loc, where + ("fields", name),
-                          f"{fn.returns} has no field '{name}'{did_you_mean(name, fields)} (fields: {', '.join(fields)})")
+                          f"{fn.returns if impl.pattern == 'struct' else 'a version'} has no field '{name}'"
+                          f"{did_you_mean(name, fields)} (fields: {', '.join(fields)})")
     for name in impl.names:
         if not QUALIFIED.match(name):
             diags.add(impl.loc, where, f"'{name}' is not a C identifier")

@@ -1,0 +1,199 @@
+"""`deeplink-gen dipu-link-snapshot`: record DIPU core's link contract with
+the kernels file from the object files of a DIPU build, read with nm.
+
+DIPU core is every object of the build but the kernels file's
+(AutoGenedKernels*) and the vendor folder's (a `vendor` directory) and
+third-party code. Provided: every global symbol core objects define.
+Expected: the dipu::native functions core objects leave undefined and no core
+object defines, and the dipu_* functions core headers declare that no core
+object defines. An optimizing build may drop a call that only sits on a path
+it proves dead, so each such declaration is also taken by address in a probe
+compiled with the build's own flags (compile_commands.json): its undefined
+symbol is the declaration's exact mangled name."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.interfaces import dipu_link
+from deeplink_gen.output.atomic import write_atomic
+
+_SKIPPED_DIRS = {"vendor", "third_party"}
+
+
+def core_objects(build: Path) -> list[Path]:
+    objects = []
+    for path in sorted(build.rglob("*.o")):
+        parts = set(path.relative_to(build).parts[:-1])
+        if parts & _SKIPPED_DIRS or path.name.startswith("AutoGenedKernels"):
+            continue
+        objects.append(path)
+    return objects
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        raise UserError([Diagnostic(None, None, f"{name} is not on PATH (binutils)")])
+    return found
+
+
+def symbols(objects: list[Path], *, local: bool = False) -> tuple[set[str], set[str]]:
+    """(symbols defined, global unless *local*; symbols left undefined) by *objects*, mangled."""
+    defined, undefined = set(), set()
+    scope = [] if local else ["-g"]
+    for start in range(0, len(objects), 200):
+        out = subprocess.run([_tool("nm"), "-P", *scope, *map(str, objects[start:start + 200])],
+                             capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) < 2 or line.endswith(":"):
+                continue
+            name, kind = fields[0], fields[1]
+            (undefined if kind in ("U", "w", "v") else defined).add(name)
+    return defined, undefined - defined
+
+
+_DECLARED = re.compile(r"\b(dipu_\w+)\s*\([^;{}]*\)\s*;")
+
+
+def declared_in_headers(csrc: Path) -> dict[str, list[str]]:
+    """dipu_* function names declared (not defined) in DIPU core's headers, by header (relative to csrc/..)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(csrc.rglob("*.h*")):
+        if "vendor" in path.relative_to(csrc).parts or path.suffix not in (".h", ".hpp"):
+            continue
+        names = sorted(set(_DECLARED.findall(path.read_text(encoding="utf-8", errors="replace"))))
+        if names:
+            found[path.relative_to(csrc.parent).as_posix()] = names
+    return found
+
+
+def _core_command(build: Path) -> tuple[list[str], str]:
+    """The compiler command of one DIPU core source (compile_commands.json), without -c/-o, and its directory."""
+    try:
+        entries = json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UserError([Diagnostic(None, None, f"{display_path(str(build))}: no readable compile_commands.json "
+                                                f"(configure DIPU with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): {exc}")])
+    for e in entries:
+        file = Path(e["file"])
+        if "csrc_dipu" in file.parts and "vendor" not in file.parts and not file.name.startswith("AutoGenedKernels"):
+            words, out, skip = shlex.split(e["command"]), [], False
+            for w in words:
+                if skip:
+                    skip = False
+                elif w in ("-o", "-c"):
+                    skip = True
+                elif w not in ("-MD",) and not w.startswith(("-MT", "-MF")):
+                    out.append(w)
+            return out, e["directory"]
+    raise UserError([Diagnostic(None, None, "compile_commands.json names no DIPU core source")])
+
+
+def probe_declarations(build: Path, csrc: Path, names_by_header: dict[str, list[str]], work: Path) -> set[str]:
+    """The mangled names of dipu::native declarations, taken by address in probes built like DIPU core."""
+    command, directory = _core_command(build)
+    found = set()
+    for header, names in names_by_header.items():
+        for name in names:
+            source = work / f"probe_{name}.cpp"
+            source.write_text(f'#include "{header}"\n[[maybe_unused]] auto* const probe = &dipu::native::{name};\n',
+                              encoding="utf-8")
+            obj = work / f"probe_{name}.o"
+            done = subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-c", str(source), "-o", str(obj)],
+                                  cwd=directory, capture_output=True, text=True)
+            if done.returncode == 0:     # not in dipu::native, or overloaded: not a kernels-file function
+                found |= symbols([obj])[1]
+    return found
+
+
+_TEMPLATE_FUNCTION = re.compile(r"\btemplate\s*<")
+
+
+def header_templates(headers: list[Path]) -> set[str]:
+    """Names of the function templates *headers* define: after a template <...> head, the
+    name before the first top-level '(' when a body follows its parameter list."""
+    names = set()
+    for path in headers:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in _TEMPLATE_FUNCTION.finditer(text):
+            i, depth = m.end(), 1
+            while i < len(text) and depth:
+                depth += {"<": 1, ">": -1}.get(text[i], 0)
+                i += 1
+            head = re.match(r"[^;{}()]*?\b([A-Za-z_]\w*)\s*\(", text[i:])
+            if head is None or head.group(1) in ("class", "struct", "operator"):
+                continue
+            j, depth = i + head.end(), 1
+            while j < len(text) and depth:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                j += 1
+            after = re.match(r"[^;{]*([;{])", text[j:])
+            if after is not None and after.group(1) == "{":
+                names.add(head.group(1))
+    return names
+
+
+def header_definitions(build: Path, csrc: Path, work: Path) -> set[str]:
+    """The qualified names of the functions DIPU's kernel headers define: inline and static
+    functions, from a probe including them compiled with -fkeep-inline-functions and
+    -fkeep-static-functions, and function templates, named as the probe's namespaces qualify the
+    template names found in those headers."""
+    command, directory = _core_command(build)
+    source = work / "probe_headers.cpp"
+    source.write_text("".join(f'#include "{h}"\n' for h in dipu_link.KERNEL_HEADERS), encoding="utf-8")
+    obj, deps = work / "probe_headers.o", work / "probe_headers.d"
+    subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-fkeep-inline-functions", "-fkeep-static-functions", "-MD", "-MF", str(deps),
+                    "-c", str(source), "-o", str(obj)], cwd=directory, capture_output=True, text=True, check=True)
+    defined, _ = symbols([obj], local=True)      # static functions of the headers too
+    families = {dipu_link.function_family(d) for d in demangle(sorted(defined))}
+    families = {f for f in families if f.startswith("dipu::")}
+    included = [Path(w) for w in deps.read_text().replace("\\\n", " ").split()[1:]
+                if w.endswith((".h", ".hpp")) and "csrc_dipu" in Path(w).parts]
+    namespaces = {f.rsplit("::", 1)[0] for f in families}
+    for name in header_templates(sorted(set(included))):
+        families |= {f"{ns}::{name}" for ns in namespaces}
+    return families
+
+
+def demangle(names: list[str]) -> list[str]:
+    out = subprocess.run([_tool("c++filt")], input="\n".join(names) + "\n", capture_output=True, text=True,
+                         check=True).stdout
+    return out.splitlines()
+
+
+def run(build: Path, source: Path, out: Path | None, commit: str, torch: str) -> str:
+    objects = core_objects(build)
+    if not objects:
+        raise UserError([Diagnostic(None, None, f"no DIPU object files under {display_path(str(build))}")])
+    csrc = source / "dipu" / "torch_dipu" / "csrc_dipu"
+    if not csrc.is_dir():
+        raise UserError([Diagnostic(None, None, f"{display_path(str(source))} is not a deeplink.framework checkout "
+                                                "(no dipu/torch_dipu/csrc_dipu)")])
+    defined, undefined = symbols(objects)
+    with tempfile.TemporaryDirectory(prefix="deeplink-gen-probe-") as work:
+        undefined |= probe_declarations(build, csrc, declared_in_headers(csrc), Path(work)) - defined
+        in_headers = header_definitions(build, csrc, Path(work))
+    names = sorted(undefined)
+    expected = {m: d for m, d in zip(names, demangle(names)) if d.startswith("dipu::native::")}
+    contract = dipu_link.LinkContract(commit, torch, tuple(sorted(expected.items())), frozenset(defined),
+                                      frozenset(in_headers))
+    data = json.dumps(dipu_link.to_data(contract), indent=0, sort_keys=True).encode("utf-8")
+    # No name and no time in the gzip header: the same symbols give the same bytes.
+    blob = gzip.compress(data, compresslevel=9, mtime=0)
+    target = out if out is not None else dipu_link.DATA
+    summary = (f"{len(objects)} objects, {len(expected)} expected, {len(defined)} provided, "
+               f"{len(in_headers)} defined by headers")
+    if target.is_file() and target.read_bytes() == blob:
+        return f"unchanged: {display_path(str(target))} ({summary})"
+    write_atomic(target, blob)
+    return f"wrote {display_path(str(target))}: {summary}"
