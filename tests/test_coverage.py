@@ -169,15 +169,18 @@ def test_impl_sources_are_read_as_diopis_generator_reads_them(tmp_path: Path):
     # diopiAdd, diopiAddInp, diopiRelu (any extension, any depth) and diopiRMSNorm (functions_ext);
     # not the call, the declaration, the definition whose parameters hold parentheses, or outside functions*/.
     assert library == {"source": str(impl), "how": "sources", "functions": 4}
-    assert _cell(report, "add.out", "camb")["implemented"] is True
     assert _cell(report, "relu", "camb")["implemented"] is True
     assert _cell(report, "sub.out", "camb")["implemented"] is False
     assert _cell(report, "_log_softmax.out", "camb")["implemented"] is False
+    # add.out's code takes diopiAddScalar for a CPU scalar, which this library lacks: the kernel
+    # registers only when every DIOPI function it can reach is there.
+    assert _cell(report, "add.out", "camb")["implemented"] is False
     # At run time DIPU does not register a kernel whose DIOPI function is missing.
     assert _cell(report, "_log_softmax.out", "camb")["runs"] == "cpu-fallback"
-    assert _cell(report, "add.out", "camb")["runs"] == "registered"
+    assert _cell(report, "add.out", "camb")["runs"] == "cpu-fallback"
+    assert _cell(report, "relu", "camb")["runs"] == "registered"
     summary = report["vendors"][0]["implemented"]
-    assert summary["yes"] >= 3 and summary["yes"] + summary["no"] == 274 and summary["unknown"] == 0
+    assert summary["yes"] >= 2 and summary["yes"] + summary["no"] == 274 and summary["unknown"] == 0
 
 
 def test_impl_symbol_lists_and_libraries(tmp_path: Path):

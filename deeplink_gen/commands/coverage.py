@@ -61,7 +61,7 @@ def run(root: Path, request: Request, options: pipeline.Options) -> plan.Coverag
         raise UserError([Diagnostic(None, "--impl", f"'{name}' is not a vendor of this report "
                                                     f"({', '.join(v.name for v in ws.vendors)})") for name in unknown])
     libraries = {name: read_library(path) for name, path in sorted(request.libraries.items())}
-    cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS)
+    cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(options.prototypes().names()))
     if request.against is not None:
         cov = replace(cov, workload=plan.against(cov, str(request.against), read_workload(request.against)))
     if request.baseline is not None:

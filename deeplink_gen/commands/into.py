@@ -85,7 +85,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
     patches = [("", files[paths.DIPU_PATCH])]
     if paths.DIOPI_PATCH in files:
         impl = f"{DIOPI_ROOT}/impl/{plan.diopi_dir}/CMakeLists.txt"
-        if diopi_ready and (dest / impl).is_file():
+        if diopi_ready and ((dest / impl).is_file() or impl in files):
             patches.append((DIOPI_ROOT + "/", files[paths.DIOPI_PATCH]))
         elif not diopi_ready:
             out.notes.append(f"onboarding/diopi.patch not applied: {DIOPI_ROOT} is not populated")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from deeplink_gen.errors import Loc, did_you_mean
 from deeplink_gen.model import AtenOp, DiopiLibrary, OpTable, ResolvedOp, ResolvedVendor
+from deeplink_gen.plan.reach import reached_functions
 
 
 class Reach(str, enum.Enum):
@@ -156,13 +157,15 @@ def _state(possible: bool, on: bool) -> State:
     return State.NEVER if not possible else State.ON if on else State.OFF
 
 
-def _registered_cell(r: ResolvedOp, rv: ResolvedVendor, library: DiopiLibrary | None, otherwise: Reach) -> Cell:
+def _registered_cell(r: ResolvedOp, rv: ResolvedVendor, library: DiopiLibrary | None, otherwise: Reach,
+                     reached: tuple[str, ...]) -> Cell:
     e = r.entry
     function = e.call.function
-    implemented = library.defines(function) if library is not None else None
+    # The kernel is registered only when every weak DIOPI symbol its wrapper can reach is there.
+    implemented = all(library.defines(f) for f in reached) if library is not None else None
     runs = Reach.REGISTERED
     if implemented is False:
-        # DIPU registers the kernel only when the weak DIOPI symbol is there; a custom fallback replaces it.
+        # Otherwise DIPU's CPU fallback serves the op; a custom fallback replaces it.
         runs = Reach.CPU_FALLBACK if e.flag("custom_fallback") else otherwise
     autocompare_possible = not (e.autocompare is not None and not e.autocompare.value)
     fallback_possible = not (e.fallback_to_cpu is not None and not e.fallback_to_cpu.value) and not e.flag("dummy_call")
@@ -178,19 +181,20 @@ def _counts(values, kinds) -> tuple:
 
 
 def coverage(table: OpTable, resolved: list[ResolvedVendor], libraries: dict[str, DiopiLibrary],
-             dipu_ops: frozenset[str]) -> Coverage:
-    """Every op of *table* for every vendor (resolved for that table's torch)."""
+             dipu_ops: frozenset[str], operators: frozenset[str]) -> Coverage:
+    """Every op of *table* for every vendor (resolved for that table's torch); *operators*: the DIOPI operators."""
     registered = [{r.op: r for r in rv.enabled_ops if r.on("register") and not r.aten.helper and r.op in table.ops}
                   for rv in resolved]
+    reached = [reached_functions(rv.enabled_ops, operators) for rv in resolved]
     rows = []
     for name in table.names():
         op = table.ops[name]
         otherwise = _unregistered(op, dipu_ops)
         cells = []
-        for rv, ours in zip(resolved, registered):
+        for rv, ours, functions in zip(resolved, registered, reached):
             r = ours.get(name)
-            cells.append(_registered_cell(r, rv, libraries.get(rv.vendor.name), otherwise) if r is not None
-                         else Cell(otherwise, otherwise))
+            cells.append(_registered_cell(r, rv, libraries.get(rv.vendor.name), otherwise, functions[name])
+                         if r is not None else Cell(otherwise, otherwise))
         rows.append(Row(op, tuple(cells)))
     summaries = []
     for i, rv in enumerate(resolved):

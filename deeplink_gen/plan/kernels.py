@@ -10,10 +10,11 @@ from dataclasses import dataclass, replace
 
 from torchgen.model import SchemaKind
 
-from deeplink_gen.cpptext import called_diopi, mentioned_wrappers, referenced_names
+from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
+from deeplink_gen.plan.reach import reached_functions
 from deeplink_gen.plan.signature import (
     OpSignature, autograd_class_name, cpu_reference, derived_names, entry_signature, wrapper_name,
 )
@@ -146,14 +147,6 @@ class WrapperPlan:
     def loc(self, key: str) -> Loc | None:
         return dict(self.locs).get(key)
 
-    def code_texts(self) -> list[str]:
-        """The custom C++ of the wrapper and of its autograd function."""
-        texts = [self.code_beginning, self.code_before_call, self.code_before_return]
-        if self.autograd is not None:
-            a = self.autograd
-            texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
-        return texts
-
     @property
     def reached_pointer(self) -> str:
         """What the register macros test for null: the one DIOPI function, or
@@ -168,10 +161,13 @@ class WrapperPlan:
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
         and any dipu_<op> its custom code mentions."""
+        texts = [self.code_beginning, self.code_before_call, self.code_before_return]
         names = set()
         if self.autograd is not None:
-            names |= {self.autograd.forward_wrapper, self.autograd.backward_wrapper}
-        for text in self.code_texts():
+            a = self.autograd
+            names |= {a.forward_wrapper, a.backward_wrapper}
+            texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
+        for text in texts:
             names |= mentioned_wrappers(text)
         return names - {self.wrapper}
 
@@ -408,26 +404,8 @@ def shard_of(op: str, shards: int) -> int:
     return max(range(shards), key=score)
 
 
-def with_reached(plans: list[WrapperPlan], operators: frozenset[str]) -> tuple[WrapperPlan, ...]:
-    """*plans* with the DIOPI functions each reaches (*operators*: the DIOPI
-    operators; runtime functions such as diopiGetLastErrorString are not weak)."""
-    own = {p.wrapper: {p.diopi} | {f for text in p.code_texts() for f in called_diopi(text) if f in operators}
-           for p in plans}
-    callees = {p.wrapper: p.called_wrappers() & own.keys() for p in plans}
-    out = []
-    for p in plans:
-        seen, todo, found = {p.wrapper}, [p.wrapper], set()
-        while todo:
-            w = todo.pop()
-            found |= own[w]
-            for c in callees[w] - seen:
-                seen.add(c)
-                todo.append(c)
-        out.append(replace(p, reached=(p.diopi, *sorted(found - {p.diopi}))))
-    return tuple(out)
-
-
 def plan_kernels(rv: ResolvedVendor, operators: frozenset[str]) -> KernelsPlan:
     ops = {r.op: r for r in rv.ops}
-    plans = [plan_wrapper(r, ops) for r in rv.enabled_ops]
-    return KernelsPlan(with_reached(plans, operators), int(rv.shards.value))
+    reached = reached_functions(rv.enabled_ops, operators)
+    return KernelsPlan(tuple(replace(plan_wrapper(r, ops), reached=reached[r.op]) for r in rv.enabled_ops),
+                       int(rv.shards.value))

@@ -90,7 +90,8 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
         by_file.setdefault(change.path, []).append(change)
     diffs = [file_diff(sites[path], by_file[path]) for path in sorted(by_file)]
     return render_template(template, source=job.source, c=c, ident=c.ident, diffs=diffs, dipu_commit=DIPU_COMMIT,
-                           diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT)
+                           diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT,
+                           library=job.vendor.diopi_library is not None)
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
