@@ -297,3 +297,28 @@ def test_coverage_names_what_the_library_lacks(hostsim: Path, implemented: dict)
     for o in manifest["ops"]:
         if o["enabled"] and o["flags"]["register"]:
             assert o["diopi"] in implemented or o["diopi"] in lacking, o["op"]
+
+
+@pytest.mark.slow
+def test_a_missing_tensor_asks_for_the_cpu_fallback(library):
+    """DIOPI callers pass null for an absent optional tensor; where the op needs it the library
+    cannot make the call, and says so with diopiForceFallbackToCPU (DIPU then runs the op on the CPU)."""
+    lib, _ = library
+    call = Call()
+    x, out = torch.randn(3), torch.zeros(3)
+    status = lib.diopiAdd(None, call.tensor(out), call.tensor(x), None, call.scalar(1))
+    assert status == 14          # diopiForceFallbackToCPU
+    assert torch.equal(out, torch.zeros(3))
+
+
+@pytest.mark.slow
+def test_an_output_it_cannot_resize_is_an_error(library):
+    """The caller's memory is viewed in place and cannot grow: an output too small is an error,
+    never a result written somewhere the caller does not see."""
+    lib, _ = library
+    lib.diopiGetLastErrorString.restype = ctypes.c_char_p
+    call = Call()
+    out = torch.zeros(0)
+    assert lib.diopiAbs(None, call.tensor(out), call.tensor(torch.randn(3))) == 1     # diopiErrorOccurred
+    assert b"diopiAbs" in lib.diopiGetLastErrorString()
+    assert out.numel() == 0

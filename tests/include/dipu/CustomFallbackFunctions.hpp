@@ -1,7 +1,7 @@
 // Stand-in for csrc_dipu/aten/ops/CustomFallbackFunctions.hpp (DIPU 9dd38082):
 // hand-written CPU fallbacks selected by the WITH_CUSTOMFALLBACK_* macros.
-// Name = "custom_fallback_" + wrapper name; signatures follow torch 2.13's
-// dispatcher signature of each op (SymInt schemas use c10::SymInt types).
+// Name = "custom_fallback_" + wrapper name; signatures follow the wrapper's (the
+// convolutions take int lists, as their catalog schema: and DIPU's functions do).
 // Upstream defines most of them as static functions in the header; here they
 // are plain declarations.
 #pragma once
@@ -30,13 +30,13 @@ at::Tensor& custom_fallback_dipu_addmm_out(const at::Tensor& self, const at::Ten
 // convolution_overrideable
 at::Tensor custom_fallback_dipu_convolution_overrideable(
     const at::Tensor& input, const at::Tensor& weight, const c10::optional<at::Tensor>& bias,
-    c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation,
-    bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups);
+    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+    bool transposed, at::IntArrayRef output_padding, int64_t groups);
 // convolution_backward_overrideable
 std::tuple<at::Tensor, at::Tensor, at::Tensor> custom_fallback_dipu_convolution_backward_overrideable(
     const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
-    c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation,
-    bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups,
+    at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation,
+    bool transposed, at::IntArrayRef output_padding, int64_t groups,
     std::array<bool, 3> output_mask);
 // linear
 at::Tensor custom_fallback_dipu_linear(const at::Tensor& input, const at::Tensor& weight,

@@ -790,7 +790,7 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::silu_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_silu_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -808,7 +808,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[silu]:", "diopiSilu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 40 "deeplink_gen/catalog/activation.yaml"
+#line 42 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 814 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -829,7 +829,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
-    auto result_cpu = at::silu(self_cpu);
+    auto result_cpu = custom_fallback_dipu_silu(self_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -923,7 +923,7 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[silu_backward]:", "diopiSiluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 48 "deeplink_gen/catalog/activation.yaml"
+#line 50 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 929 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -967,7 +967,7 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sigmoid]:", "diopiSigmoid");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/activation.yaml"
+#line 55 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 973 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1031,7 +1031,7 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto output_cpu = tensor_clone_to_host(output);
     auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-    at::sigmoid_backward_outf(grad_output_cpu, output_cpu, grad_input_cpu);
+    custom_fallback_dipu_sigmoid_backward_grad_input(grad_output_cpu, output_cpu, grad_input_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -1049,7 +1049,7 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     printf("--%-50s %-30s \n", "[sigmoid_backward]:", "diopiSigmoidBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 59 "deeplink_gen/catalog/activation.yaml"
+#line 62 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1055 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1093,7 +1093,7 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[tanh]:", "diopiTanh");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/activation.yaml"
+#line 67 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 1099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1175,7 +1175,7 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[tanh_backward]:", "diopiTanhBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 70 "deeplink_gen/catalog/activation.yaml"
+#line 73 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1181 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1537,7 +1537,7 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[hardswish_backward]:", "diopiHardswishBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 93 "deeplink_gen/catalog/activation.yaml"
+#line 96 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1543 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1581,7 +1581,7 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     printf("--%-50s %-30s \n", "[_softmax]:", "diopiSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 98 "deeplink_gen/catalog/activation.yaml"
+#line 101 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
 #line 1587 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1649,7 +1649,7 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto output_cpu = tensor_clone_to_host(output);
     auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-    at::_softmax_backward_data_outf(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
+    custom_fallback_dipu__softmax_backward_data_out(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -1667,7 +1667,7 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     printf("--%-50s %-30s \n", "[_softmax_backward_data]:", "diopiSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 104 "deeplink_gen/catalog/activation.yaml"
+#line 108 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
 #line 1673 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1713,7 +1713,7 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     printf("--%-50s %-30s \n", "[_log_softmax]:", "diopiLogSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 108 "deeplink_gen/catalog/activation.yaml"
+#line 112 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
 #line 1719 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1799,7 +1799,7 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     printf("--%-50s %-30s \n", "[_log_softmax_backward_data]:", "diopiLogSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 114 "deeplink_gen/catalog/activation.yaml"
+#line 118 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
 #line 1805 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1845,7 +1845,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 9 "deeplink_gen/catalog/conv.yaml"
+#line 10 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
 #line 1851 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1888,7 +1888,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
     auto bias_cpu = tensor_clone_to_host(bias);
-    auto result_cpu = at::convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+    auto result_cpu = custom_fallback_dipu_convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -1906,13 +1906,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/conv.yaml"
+#line 19 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
 #line 1912 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 18 "deeplink_gen/catalog/conv.yaml"
+#line 20 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
 #line 1915 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 19 "deeplink_gen/catalog/conv.yaml"
+#line 21 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 1918 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1953,7 +1953,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 15 "deeplink_gen/catalog/conv.yaml"
+#line 16 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
 #line 1959 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -1961,7 +1961,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
-    auto result_cpu = at::convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto result_cpu = custom_fallback_dipu_convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(grad_weight, std::get<1>(result_cpu), current_stream);
@@ -1981,13 +1981,13 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 26 "deeplink_gen/catalog/conv.yaml"
+#line 28 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
 #line 1987 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 27 "deeplink_gen/catalog/conv.yaml"
+#line 29 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
 #line 1990 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 28 "deeplink_gen/catalog/conv.yaml"
+#line 30 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 1993 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2041,7 +2041,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     std::cout << "\tconvolution_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 24 "deeplink_gen/catalog/conv.yaml"
+#line 26 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
 #line 2047 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -4443,7 +4443,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     auto self_cpu = tensor_clone_to_host(self);
     auto found_inf_cpu = tensor_clone_to_host(found_inf);
     auto inv_scale_cpu = tensor_clone_to_host(inv_scale);
-    at::_amp_foreach_non_finite_check_and_unscale_(self_cpu, found_inf_cpu, inv_scale_cpu);
+    custom_fallback_dipu__amp_foreach_non_finite_check_and_unscale_(self_cpu, found_inf_cpu, inv_scale_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     for (size_t i = 0; i < self.size(); ++i) {
       at::Tensor dst = self[i];
@@ -4486,7 +4486,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     std::cout << "\t_amp_update_scale_:\tgrowth_interval:" << dumpArg(growth_interval) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
-#line 18 "deeplink_gen/catalog/optimizer.yaml"
+#line 19 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
 #line 4492 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -4494,7 +4494,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     auto self_cpu = tensor_clone_to_host(self);
     auto growth_tracker_cpu = tensor_clone_to_host(growth_tracker);
     auto found_inf_cpu = tensor_clone_to_host(found_inf);
-    at::_amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
+    custom_fallback_dipu__amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
@@ -4514,7 +4514,7 @@ void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 29 "deeplink_gen/catalog/optimizer.yaml"
+#line 31 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t alphaDiopi = dipu::diopi_helper::toDiopiScalar(alpha);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -4544,7 +4544,7 @@ void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 42 "deeplink_gen/catalog/optimizer.yaml"
+#line 44 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -4572,7 +4572,7 @@ void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 54 "deeplink_gen/catalog/optimizer.yaml"
+#line 56 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t scalarDiopi = dipu::diopi_helper::toDiopiScalar(scalar);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -4601,7 +4601,7 @@ void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 67 "deeplink_gen/catalog/optimizer.yaml"
+#line 69 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -4629,7 +4629,7 @@ void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 79 "deeplink_gen/catalog/optimizer.yaml"
+#line 81 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -4661,7 +4661,7 @@ void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 93 "deeplink_gen/catalog/optimizer.yaml"
+#line 95 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -4693,7 +4693,7 @@ void dipu__foreach_sqrt_(at::TensorList self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 107 "deeplink_gen/catalog/optimizer.yaml"
+#line 109 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -4718,12 +4718,12 @@ for (size_t i = 0; i < self.size(); ++i) {
     printf("--%-50s %-30s \n", "[_foreach_sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 120 "deeplink_gen/catalog/optimizer.yaml"
+#line 122 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
 #line 4724 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 122 "deeplink_gen/catalog/optimizer.yaml"
+#line 124 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
@@ -4750,7 +4750,7 @@ void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 133 "deeplink_gen/catalog/optimizer.yaml"
+#line 135 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t weightDiopi = dipu::diopi_helper::toDiopiScalar(weight);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -4779,7 +4779,7 @@ for (size_t i = 0; i < self.size(); ++i) {
     printf("--%-50s %-30s \n", "[_foreach_norm.Scalar]:", "diopiForeachnormScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 150 "deeplink_gen/catalog/optimizer.yaml"
+#line 152 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> inputs(self.begin(), self.end());
 std::vector<at::Tensor> out;
 for (at::Tensor& t : inputs) {
@@ -4800,7 +4800,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     std::cout << "\t_foreach_norm.Scalar:\tdtype:" << dumpArg(dtype) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
-#line 146 "deeplink_gen/catalog/optimizer.yaml"
+#line 148 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
 #line 4806 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -4826,7 +4826,7 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
     printf("--%-50s %-30s \n", "[_fused_adamw_]:", "diopiAdamW");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 171 "deeplink_gen/catalog/optimizer.yaml"
+#line 173 "deeplink_gen/catalog/optimizer.yaml"
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
@@ -4839,7 +4839,7 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
-#line 175 "deeplink_gen/catalog/optimizer.yaml"
+#line 177 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor param = self[i];
@@ -4886,7 +4886,7 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
     printf("--%-50s %-30s \n", "[_fused_adam_]:", "diopiAdam");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 198 "deeplink_gen/catalog/optimizer.yaml"
+#line 200 "deeplink_gen/catalog/optimizer.yaml"
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
@@ -4899,7 +4899,7 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
-#line 202 "deeplink_gen/catalog/optimizer.yaml"
+#line 204 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor param = self[i];
@@ -6507,7 +6507,7 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::rsqrt_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_rsqrt_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -6791,7 +6791,7 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::sigmoid_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_sigmoid_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -6842,7 +6842,7 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[relu]:", "diopiRelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 171 "deeplink_gen/catalog/pointwise.yaml"
+#line 173 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 6848 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7073,7 +7073,7 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[mul.Scalar]:", "diopiMulScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 187 "deeplink_gen/catalog/pointwise.yaml"
+#line 189 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
 #line 7079 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7131,7 +7131,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     std::cout << "\tdiv.Scalar_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 189 "deeplink_gen/catalog/pointwise.yaml"
+#line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 7137 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -7169,7 +7169,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv_.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
-#line 191 "deeplink_gen/catalog/pointwise.yaml"
+#line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 7175 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -7193,7 +7193,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[div.Scalar]:", "diopiDivScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 195 "deeplink_gen/catalog/pointwise.yaml"
+#line 197 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
 #line 7199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7212,7 +7212,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 193 "deeplink_gen/catalog/pointwise.yaml"
+#line 195 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 7218 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -7256,7 +7256,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     std::cout << "\tdiv.out_mode:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 197 "deeplink_gen/catalog/pointwise.yaml"
+#line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
 #line 7262 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -7298,7 +7298,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     std::cout << "\tdiv_.Tensor_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 199 "deeplink_gen/catalog/pointwise.yaml"
+#line 201 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
 #line 7304 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -7323,7 +7323,7 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 204 "deeplink_gen/catalog/pointwise.yaml"
+#line 206 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7329 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7362,7 +7362,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[rsqrt]:", "diopiRsqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 208 "deeplink_gen/catalog/pointwise.yaml"
+#line 211 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7368 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7383,7 +7383,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
-    auto result_cpu = at::rsqrt(self_cpu);
+    auto result_cpu = custom_fallback_dipu_rsqrt(self_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -7401,7 +7401,7 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[exp]:", "diopiExp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 213 "deeplink_gen/catalog/pointwise.yaml"
+#line 216 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7407 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7440,7 +7440,7 @@ at::Tensor dipu_log(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[log]:", "diopiLog");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 217 "deeplink_gen/catalog/pointwise.yaml"
+#line 220 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7446 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7479,7 +7479,7 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[neg]:", "diopiNeg");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 221 "deeplink_gen/catalog/pointwise.yaml"
+#line 224 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7485 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7518,7 +7518,7 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[abs]:", "diopiAbs");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 225 "deeplink_gen/catalog/pointwise.yaml"
+#line 228 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 7524 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -7929,7 +7929,7 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     printf("--%-50s %-30s \n", "[pow.Tensor_Scalar]:", "diopiPow");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 250 "deeplink_gen/catalog/pointwise.yaml"
+#line 253 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
 #line 7935 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -8930,6 +8930,11 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     printf("--%-50s %-30s \n", "[logical_not.out]:", "diopiLogicalNot");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 312 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(self.sizes());
+}
+#line 8938 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -8968,6 +8973,11 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     printf("--%-50s %-30s \n", "[logical_and.out]:", "diopiLogicalAnd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 319 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(at::infer_size(self.sizes(), other.sizes()));
+}
+#line 8981 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9011,6 +9021,11 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     printf("--%-50s %-30s \n", "[logical_or.out]:", "diopiLogicalOr");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 326 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(at::infer_size(self.sizes(), other.sizes()));
+}
+#line 9029 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9092,9 +9107,9 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[eq.Scalar]:", "diopiEqScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 314 "deeplink_gen/catalog/pointwise.yaml"
+#line 334 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9098 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9113 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9133,9 +9148,9 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[ne.Scalar]:", "diopiNeScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 318 "deeplink_gen/catalog/pointwise.yaml"
+#line 338 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9139 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9174,9 +9189,9 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[isnan]:", "diopiIsNan");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 322 "deeplink_gen/catalog/pointwise.yaml"
+#line 342 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9180 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9195 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9213,9 +9228,9 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[eq.Tensor]:", "diopiEq");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 326 "deeplink_gen/catalog/pointwise.yaml"
+#line 346 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9219 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9234 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9312,10 +9327,10 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9316 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9331 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9319 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9334 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9424,7 +9439,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9428 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9443 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9506,7 +9521,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9510 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9525 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9559,7 +9574,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9563 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9578 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9585,7 +9600,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9604 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9615,7 +9630,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9619 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9634 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9684,7 +9699,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9703 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9729,7 +9744,7 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9733 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9748 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9796,7 +9811,7 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat2, mat2_cpu}});
-    at::mm_outf(self_cpu, mat2_cpu, out_cpu);
+    custom_fallback_dipu_mm_out(self_cpu, mat2_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -9839,7 +9854,7 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat2, mat2_cpu}});
-    at::bmm_outf(self_cpu, mat2_cpu, out_cpu);
+    custom_fallback_dipu_bmm_out(self_cpu, mat2_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -9891,7 +9906,7 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     auto mat1_cpu = tensor_clone_to_host(mat1);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat1, mat1_cpu}, {mat2, mat2_cpu}});
-    at::addmm_outf(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
+    custom_fallback_dipu_addmm_out(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -9909,7 +9924,7 @@ at::Tensor & dipu_addmm_out_autocompare(const at::Tensor & self, const at::Tenso
   auto mat1_cpu = tensor_clone_to_host(mat1);
   auto mat2_cpu = tensor_clone_to_host(mat2);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat1, mat1_cpu}, {mat2, mat2_cpu}});
-  at::addmm_outf(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
+  custom_fallback_dipu_addmm_out(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
   auto&& result_device = dipu_addmm_out(self, mat1, mat2, beta, alpha, out);
   std::cout << "autocompare:\taddmm.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -10032,7 +10047,7 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::_softmax_outf(self_cpu, dim, half_to_float, out_cpu);
+    custom_fallback_dipu__softmax_out(self_cpu, dim, half_to_float, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -10098,9 +10113,9 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[mm]:", "diopiMm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 25 "deeplink_gen/catalog/reduce.yaml"
+#line 30 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10104 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10119 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10124,7 +10139,7 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
-    auto result_cpu = at::mm(self_cpu, mat2_cpu);
+    auto result_cpu = custom_fallback_dipu_mm(self_cpu, mat2_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -10142,9 +10157,9 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[bmm]:", "diopiBmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 29 "deeplink_gen/catalog/reduce.yaml"
+#line 34 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10148 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10186,9 +10201,9 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     printf("--%-50s %-30s \n", "[addmm]:", "diopiAddmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/reduce.yaml"
+#line 38 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10192 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10207 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10264,9 +10279,9 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     std::cout << "\tbaddbmm.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 35 "deeplink_gen/catalog/reduce.yaml"
+#line 40 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10270 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10285 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10312,9 +10327,9 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     std::cout << "\tbaddbmm_:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
-#line 37 "deeplink_gen/catalog/reduce.yaml"
+#line 42 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10318 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10333 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10338,9 +10353,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     printf("--%-50s %-30s \n", "[baddbmm]:", "diopiBaddbmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 41 "deeplink_gen/catalog/reduce.yaml"
+#line 46 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10344 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10359 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10365,9 +10380,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     std::cout << "\tbaddbmm:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 39 "deeplink_gen/catalog/reduce.yaml"
+#line 44 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10371 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10386 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10391,9 +10406,9 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     printf("--%-50s %-30s \n", "[sum.dim_IntList]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/reduce.yaml"
+#line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10434,9 +10449,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[mean.dim]:", "diopiMean");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/reduce.yaml"
+#line 57 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10455 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10498,9 +10513,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     std::cout << "\tmax.dim_max:\tmax_values:" << dumpArg(max_values) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 55 "deeplink_gen/catalog/reduce.yaml"
+#line 60 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10504 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10519 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10525,12 +10540,12 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[max.dim]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 59 "deeplink_gen/catalog/reduce.yaml"
+#line 64 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10531 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 60 "deeplink_gen/catalog/reduce.yaml"
+#line 10546 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 65 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10534 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10549 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -10550,9 +10565,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     std::cout << "\tmax.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 57 "deeplink_gen/catalog/reduce.yaml"
+#line 62 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10556 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10592,9 +10607,9 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
     std::cout << "\targmax.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 62 "deeplink_gen/catalog/reduce.yaml"
+#line 67 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10673,9 +10688,9 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tall.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 66 "deeplink_gen/catalog/reduce.yaml"
+#line 71 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10715,9 +10730,9 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tall.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 68 "deeplink_gen/catalog/reduce.yaml"
+#line 73 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10721 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10736 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10755,9 +10770,9 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tany.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 70 "deeplink_gen/catalog/reduce.yaml"
+#line 75 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10761 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10776 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10797,9 +10812,9 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tany.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 72 "deeplink_gen/catalog/reduce.yaml"
+#line 77 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10818 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10914,9 +10929,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     printf("--%-50s %-30s \n", "[argmax]:", "diopiArgmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 81 "deeplink_gen/catalog/reduce.yaml"
+#line 86 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 10920 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10935 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10933,9 +10948,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     std::cout << "\targmax:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 79 "deeplink_gen/catalog/reduce.yaml"
+#line 84 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10939 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10954 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11045,12 +11060,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 91 "deeplink_gen/catalog/reduce.yaml"
+#line 96 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11051 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 92 "deeplink_gen/catalog/reduce.yaml"
+#line 11066 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 97 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11054 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11069 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -11116,9 +11131,9 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
     std::cout << "\tsort.values:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 95 "deeplink_gen/catalog/reduce.yaml"
+#line 100 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11122 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11137 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11143,9 +11158,9 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     printf("--%-50s %-30s \n", "[where.self]:", "diopiWhere");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/reduce.yaml"
+#line 105 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11149 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11164 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11241,7 +11256,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11245 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11279,7 +11294,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11283 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11298 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11303,7 +11318,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11307 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11318,7 +11333,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11355,7 +11370,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11359 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11374 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11379,7 +11394,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11383 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11398 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11394,7 +11409,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11398 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11413 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11462,7 +11477,7 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11466 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11481 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11552,7 +11567,7 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11556 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11622,7 +11637,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11641 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11671,7 +11686,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11675 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11690 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11721,7 +11736,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11829,9 +11844,9 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Scalar]:", "diopiMaskedFillScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 11835 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 53 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
+#line 11850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11875,9 +11890,9 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Tensor]:", "diopiMaskedFill");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 56 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 11881 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 57 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
+#line 11896 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11963,9 +11978,9 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
     printf("--%-50s %-30s \n", "[tril]:", "diopiTril");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 63 "deeplink_gen/catalog/tensor.yaml"
+#line 64 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 11969 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11984 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12042,9 +12057,9 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
     printf("--%-50s %-30s \n", "[triu]:", "diopiTriu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 69 "deeplink_gen/catalog/tensor.yaml"
+#line 70 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12048 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12063 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12252,9 +12267,9 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
     std::cout << "\trandom_:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 83 "deeplink_gen/catalog/tensor.yaml"
+#line 84 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12258 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12292,9 +12307,9 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
     std::cout << "\trandom_.to:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 86 "deeplink_gen/catalog/tensor.yaml"
+#line 87 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12298 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12313 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12333,9 +12348,9 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
     std::cout << "\trandom_.from:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 89 "deeplink_gen/catalog/tensor.yaml"
+#line 90 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12339 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12354 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12437,12 +12452,12 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     printf("--%-50s %-30s \n", "[native_dropout]:", "diopiDropout");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 12443 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out0 = nodispatch::empty_like(input);
+#line 12458 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 102 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12446 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12462,9 +12477,9 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     std::cout << "\tnative_dropout:\ttrain:" << dumpArg(train) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
-#line 98 "deeplink_gen/catalog/tensor.yaml"
+#line 99 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12483 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12487,12 +12502,12 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
     printf("--%-50s %-30s \n", "[native_dropout_backward]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 109 "deeplink_gen/catalog/tensor.yaml"
+#line 110 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12493 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 113 "deeplink_gen/catalog/tensor.yaml"
+#line 12508 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 114 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12511 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12509,12 +12524,12 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
     TORCH_CHECK(on_dipu_or_ignored(out),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
-#line 115 "deeplink_gen/catalog/tensor.yaml"
+#line 116 "deeplink_gen/catalog/tensor.yaml"
 const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 12518 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12533 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12543,10 +12558,10 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
     printf("--%-50s %-30s \n", "[copy_]:", "diopiCopyInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 133 "deeplink_gen/catalog/tensor.yaml"
+#line 134 "deeplink_gen/catalog/tensor.yaml"
 dipu::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 12550 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12565 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -12602,9 +12617,9 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
     printf("--%-50s %-30s \n", "[wrap_diopi_cast_dtype]:", "diopiCastDtype");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 158 "deeplink_gen/catalog/tensor.yaml"
+#line 159 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 12608 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12635,7 +12650,7 @@ at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<::std::opt
     printf("--%-50s %-30s \n", "[index.Tensor]:", "diopiIndex");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/tensor.yaml"
+#line 174 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -12646,7 +12661,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 12650 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12665 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12661,15 +12676,15 @@ at::Tensor out;
     std::cout << "\tindex.Tensor:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
-#line 168 "deeplink_gen/catalog/tensor.yaml"
+#line 169 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12667 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12682 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
-#line 184 "deeplink_gen/catalog/tensor.yaml"
+#line 185 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12673 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -12681,7 +12696,7 @@ at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<::std::optional<
     printf("--%-50s %-30s \n", "[index_put_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 194 "deeplink_gen/catalog/tensor.yaml"
+#line 195 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -12690,7 +12705,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12709 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12708,9 +12723,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\tindex_put_:\taccumulate:" << dumpArg(accumulate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 190 "deeplink_gen/catalog/tensor.yaml"
+#line 191 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12714 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12729 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12734,7 +12749,7 @@ at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<::std::opt
     printf("--%-50s %-30s \n", "[_index_put_impl_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 208 "deeplink_gen/catalog/tensor.yaml"
+#line 210 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -12743,7 +12758,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12747 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12762 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12762,15 +12777,15 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\t_index_put_impl_:\tunsafe:" << dumpArg(unsafe) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 204 "deeplink_gen/catalog/tensor.yaml"
+#line 205 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12768 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12783 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto indices_cpu = tensor_clone_to_host(indices);
     auto values_cpu = tensor_clone_to_host(values);
-    at::_index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
+    custom_fallback_dipu__index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -12827,13 +12842,16 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_", ::diopiGelu, dipu::native::dipu_gelu_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_backward.grad_input", ::diopiGeluBackward, dipu::native::dipu_gelu_backward_grad_input);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("gelu_backward", ::diopiGeluBackward, dipu::native::dipu_gelu_backward);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu.out", ::diopiSilu, dipu::native::dipu_silu_out);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu", ::diopiSilu, dipu::native::dipu_silu);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu.out", ::diopiSilu, false /*whether force fallback*/,
+      dipu::native::dipu_silu_out, dipu::native::custom_fallback_dipu_silu_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu", ::diopiSilu, false /*whether force fallback*/,
+      dipu::native::dipu_silu, dipu::native::custom_fallback_dipu_silu);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_", ::diopiSiluInp, dipu::native::dipu_silu_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_backward.grad_input", ::diopiSiluBackward, dipu::native::dipu_silu_backward_grad_input);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("silu_backward", ::diopiSiluBackward, dipu::native::dipu_silu_backward);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid", ::diopiSigmoid, dipu::native::dipu_sigmoid);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_backward.grad_input", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward_grad_input);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_backward.grad_input", ::diopiSigmoidBackward, false /*whether force fallback*/,
+      dipu::native::dipu_sigmoid_backward_grad_input, dipu::native::custom_fallback_dipu_sigmoid_backward_grad_input);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_backward", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh", ::diopiTanh, dipu::native::dipu_tanh);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh_backward.grad_input", ::diopiTanhBackward, dipu::native::dipu_tanh_backward_grad_input);
@@ -12848,13 +12866,16 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardswish_", ::diopiHardswishInp, dipu::native::dipu_hardswish_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("hardswish_backward", ::diopiHardswishBackward, dipu::native::dipu_hardswish_backward);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax", ::diopiSoftmax, dipu::native::dipu__softmax);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax_backward_data.out", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax_backward_data.out", ::diopiSoftmaxBackward, false /*whether force fallback*/,
+      dipu::native::dipu__softmax_backward_data_out, dipu::native::custom_fallback_dipu__softmax_backward_data_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax_backward_data", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax", ::diopiLogSoftmax, dipu::native::dipu__log_softmax);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax_backward_data.out", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_log_softmax_backward_data", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_overrideable", ::diopiConvolution2d, dipu::native::dipu_convolution_overrideable);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_backward_overrideable", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward_overrideable);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_overrideable", ::diopiConvolution2d, false /*whether force fallback*/,
+      dipu::native::dipu_convolution_overrideable, dipu::native::custom_fallback_dipu_convolution_overrideable);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_backward_overrideable", ::diopiConvolution2dBackward, false /*whether force fallback*/,
+      dipu::native::dipu_convolution_backward_overrideable, dipu::native::custom_fallback_dipu_convolution_backward_overrideable);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("convolution_backward", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("embedding", ::diopiEmbedding, dipu::native::dipu_embedding);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("embedding_dense_backward", ::diopiEmbeddingBackward, dipu::native::dipu_embedding_dense_backward);
@@ -12893,8 +12914,10 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_add_.Scalar", ::diopiForeachaddInpScalar, dipu::native::dipu__foreach_add__scalar);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.Scalar", ::diopiForeachmulInpScalar, dipu::native::dipu__foreach_mul__scalar);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.Tensor", ::diopiForeachmulInpTensor, dipu::native::dipu__foreach_mul__tensor);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, dipu::native::dipu__amp_update_scale_);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, false /*whether force fallback*/,
+      dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_, dipu::native::custom_fallback_dipu__amp_foreach_non_finite_check_and_unscale_);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, false /*whether force fallback*/,
+      dipu::native::dipu__amp_update_scale_, dipu::native::custom_fallback_dipu__amp_update_scale_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_add_.List", ::diopiAddInp, dipu::native::dipu__foreach_add__list);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_mul_.List", ::diopiMulInp, dipu::native::dipu__foreach_mul__list);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_foreach_div_.Scalar", ::diopiDivInpScalar, dipu::native::dipu__foreach_div__scalar);
@@ -12980,7 +13003,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("log_", ::diopiLogInp, dipu::native::dipu_log_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sqrt.out", ::diopiSqrt, dipu::native::dipu_sqrt_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sqrt_", ::diopiSqrtInp, dipu::native::dipu_sqrt_);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt.out", ::diopiRsqrt, dipu::native::dipu_rsqrt_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt.out", ::diopiRsqrt, false /*whether force fallback*/,
+      dipu::native::dipu_rsqrt_out, dipu::native::custom_fallback_dipu_rsqrt_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt_", ::diopiRsqrtInp, dipu::native::dipu_rsqrt_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sin.out", ::diopiSin, dipu::native::dipu_sin_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sin_", ::diopiSinInp, dipu::native::dipu_sin_);
@@ -12988,7 +13012,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("cos_", ::diopiCosInp, dipu::native::dipu_cos_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh.out", ::diopiTanh, dipu::native::dipu_tanh_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("tanh_", ::diopiTanhInp, dipu::native::dipu_tanh_);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid.out", ::diopiSigmoid, dipu::native::dipu_sigmoid_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid.out", ::diopiSigmoid, false /*whether force fallback*/,
+      dipu::native::dipu_sigmoid_out, dipu::native::custom_fallback_dipu_sigmoid_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sigmoid_", ::diopiSigmoidInp, dipu::native::dipu_sigmoid_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu", ::diopiRelu, dipu::native::dipu_relu);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("relu_", ::diopiReluInp, dipu::native::dipu_relu_);
@@ -13003,7 +13028,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div.out_mode", ::diopiDiv, dipu::native::dipu_div_out_mode);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("div_.Tensor_mode", ::diopiDivInp, dipu::native::dipu_div__tensor_mode);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sqrt", ::diopiSqrt, dipu::native::dipu_sqrt);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt", ::diopiRsqrt, dipu::native::dipu_rsqrt);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("rsqrt", ::diopiRsqrt, false /*whether force fallback*/,
+      dipu::native::dipu_rsqrt, dipu::native::custom_fallback_dipu_rsqrt);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("exp", ::diopiExp, dipu::native::dipu_exp);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("log", ::diopiLog, dipu::native::dipu_log);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("neg", ::diopiNeg, dipu::native::dipu_neg);
@@ -13059,14 +13085,19 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("adaptive_avg_pool2d.out", ::diopiAdaptiveAvgPool2d, dipu::native::dipu_adaptive_avg_pool2d_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d", ::diopiAdaptiveAvgPool2d, dipu::native::dipu__adaptive_avg_pool2d);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d_backward", ::diopiAdaptiveAvgPool2dBackward, dipu::native::dipu__adaptive_avg_pool2d_backward);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm.out", ::diopiMm, dipu::native::dipu_mm_out);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm.out", ::diopiBmm, dipu::native::dipu_bmm_out);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("addmm.out", ::diopiAddmm, dipu::native::dipu_addmm_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm.out", ::diopiMm, false /*whether force fallback*/,
+      dipu::native::dipu_mm_out, dipu::native::custom_fallback_dipu_mm_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm.out", ::diopiBmm, false /*whether force fallback*/,
+      dipu::native::dipu_bmm_out, dipu::native::custom_fallback_dipu_bmm_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("addmm.out", ::diopiAddmm, false /*whether force fallback*/,
+      dipu::native::dipu_addmm_out, dipu::native::custom_fallback_dipu_addmm_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sum.IntList_out", ::diopiSum, dipu::native::dipu_sum_intlist_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mean.out", ::diopiMean, dipu::native::dipu_mean_out);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax.out", ::diopiSoftmax, dipu::native::dipu__softmax_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_softmax.out", ::diopiSoftmax, false /*whether force fallback*/,
+      dipu::native::dipu__softmax_out, dipu::native::custom_fallback_dipu__softmax_out);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("where.self_out", ::diopiWhere, dipu::native::dipu_where_self_out);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm", ::diopiMm, dipu::native::dipu_mm);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("mm", ::diopiMm, false /*whether force fallback*/,
+      dipu::native::dipu_mm, dipu::native::custom_fallback_dipu_mm);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm", ::diopiBmm, dipu::native::dipu_bmm);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("addmm", ::diopiAddmm, dipu::native::dipu_addmm);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("baddbmm.out", ::diopiBaddbmm, dipu::native::dipu_baddbmm_out);
@@ -13129,7 +13160,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
       dipu::native::dipu_copy_, dipu::native::custom_fallback_dipu_copy_);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index.Tensor", ::diopiIndex, dipu::native::dipu_index_tensor);
   NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("index_put_", ::diopiIndexPutInp, dipu::native::dipu_index_put_);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_index_put_impl_", ::diopiIndexPutInp, dipu::native::dipu__index_put_impl_);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_index_put_impl_", ::diopiIndexPutInp, false /*whether force fallback*/,
+      dipu::native::dipu__index_put_impl_, dipu::native::custom_fallback_dipu__index_put_impl_);
 }
 
 }  // namespace at

@@ -921,7 +921,7 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::silu_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_silu_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -937,7 +937,7 @@ at::Tensor & dipu_silu_out_autocompare(const at::Tensor & self, at::Tensor & out
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-  at::silu_outf(self_cpu, out_cpu);
+  custom_fallback_dipu_silu_out(self_cpu, out_cpu);
   auto&& result_device = dipu_silu_out(self, out);
   std::cout << "autocompare:\tsilu.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -952,7 +952,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[silu]:", "diopiSilu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 40 "deeplink_gen/catalog/activation.yaml"
+#line 42 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 958 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -973,7 +973,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
-    auto result_cpu = at::silu(self_cpu);
+    auto result_cpu = custom_fallback_dipu_silu(self_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -988,7 +988,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
 at::Tensor dipu_silu_autocompare(const at::Tensor & self) {
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
-  auto result_cpu = at::silu(self_cpu);
+  auto result_cpu = custom_fallback_dipu_silu(self_cpu);
   auto&& result_device = dipu_silu(self);
   std::cout << "autocompare:\tsilu\tout:" << std::endl
             << "\t" << allclose_autocompare(result_cpu, result_device) << std::endl;
@@ -1105,7 +1105,7 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[silu_backward]:", "diopiSiluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 48 "deeplink_gen/catalog/activation.yaml"
+#line 50 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1111 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1163,7 +1163,7 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sigmoid]:", "diopiSigmoid");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/activation.yaml"
+#line 55 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 1169 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1239,7 +1239,7 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto output_cpu = tensor_clone_to_host(output);
     auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-    at::sigmoid_backward_outf(grad_output_cpu, output_cpu, grad_input_cpu);
+    custom_fallback_dipu_sigmoid_backward_grad_input(grad_output_cpu, output_cpu, grad_input_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -1256,7 +1256,7 @@ at::Tensor & dipu_sigmoid_backward_grad_input_autocompare(const at::Tensor & gra
   auto grad_output_cpu = tensor_clone_to_host(grad_output);
   auto output_cpu = tensor_clone_to_host(output);
   auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-  at::sigmoid_backward_outf(grad_output_cpu, output_cpu, grad_input_cpu);
+  custom_fallback_dipu_sigmoid_backward_grad_input(grad_output_cpu, output_cpu, grad_input_cpu);
   auto&& result_device = dipu_sigmoid_backward_grad_input(grad_output, output, grad_input);
   std::cout << "autocompare:\tsigmoid_backward.grad_input\tgrad_input:" << std::endl
             << "\t" << allclose_autocompare(grad_input_cpu, grad_input) << std::endl;
@@ -1272,7 +1272,7 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     printf("--%-50s %-30s \n", "[sigmoid_backward]:", "diopiSigmoidBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 59 "deeplink_gen/catalog/activation.yaml"
+#line 62 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1278 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1330,7 +1330,7 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[tanh]:", "diopiTanh");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/activation.yaml"
+#line 67 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 1336 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1439,7 +1439,7 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[tanh_backward]:", "diopiTanhBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 70 "deeplink_gen/catalog/activation.yaml"
+#line 73 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1445 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1917,7 +1917,7 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[hardswish_backward]:", "diopiHardswishBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 93 "deeplink_gen/catalog/activation.yaml"
+#line 96 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
 #line 1923 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -1975,7 +1975,7 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     printf("--%-50s %-30s \n", "[_softmax]:", "diopiSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 98 "deeplink_gen/catalog/activation.yaml"
+#line 101 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
 #line 1981 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2055,7 +2055,7 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto output_cpu = tensor_clone_to_host(output);
     auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-    at::_softmax_backward_data_outf(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
+    custom_fallback_dipu__softmax_backward_data_out(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -2072,7 +2072,7 @@ at::Tensor & dipu__softmax_backward_data_out_autocompare(const at::Tensor & grad
   auto grad_output_cpu = tensor_clone_to_host(grad_output);
   auto output_cpu = tensor_clone_to_host(output);
   auto grad_input_cpu = tensor_reference_or_clone_to_host(grad_input, {{grad_output, grad_output_cpu}, {output, output_cpu}});
-  at::_softmax_backward_data_outf(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
+  custom_fallback_dipu__softmax_backward_data_out(grad_output_cpu, output_cpu, dim, input_dtype, grad_input_cpu);
   auto&& result_device = dipu__softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input);
   std::cout << "autocompare:\t_softmax_backward_data.out\tgrad_input:" << std::endl
             << "\t" << allclose_autocompare(grad_input_cpu, grad_input) << std::endl;
@@ -2088,7 +2088,7 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     printf("--%-50s %-30s \n", "[_softmax_backward_data]:", "diopiSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 104 "deeplink_gen/catalog/activation.yaml"
+#line 108 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
 #line 2094 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2148,7 +2148,7 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     printf("--%-50s %-30s \n", "[_log_softmax]:", "diopiLogSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 108 "deeplink_gen/catalog/activation.yaml"
+#line 112 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
 #line 2154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2261,7 +2261,7 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     printf("--%-50s %-30s \n", "[_log_softmax_backward_data]:", "diopiLogSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 114 "deeplink_gen/catalog/activation.yaml"
+#line 118 "deeplink_gen/catalog/activation.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
 #line 2267 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2321,7 +2321,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 9 "deeplink_gen/catalog/conv.yaml"
+#line 10 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out = (transposed || input.dim() != 4) ? throw std::invalid_argument("convolution_overrideable: only non-transposed 2-D convolution maps to diopiConvolution2d") : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
 #line 2327 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2364,7 +2364,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
     auto bias_cpu = tensor_clone_to_host(bias);
-    auto result_cpu = at::convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+    auto result_cpu = custom_fallback_dipu_convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -2381,7 +2381,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   auto input_cpu = tensor_clone_to_host(input);
   auto weight_cpu = tensor_clone_to_host(weight);
   auto bias_cpu = tensor_clone_to_host(bias);
-  auto result_cpu = at::convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
+  auto result_cpu = custom_fallback_dipu_convolution_overrideable(input_cpu, weight_cpu, bias_cpu, stride, padding, dilation, transposed, output_padding, groups);
   auto&& result_device = dipu_convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   std::cout << "autocompare:\tconvolution_overrideable\tout:" << std::endl
             << "\t" << allclose_autocompare(result_cpu, result_device) << std::endl;
@@ -2397,13 +2397,13 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/conv.yaml"
+#line 19 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
 #line 2403 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 18 "deeplink_gen/catalog/conv.yaml"
+#line 20 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
 #line 2406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 19 "deeplink_gen/catalog/conv.yaml"
+#line 21 "deeplink_gen/catalog/conv.yaml"
   at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 2409 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2444,7 +2444,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 15 "deeplink_gen/catalog/conv.yaml"
+#line 16 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
 #line 2450 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -2452,7 +2452,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
-    auto result_cpu = at::convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto result_cpu = custom_fallback_dipu_convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(grad_input, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(grad_weight, std::get<1>(result_cpu), current_stream);
@@ -2471,7 +2471,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
   auto grad_output_cpu = tensor_clone_to_host(grad_output);
   auto input_cpu = tensor_clone_to_host(input);
   auto weight_cpu = tensor_clone_to_host(weight);
-  auto result_cpu = at::convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  auto result_cpu = custom_fallback_dipu_convolution_backward_overrideable(grad_output_cpu, input_cpu, weight_cpu, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   auto&& result_device = dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   std::cout << "autocompare:\tconvolution_backward_overrideable\tgrad_input:" << std::endl
             << "\t" << allclose_autocompare(std::get<0>(result_cpu), std::get<0>(result_device)) << std::endl;
@@ -2492,13 +2492,13 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 26 "deeplink_gen/catalog/conv.yaml"
+#line 28 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
 #line 2498 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 27 "deeplink_gen/catalog/conv.yaml"
+#line 29 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
 #line 2501 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 28 "deeplink_gen/catalog/conv.yaml"
+#line 30 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 2504 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -2552,7 +2552,7 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     std::cout << "\tconvolution_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 24 "deeplink_gen/catalog/conv.yaml"
+#line 26 "deeplink_gen/catalog/conv.yaml"
   ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
 #line 2558 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -5654,7 +5654,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     auto self_cpu = tensor_clone_to_host(self);
     auto found_inf_cpu = tensor_clone_to_host(found_inf);
     auto inv_scale_cpu = tensor_clone_to_host(inv_scale);
-    at::_amp_foreach_non_finite_check_and_unscale_(self_cpu, found_inf_cpu, inv_scale_cpu);
+    custom_fallback_dipu__amp_foreach_non_finite_check_and_unscale_(self_cpu, found_inf_cpu, inv_scale_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     for (size_t i = 0; i < self.size(); ++i) {
       at::Tensor dst = self[i];
@@ -5697,7 +5697,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     std::cout << "\t_amp_update_scale_:\tgrowth_interval:" << dumpArg(growth_interval) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
-#line 18 "deeplink_gen/catalog/optimizer.yaml"
+#line 19 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
 #line 5703 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -5705,7 +5705,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     auto self_cpu = tensor_clone_to_host(self);
     auto growth_tracker_cpu = tensor_clone_to_host(growth_tracker);
     auto found_inf_cpu = tensor_clone_to_host(found_inf);
-    at::_amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
+    custom_fallback_dipu__amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
@@ -5723,7 +5723,7 @@ at::Tensor & dipu__amp_update_scale__autocompare(at::Tensor & self, at::Tensor &
   auto self_cpu = tensor_clone_to_host(self);
   auto growth_tracker_cpu = tensor_clone_to_host(growth_tracker);
   auto found_inf_cpu = tensor_clone_to_host(found_inf);
-  at::_amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
+  custom_fallback_dipu__amp_update_scale_(self_cpu, growth_tracker_cpu, found_inf_cpu, scale_growth_factor, scale_backoff_factor, growth_interval);
   auto&& result_device = dipu__amp_update_scale_(self, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor, growth_interval);
   std::cout << "autocompare:\t_amp_update_scale_\tself:" << std::endl
             << "\t" << allclose_autocompare(self_cpu, self) << std::endl;
@@ -5741,7 +5741,7 @@ void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 29 "deeplink_gen/catalog/optimizer.yaml"
+#line 31 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t alphaDiopi = dipu::diopi_helper::toDiopiScalar(alpha);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -5782,7 +5782,7 @@ void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 42 "deeplink_gen/catalog/optimizer.yaml"
+#line 44 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -5821,7 +5821,7 @@ void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 54 "deeplink_gen/catalog/optimizer.yaml"
+#line 56 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t scalarDiopi = dipu::diopi_helper::toDiopiScalar(scalar);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -5860,7 +5860,7 @@ void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 67 "deeplink_gen/catalog/optimizer.yaml"
+#line 69 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -5899,7 +5899,7 @@ void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 79 "deeplink_gen/catalog/optimizer.yaml"
+#line 81 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -5943,7 +5943,7 @@ void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 93 "deeplink_gen/catalog/optimizer.yaml"
+#line 95 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -5987,7 +5987,7 @@ void dipu__foreach_sqrt_(at::TensorList self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 107 "deeplink_gen/catalog/optimizer.yaml"
+#line 109 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor selfI = self[i];
@@ -6022,12 +6022,12 @@ void dipu__foreach_sqrt__autocompare(at::TensorList self) {
     printf("--%-50s %-30s \n", "[_foreach_sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 120 "deeplink_gen/catalog/optimizer.yaml"
+#line 122 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
 #line 6028 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 122 "deeplink_gen/catalog/optimizer.yaml"
+#line 124 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
@@ -6065,7 +6065,7 @@ void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 133 "deeplink_gen/catalog/optimizer.yaml"
+#line 135 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 const ::diopiScalar_t weightDiopi = dipu::diopi_helper::toDiopiScalar(weight);
 for (size_t i = 0; i < self.size(); ++i) {
@@ -6105,7 +6105,7 @@ void dipu__foreach_lerp__scalar_autocompare(at::TensorList self, at::TensorList 
     printf("--%-50s %-30s \n", "[_foreach_norm.Scalar]:", "diopiForeachnormScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 150 "deeplink_gen/catalog/optimizer.yaml"
+#line 152 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> inputs(self.begin(), self.end());
 std::vector<at::Tensor> out;
 for (at::Tensor& t : inputs) {
@@ -6126,7 +6126,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     std::cout << "\t_foreach_norm.Scalar:\tdtype:" << dumpArg(dtype) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
-#line 146 "deeplink_gen/catalog/optimizer.yaml"
+#line 148 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
 #line 6132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -6163,7 +6163,7 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
     printf("--%-50s %-30s \n", "[_fused_adamw_]:", "diopiAdamW");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 171 "deeplink_gen/catalog/optimizer.yaml"
+#line 173 "deeplink_gen/catalog/optimizer.yaml"
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
@@ -6176,7 +6176,7 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
-#line 175 "deeplink_gen/catalog/optimizer.yaml"
+#line 177 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor param = self[i];
@@ -6248,7 +6248,7 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
     printf("--%-50s %-30s \n", "[_fused_adam_]:", "diopiAdam");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 198 "deeplink_gen/catalog/optimizer.yaml"
+#line 200 "deeplink_gen/catalog/optimizer.yaml"
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
@@ -6261,7 +6261,7 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
-#line 202 "deeplink_gen/catalog/optimizer.yaml"
+#line 204 "deeplink_gen/catalog/optimizer.yaml"
 using dipu::diopi_helper::toDiopiTensorHandle;
 for (size_t i = 0; i < self.size(); ++i) {
   at::Tensor param = self[i];
@@ -8318,7 +8318,7 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::rsqrt_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_rsqrt_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -8334,7 +8334,7 @@ at::Tensor & dipu_rsqrt_out_autocompare(const at::Tensor & self, at::Tensor & ou
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-  at::rsqrt_outf(self_cpu, out_cpu);
+  custom_fallback_dipu_rsqrt_out(self_cpu, out_cpu);
   auto&& result_device = dipu_rsqrt_out(self, out);
   std::cout << "autocompare:\trsqrt.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -8698,7 +8698,7 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::sigmoid_outf(self_cpu, out_cpu);
+    custom_fallback_dipu_sigmoid_out(self_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -8714,7 +8714,7 @@ at::Tensor & dipu_sigmoid_out_autocompare(const at::Tensor & self, at::Tensor & 
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-  at::sigmoid_outf(self_cpu, out_cpu);
+  custom_fallback_dipu_sigmoid_out(self_cpu, out_cpu);
   auto&& result_device = dipu_sigmoid_out(self, out);
   std::cout << "autocompare:\tsigmoid.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -8773,7 +8773,7 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[relu]:", "diopiRelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 171 "deeplink_gen/catalog/pointwise.yaml"
+#line 173 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 8779 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9077,7 +9077,7 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[mul.Scalar]:", "diopiMulScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 187 "deeplink_gen/catalog/pointwise.yaml"
+#line 189 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
 #line 9083 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9147,7 +9147,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     std::cout << "\tdiv.Scalar_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 189 "deeplink_gen/catalog/pointwise.yaml"
+#line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 9153 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -9198,7 +9198,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv_.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
-#line 191 "deeplink_gen/catalog/pointwise.yaml"
+#line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 9204 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -9233,7 +9233,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[div.Scalar]:", "diopiDivScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 195 "deeplink_gen/catalog/pointwise.yaml"
+#line 197 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
 #line 9239 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9252,7 +9252,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 193 "deeplink_gen/catalog/pointwise.yaml"
+#line 195 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
 #line 9258 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -9308,7 +9308,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     std::cout << "\tdiv.out_mode:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 197 "deeplink_gen/catalog/pointwise.yaml"
+#line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
 #line 9314 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -9365,7 +9365,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     std::cout << "\tdiv_.Tensor_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 199 "deeplink_gen/catalog/pointwise.yaml"
+#line 201 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
 #line 9371 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
@@ -9403,7 +9403,7 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 204 "deeplink_gen/catalog/pointwise.yaml"
+#line 206 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9409 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9454,7 +9454,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[rsqrt]:", "diopiRsqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 208 "deeplink_gen/catalog/pointwise.yaml"
+#line 211 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9460 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9475,7 +9475,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
-    auto result_cpu = at::rsqrt(self_cpu);
+    auto result_cpu = custom_fallback_dipu_rsqrt(self_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -9490,7 +9490,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
 at::Tensor dipu_rsqrt_autocompare(const at::Tensor & self) {
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
-  auto result_cpu = at::rsqrt(self_cpu);
+  auto result_cpu = custom_fallback_dipu_rsqrt(self_cpu);
   auto&& result_device = dipu_rsqrt(self);
   std::cout << "autocompare:\trsqrt\tout:" << std::endl
             << "\t" << allclose_autocompare(result_cpu, result_device) << std::endl;
@@ -9505,7 +9505,7 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[exp]:", "diopiExp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 213 "deeplink_gen/catalog/pointwise.yaml"
+#line 216 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9511 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9556,7 +9556,7 @@ at::Tensor dipu_log(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[log]:", "diopiLog");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 217 "deeplink_gen/catalog/pointwise.yaml"
+#line 220 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9607,7 +9607,7 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[neg]:", "diopiNeg");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 221 "deeplink_gen/catalog/pointwise.yaml"
+#line 224 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -9658,7 +9658,7 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[abs]:", "diopiAbs");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 225 "deeplink_gen/catalog/pointwise.yaml"
+#line 228 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
 #line 9664 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -10207,7 +10207,7 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     printf("--%-50s %-30s \n", "[pow.Tensor_Scalar]:", "diopiPow");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 250 "deeplink_gen/catalog/pointwise.yaml"
+#line 253 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
 #line 10213 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
@@ -11526,6 +11526,11 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     printf("--%-50s %-30s \n", "[logical_not.out]:", "diopiLogicalNot");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 312 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(self.sizes());
+}
+#line 11534 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11577,6 +11582,11 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     printf("--%-50s %-30s \n", "[logical_and.out]:", "diopiLogicalAnd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 319 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(at::infer_size(self.sizes(), other.sizes()));
+}
+#line 11590 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11635,6 +11645,11 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     printf("--%-50s %-30s \n", "[logical_or.out]:", "diopiLogicalOr");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
+#line 326 "deeplink_gen/catalog/pointwise.yaml"
+if (out.numel() == 0) {
+  out.resize_(at::infer_size(self.sizes(), other.sizes()));
+}
+#line 11653 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11744,9 +11759,9 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[eq.Scalar]:", "diopiEqScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 314 "deeplink_gen/catalog/pointwise.yaml"
+#line 334 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11750 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11765 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11797,9 +11812,9 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[ne.Scalar]:", "diopiNeScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 318 "deeplink_gen/catalog/pointwise.yaml"
+#line 338 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11818 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11850,9 +11865,9 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[isnan]:", "diopiIsNan");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 322 "deeplink_gen/catalog/pointwise.yaml"
+#line 342 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11856 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11871 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11901,9 +11916,9 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[eq.Tensor]:", "diopiEq");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 326 "deeplink_gen/catalog/pointwise.yaml"
+#line 346 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 11907 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11922 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12030,10 +12045,10 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 12034 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 12037 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12173,7 +12188,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12192 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12271,7 +12286,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12275 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12290 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12337,7 +12352,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12341 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12356 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12378,7 +12393,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12382 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12408,7 +12423,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12427 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12504,7 +12519,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 12508 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12523 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12561,7 +12576,7 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12565 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12580 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12642,7 +12657,7 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat2, mat2_cpu}});
-    at::mm_outf(self_cpu, mat2_cpu, out_cpu);
+    custom_fallback_dipu_mm_out(self_cpu, mat2_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -12659,7 +12674,7 @@ at::Tensor & dipu_mm_out_autocompare(const at::Tensor & self, const at::Tensor &
   auto self_cpu = tensor_clone_to_host(self);
   auto mat2_cpu = tensor_clone_to_host(mat2);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat2, mat2_cpu}});
-  at::mm_outf(self_cpu, mat2_cpu, out_cpu);
+  custom_fallback_dipu_mm_out(self_cpu, mat2_cpu, out_cpu);
   auto&& result_device = dipu_mm_out(self, mat2, out);
   std::cout << "autocompare:\tmm.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -12700,7 +12715,7 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat2, mat2_cpu}});
-    at::bmm_outf(self_cpu, mat2_cpu, out_cpu);
+    custom_fallback_dipu_bmm_out(self_cpu, mat2_cpu, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -12752,7 +12767,7 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     auto mat1_cpu = tensor_clone_to_host(mat1);
     auto mat2_cpu = tensor_clone_to_host(mat2);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat1, mat1_cpu}, {mat2, mat2_cpu}});
-    at::addmm_outf(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
+    custom_fallback_dipu_addmm_out(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -12770,7 +12785,7 @@ at::Tensor & dipu_addmm_out_autocompare(const at::Tensor & self, const at::Tenso
   auto mat1_cpu = tensor_clone_to_host(mat1);
   auto mat2_cpu = tensor_clone_to_host(mat2);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}, {mat1, mat1_cpu}, {mat2, mat2_cpu}});
-  at::addmm_outf(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
+  custom_fallback_dipu_addmm_out(self_cpu, mat1_cpu, mat2_cpu, beta, alpha, out_cpu);
   auto&& result_device = dipu_addmm_out(self, mat1, mat2, beta, alpha, out);
   std::cout << "autocompare:\taddmm.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -12919,7 +12934,7 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-    at::_softmax_outf(self_cpu, dim, half_to_float, out_cpu);
+    custom_fallback_dipu__softmax_out(self_cpu, dim, half_to_float, out_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -12935,7 +12950,7 @@ at::Tensor & dipu__softmax_out_autocompare(const at::Tensor & self, int64_t dim,
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
   auto out_cpu = tensor_reference_or_clone_to_host(out, {{self, self_cpu}});
-  at::_softmax_outf(self_cpu, dim, half_to_float, out_cpu);
+  custom_fallback_dipu__softmax_out(self_cpu, dim, half_to_float, out_cpu);
   auto&& result_device = dipu__softmax_out(self, dim, half_to_float, out);
   std::cout << "autocompare:\t_softmax.out\tout:" << std::endl
             << "\t" << allclose_autocompare(out_cpu, out) << std::endl;
@@ -13068,9 +13083,9 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[mm]:", "diopiMm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 25 "deeplink_gen/catalog/reduce.yaml"
+#line 30 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 13074 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13094,7 +13109,7 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto mat2_cpu = tensor_clone_to_host(mat2);
-    auto result_cpu = at::mm(self_cpu, mat2_cpu);
+    auto result_cpu = custom_fallback_dipu_mm(self_cpu, mat2_cpu);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -13110,7 +13125,7 @@ at::Tensor dipu_mm_autocompare(const at::Tensor & self, const at::Tensor & mat2)
   std::cout << std::endl << __FUNCTION__ << std::endl;
   auto self_cpu = tensor_clone_to_host(self);
   auto mat2_cpu = tensor_clone_to_host(mat2);
-  auto result_cpu = at::mm(self_cpu, mat2_cpu);
+  auto result_cpu = custom_fallback_dipu_mm(self_cpu, mat2_cpu);
   auto&& result_device = dipu_mm(self, mat2);
   std::cout << "autocompare:\tmm\tout:" << std::endl
             << "\t" << allclose_autocompare(result_cpu, result_device) << std::endl;
@@ -13126,9 +13141,9 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[bmm]:", "diopiBmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 29 "deeplink_gen/catalog/reduce.yaml"
+#line 34 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 13132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13147 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13184,9 +13199,9 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     printf("--%-50s %-30s \n", "[addmm]:", "diopiAddmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/reduce.yaml"
+#line 38 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 13190 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13278,9 +13293,9 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     std::cout << "\tbaddbmm.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 35 "deeplink_gen/catalog/reduce.yaml"
+#line 40 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13284 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13343,9 +13358,9 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     std::cout << "\tbaddbmm_:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
-#line 37 "deeplink_gen/catalog/reduce.yaml"
+#line 42 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13349 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13364 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13384,9 +13399,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     printf("--%-50s %-30s \n", "[baddbmm]:", "diopiBaddbmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 41 "deeplink_gen/catalog/reduce.yaml"
+#line 46 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 13390 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13405 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13411,9 +13426,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     std::cout << "\tbaddbmm:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 39 "deeplink_gen/catalog/reduce.yaml"
+#line 44 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13417 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13432 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13453,9 +13468,9 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     printf("--%-50s %-30s \n", "[sum.dim_IntList]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/reduce.yaml"
+#line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 13459 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13508,9 +13523,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[mean.dim]:", "diopiMean");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/reduce.yaml"
+#line 57 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 13514 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13529 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13584,9 +13599,9 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     std::cout << "\tmax.dim_max:\tmax_values:" << dumpArg(max_values) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 55 "deeplink_gen/catalog/reduce.yaml"
+#line 60 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13590 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13605 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13627,12 +13642,12 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     printf("--%-50s %-30s \n", "[max.dim]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 59 "deeplink_gen/catalog/reduce.yaml"
+#line 64 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 13633 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 60 "deeplink_gen/catalog/reduce.yaml"
+#line 13648 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 65 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 13636 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13651 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -13652,9 +13667,9 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     std::cout << "\tmax.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 57 "deeplink_gen/catalog/reduce.yaml"
+#line 62 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13658 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13673 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13708,9 +13723,9 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
     std::cout << "\targmax.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 62 "deeplink_gen/catalog/reduce.yaml"
+#line 67 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 13714 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13729 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13815,9 +13830,9 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tall.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 66 "deeplink_gen/catalog/reduce.yaml"
+#line 71 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13821 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13836 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13870,9 +13885,9 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tall.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 68 "deeplink_gen/catalog/reduce.yaml"
+#line 73 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 13876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13891 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13923,9 +13938,9 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tany.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 70 "deeplink_gen/catalog/reduce.yaml"
+#line 75 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13929 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13944 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13978,9 +13993,9 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tany.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 72 "deeplink_gen/catalog/reduce.yaml"
+#line 77 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 13984 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 13999 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14134,9 +14149,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     printf("--%-50s %-30s \n", "[argmax]:", "diopiArgmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 81 "deeplink_gen/catalog/reduce.yaml"
+#line 86 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 14140 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14155 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14153,9 +14168,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     std::cout << "\targmax:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 79 "deeplink_gen/catalog/reduce.yaml"
+#line 84 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 14159 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14174 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14306,12 +14321,12 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 91 "deeplink_gen/catalog/reduce.yaml"
+#line 96 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 14312 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 92 "deeplink_gen/catalog/reduce.yaml"
+#line 14327 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 97 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 14315 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14330 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -14391,9 +14406,9 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, :
     std::cout << "\tsort.values:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 95 "deeplink_gen/catalog/reduce.yaml"
+#line 100 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 14397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14434,9 +14449,9 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     printf("--%-50s %-30s \n", "[where.self]:", "diopiWhere");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/reduce.yaml"
+#line 105 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 14440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14455 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14559,7 +14574,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 14563 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14578 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14610,7 +14625,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14629 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14646,7 +14661,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 14650 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14665 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14661,7 +14676,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14665 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14680 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14709,7 +14724,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14713 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14728 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14745,7 +14760,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 14749 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14764 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14760,7 +14775,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14764 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14779 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14854,7 +14869,7 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 14858 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14873 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14973,7 +14988,7 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 14977 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 14992 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15057,7 +15072,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 15061 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15076 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15123,7 +15138,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 15127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15142 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15188,7 +15203,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 15192 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15207 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15341,9 +15356,9 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Scalar]:", "diopiMaskedFillScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 15347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 53 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
+#line 15362 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15401,9 +15416,9 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Tensor]:", "diopiMaskedFill");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 56 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 15407 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 57 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
+#line 15422 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15518,9 +15533,9 @@ at::Tensor dipu_tril(const at::Tensor & self, c10::SymInt diagonal) {
     printf("--%-50s %-30s \n", "[tril]:", "diopiTril");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 63 "deeplink_gen/catalog/tensor.yaml"
+#line 64 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15524 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15539 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15622,9 +15637,9 @@ at::Tensor dipu_triu(const at::Tensor & self, c10::SymInt diagonal) {
     printf("--%-50s %-30s \n", "[triu]:", "diopiTriu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 69 "deeplink_gen/catalog/tensor.yaml"
+#line 70 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 15628 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15643 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15855,9 +15870,9 @@ at::Tensor & dipu_random_(at::Tensor & self, ::std::optional<at::Generator> gene
     std::cout << "\trandom_:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 83 "deeplink_gen/catalog/tensor.yaml"
+#line 84 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 15861 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15895,9 +15910,9 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, ::std::optional<at::
     std::cout << "\trandom_.to:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 86 "deeplink_gen/catalog/tensor.yaml"
+#line 87 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 15901 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15916 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15936,9 +15951,9 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, ::std::optional<
     std::cout << "\trandom_.from:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 89 "deeplink_gen/catalog/tensor.yaml"
+#line 90 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 15942 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 15957 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16040,12 +16055,12 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     printf("--%-50s %-30s \n", "[native_dropout]:", "diopiDropout");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 16046 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/tensor.yaml"
+  at::Tensor out0 = nodispatch::empty_like(input);
+#line 16061 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 102 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 16049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16064 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -16065,9 +16080,9 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, ::std::optional<at::Gen
     std::cout << "\tnative_dropout:\ttrain:" << dumpArg(train) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
-#line 98 "deeplink_gen/catalog/tensor.yaml"
+#line 99 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 16071 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16086 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -16090,12 +16105,12 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
     printf("--%-50s %-30s \n", "[native_dropout_backward]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 109 "deeplink_gen/catalog/tensor.yaml"
+#line 110 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 16096 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 113 "deeplink_gen/catalog/tensor.yaml"
+#line 16111 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 114 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 16099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16114 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -16112,12 +16127,12 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
     TORCH_CHECK(on_dipu_or_ignored(out),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
-#line 115 "deeplink_gen/catalog/tensor.yaml"
+#line 116 "deeplink_gen/catalog/tensor.yaml"
 const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 16121 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16136 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -16160,10 +16175,10 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
     printf("--%-50s %-30s \n", "[copy_]:", "diopiCopyInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 133 "deeplink_gen/catalog/tensor.yaml"
+#line 134 "deeplink_gen/catalog/tensor.yaml"
 dipu::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 16167 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16182 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -16219,9 +16234,9 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
     printf("--%-50s %-30s \n", "[wrap_diopi_cast_dtype]:", "diopiCastDtype");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 158 "deeplink_gen/catalog/tensor.yaml"
+#line 159 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 16225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16240 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -16252,7 +16267,7 @@ at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<::std::opt
     printf("--%-50s %-30s \n", "[index.Tensor]:", "diopiIndex");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/tensor.yaml"
+#line 174 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -16263,7 +16278,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 16267 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16282 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16278,15 +16293,15 @@ at::Tensor out;
     std::cout << "\tindex.Tensor:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
-#line 168 "deeplink_gen/catalog/tensor.yaml"
+#line 169 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 16284 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
-#line 184 "deeplink_gen/catalog/tensor.yaml"
+#line 185 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 16290 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16305 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -16311,7 +16326,7 @@ at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<::std::optional<
     printf("--%-50s %-30s \n", "[index_put_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 194 "deeplink_gen/catalog/tensor.yaml"
+#line 195 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -16320,7 +16335,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 16324 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16339 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16338,9 +16353,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\tindex_put_:\taccumulate:" << dumpArg(accumulate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 190 "deeplink_gen/catalog/tensor.yaml"
+#line 191 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16344 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16359 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16378,7 +16393,7 @@ at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<::std::opt
     printf("--%-50s %-30s \n", "[_index_put_impl_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 208 "deeplink_gen/catalog/tensor.yaml"
+#line 210 "deeplink_gen/catalog/tensor.yaml"
 std::vector<at::Tensor> indexTensors;
 indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
 std::vector<::diopiConstTensorHandle_t> indexHandles;
@@ -16387,7 +16402,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 16391 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16406,15 +16421,15 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\t_index_put_impl_:\tunsafe:" << dumpArg(unsafe) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 204 "deeplink_gen/catalog/tensor.yaml"
+#line 205 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 16427 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
     auto indices_cpu = tensor_clone_to_host(indices);
     auto values_cpu = tensor_clone_to_host(values);
-    at::_index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
+    custom_fallback_dipu__index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
@@ -16431,7 +16446,7 @@ at::Tensor & dipu__index_put_impl__autocompare(at::Tensor & self, const c10::Lis
   auto self_cpu = tensor_clone_to_host(self);
   auto indices_cpu = tensor_clone_to_host(indices);
   auto values_cpu = tensor_clone_to_host(values);
-  at::_index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
+  custom_fallback_dipu__index_put_impl_(self_cpu, indices_cpu, values_cpu, accumulate, unsafe);
   auto&& result_device = dipu__index_put_impl_(self, indices, values, accumulate, unsafe);
   std::cout << "autocompare:\t_index_put_impl_\tself:" << std::endl
             << "\t" << allclose_autocompare(self_cpu, self) << std::endl;
@@ -16485,13 +16500,16 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("gelu_", ::diopiGelu, dipu::native::dipu_gelu_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("gelu_backward.grad_input", ::diopiGeluBackward, dipu::native::dipu_gelu_backward_grad_input);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("gelu_backward", ::diopiGeluBackward, dipu::native::dipu_gelu_backward);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu.out", ::diopiSilu, dipu::native::dipu_silu_out);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu", ::diopiSilu, dipu::native::dipu_silu);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu.out", ::diopiSilu, false /*whether force fallback*/,
+      dipu::native::dipu_silu_out, dipu::native::custom_fallback_dipu_silu_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu", ::diopiSilu, false /*whether force fallback*/,
+      dipu::native::dipu_silu, dipu::native::custom_fallback_dipu_silu);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu_", ::diopiSiluInp, dipu::native::dipu_silu_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu_backward.grad_input", ::diopiSiluBackward, dipu::native::dipu_silu_backward_grad_input);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("silu_backward", ::diopiSiluBackward, dipu::native::dipu_silu_backward);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid", ::diopiSigmoid, dipu::native::dipu_sigmoid);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid_backward.grad_input", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward_grad_input);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid_backward.grad_input", ::diopiSigmoidBackward, false /*whether force fallback*/,
+      dipu::native::dipu_sigmoid_backward_grad_input, dipu::native::custom_fallback_dipu_sigmoid_backward_grad_input);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid_backward", ::diopiSigmoidBackward, dipu::native::dipu_sigmoid_backward);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("tanh", ::diopiTanh, dipu::native::dipu_tanh);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("tanh_backward.grad_input", ::diopiTanhBackward, dipu::native::dipu_tanh_backward_grad_input);
@@ -16506,13 +16524,16 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("hardswish_", ::diopiHardswishInp, dipu::native::dipu_hardswish_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("hardswish_backward", ::diopiHardswishBackward, dipu::native::dipu_hardswish_backward);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax", ::diopiSoftmax, dipu::native::dipu__softmax);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax_backward_data.out", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax_backward_data.out", ::diopiSoftmaxBackward, false /*whether force fallback*/,
+      dipu::native::dipu__softmax_backward_data_out, dipu::native::custom_fallback_dipu__softmax_backward_data_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax_backward_data", ::diopiSoftmaxBackward, dipu::native::dipu__softmax_backward_data);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_log_softmax", ::diopiLogSoftmax, dipu::native::dipu__log_softmax);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_log_softmax_backward_data.out", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_log_softmax_backward_data", ::diopiLogSoftmaxBackward, dipu::native::dipu__log_softmax_backward_data);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("convolution_overrideable", ::diopiConvolution2d, dipu::native::dipu_convolution_overrideable);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("convolution_backward_overrideable", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward_overrideable);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("convolution_overrideable", ::diopiConvolution2d, false /*whether force fallback*/,
+      dipu::native::dipu_convolution_overrideable, dipu::native::custom_fallback_dipu_convolution_overrideable);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("convolution_backward_overrideable", ::diopiConvolution2dBackward, false /*whether force fallback*/,
+      dipu::native::dipu_convolution_backward_overrideable, dipu::native::custom_fallback_dipu_convolution_backward_overrideable);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("convolution_backward", ::diopiConvolution2dBackward, dipu::native::dipu_convolution_backward);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("embedding", ::diopiEmbedding, dipu::native::dipu_embedding);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("embedding_dense_backward", ::diopiEmbeddingBackward, dipu::native::dipu_embedding_dense_backward);
@@ -16551,8 +16572,10 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_add_.Scalar", ::diopiForeachaddInpScalar, dipu::native::dipu__foreach_add__scalar);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_mul_.Scalar", ::diopiForeachmulInpScalar, dipu::native::dipu__foreach_mul__scalar);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_mul_.Tensor", ::diopiForeachmulInpTensor, dipu::native::dipu__foreach_mul__tensor);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, dipu::native::dipu__amp_update_scale_);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("_amp_foreach_non_finite_check_and_unscale_", ::diopiAmpForeachNonFiniteCheckAndUnscaleInp, false /*whether force fallback*/,
+      dipu::native::dipu__amp_foreach_non_finite_check_and_unscale_, dipu::native::custom_fallback_dipu__amp_foreach_non_finite_check_and_unscale_);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_amp_update_scale_", ::diopiAmpUpdateScaleInp, false /*whether force fallback*/,
+      dipu::native::dipu__amp_update_scale_, dipu::native::custom_fallback_dipu__amp_update_scale_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_add_.List", ::diopiAddInp, dipu::native::dipu__foreach_add__list);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_mul_.List", ::diopiMulInp, dipu::native::dipu__foreach_mul__list);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_foreach_div_.Scalar", ::diopiDivInpScalar, dipu::native::dipu__foreach_div__scalar);
@@ -16634,7 +16657,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("log_", ::diopiLogInp, dipu::native::dipu_log_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sqrt.out", ::diopiSqrt, dipu::native::dipu_sqrt_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sqrt_", ::diopiSqrtInp, dipu::native::dipu_sqrt_);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("rsqrt.out", ::diopiRsqrt, dipu::native::dipu_rsqrt_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("rsqrt.out", ::diopiRsqrt, false /*whether force fallback*/,
+      dipu::native::dipu_rsqrt_out, dipu::native::custom_fallback_dipu_rsqrt_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("rsqrt_", ::diopiRsqrtInp, dipu::native::dipu_rsqrt_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sin.out", ::diopiSin, dipu::native::dipu_sin_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sin_", ::diopiSinInp, dipu::native::dipu_sin_);
@@ -16642,7 +16666,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("cos_", ::diopiCosInp, dipu::native::dipu_cos_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("tanh.out", ::diopiTanh, dipu::native::dipu_tanh_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("tanh_", ::diopiTanhInp, dipu::native::dipu_tanh_);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid.out", ::diopiSigmoid, dipu::native::dipu_sigmoid_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid.out", ::diopiSigmoid, false /*whether force fallback*/,
+      dipu::native::dipu_sigmoid_out, dipu::native::custom_fallback_dipu_sigmoid_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sigmoid_", ::diopiSigmoidInp, dipu::native::dipu_sigmoid_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("relu", ::diopiRelu, dipu::native::dipu_relu);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("relu_", ::diopiReluInp, dipu::native::dipu_relu_);
@@ -16657,7 +16682,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("div.out_mode", ::diopiDiv, dipu::native::dipu_div_out_mode);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("div_.Tensor_mode", ::diopiDivInp, dipu::native::dipu_div__tensor_mode);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sqrt", ::diopiSqrt, dipu::native::dipu_sqrt);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("rsqrt", ::diopiRsqrt, dipu::native::dipu_rsqrt);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("rsqrt", ::diopiRsqrt, false /*whether force fallback*/,
+      dipu::native::dipu_rsqrt, dipu::native::custom_fallback_dipu_rsqrt);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("exp", ::diopiExp, dipu::native::dipu_exp);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("log", ::diopiLog, dipu::native::dipu_log);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("neg", ::diopiNeg, dipu::native::dipu_neg);
@@ -16713,15 +16739,20 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("adaptive_avg_pool2d.out", ::diopiAdaptiveAvgPool2d, dipu::native::dipu_adaptive_avg_pool2d_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d", ::diopiAdaptiveAvgPool2d, dipu::native::dipu__adaptive_avg_pool2d);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_adaptive_avg_pool2d_backward", ::diopiAdaptiveAvgPool2dBackward, dipu::native::dipu__adaptive_avg_pool2d_backward);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("mm.out", ::diopiMm, dipu::native::dipu_mm_out);
-  NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm.out", ::diopiBmm, dipu::native::dipu_bmm_out);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("addmm.out", ::diopiAddmm, dipu::native::dipu_addmm_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("mm.out", ::diopiMm, false /*whether force fallback*/,
+      dipu::native::dipu_mm_out, dipu::native::custom_fallback_dipu_mm_out);
+  WITH_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("bmm.out", ::diopiBmm, false /*whether force fallback*/,
+      dipu::native::dipu_bmm_out, dipu::native::custom_fallback_dipu_bmm_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("addmm.out", ::diopiAddmm, false /*whether force fallback*/,
+      dipu::native::dipu_addmm_out, dipu::native::custom_fallback_dipu_addmm_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("sum.IntList_out", ::diopiSum, dipu::native::dipu_sum_intlist_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("mean.out", ::diopiMean, dipu::native::dipu_mean_out);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax.out", ::diopiSoftmax, dipu::native::dipu__softmax_out);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_softmax.out", ::diopiSoftmax, false /*whether force fallback*/,
+      dipu::native::dipu__softmax_out, dipu::native::custom_fallback_dipu__softmax_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_log_softmax.out", ::diopiLogSoftmax, dipu::native::dipu__log_softmax_out);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("where.self_out", ::diopiWhere, dipu::native::dipu_where_self_out);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("mm", ::diopiMm, dipu::native::dipu_mm);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("mm", ::diopiMm, false /*whether force fallback*/,
+      dipu::native::dipu_mm, dipu::native::custom_fallback_dipu_mm);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("bmm", ::diopiBmm, dipu::native::dipu_bmm);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("addmm", ::diopiAddmm, dipu::native::dipu_addmm);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("baddbmm.out", ::diopiBaddbmm, dipu::native::dipu_baddbmm_out);
@@ -16784,7 +16815,8 @@ DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library) {
       dipu::native::dipu_copy_, dipu::native::custom_fallback_dipu_copy_);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("index.Tensor", ::diopiIndex, dipu::native::dipu_index_tensor);
   NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("index_put_", ::diopiIndexPutInp, dipu::native::dipu_index_put_);
-  NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_index_put_impl_", ::diopiIndexPutInp, dipu::native::dipu__index_put_impl_);
+  WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("_index_put_impl_", ::diopiIndexPutInp, false /*whether force fallback*/,
+      dipu::native::dipu__index_put_impl_, dipu::native::custom_fallback_dipu__index_put_impl_);
 }
 
 }  // namespace at

@@ -5,6 +5,7 @@
 // implemented here (manifest.json, `deeplink-gen coverage --impl`): DIPU falls back to the CPU for them.
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -17,6 +18,12 @@
 namespace {
 
 thread_local std::string last_error;
+
+// A call this library cannot make (a required tensor the caller left out): the caller's CPU
+// fallback runs the op instead.
+struct NotHere : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 at::ScalarType scalar_type(diopiDtype_t dtype) {
   switch (dtype) {
@@ -53,7 +60,9 @@ at::ScalarType scalar_type(diopiDtype_t dtype) {
 
 // The tensor behind a DIOPI handle, viewed in place as a CPU tensor.
 at::Tensor view(diopiConstTensorHandle_t handle) {
-  TORCH_CHECK(handle != nullptr, "hostsim: a tensor argument is missing");
+  if (handle == nullptr) {
+    throw NotHere("a tensor this op needs was not given");
+  }
   const void* data = nullptr;
   diopiSize_t shape{nullptr, 0};
   diopiSize_t stride{nullptr, 0};
@@ -66,10 +75,10 @@ at::Tensor view(diopiConstTensorHandle_t handle) {
   const auto options = at::TensorOptions().dtype(scalar_type(dtype)).device(at::kCPU);
   const at::IntArrayRef sizes(shape.data, static_cast<size_t>(shape.len));
   const at::IntArrayRef strides(stride.data, static_cast<size_t>(stride.len));
-  if (data == nullptr) {  // no elements, no memory
-    return at::empty_strided(sizes, strides, options);
-  }
-  return at::from_blob(const_cast<void*>(data), sizes, strides, options);
+  // A tensor without elements may have no memory: it still gets a view that cannot grow, so
+  // an op that would resize it fails instead of writing somewhere the caller never sees.
+  static char no_elements = 0;
+  return at::from_blob(data == nullptr ? &no_elements : const_cast<void*>(data), sizes, strides, options);
 }
 
 c10::optional<at::Tensor> optional_view(diopiConstTensorHandle_t handle) {
@@ -104,12 +113,16 @@ at::OptionalIntArrayRef optional_int_list(diopiSize_t size) {
   return size.data == nullptr ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(int_list(size));
 }
 
-// Runs one DIOPI function's body: an exception becomes diopiErrorOccurred and the last error.
+// Runs one DIOPI function's body: an exception becomes diopiErrorOccurred (diopiForceFallbackToCPU
+// for a call this library cannot make) and the last error.
 template <class Body>
 diopiError_t guarded(const char* function, Body&& body) {
   try {
     body();
     return diopiSuccess;
+  } catch (const NotHere& e) {
+    last_error = std::string(function) + ": " + e.what();
+    return diopiForceFallbackToCPU;
   } catch (const std::exception& e) {
     last_error = std::string(function) + ": " + e.what();
     return diopiErrorOccurred;
