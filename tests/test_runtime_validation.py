@@ -105,3 +105,40 @@ def test_typos_inside_a_function_mapping_are_named_at_their_key(workspace: Path)
     assert re.search(rf"{where}:{line_of(path, 'locals: [count]')}:\d+: error: runtime\.device\.functions\.initializeVendor\.locals: "
                      r"expected a mapping of local names to C types", err), err
     assert "is not valid here" not in err
+
+
+# ---------------------------------------------------------------- a vendor without an SDK (hostsim)
+
+def test_status_values_are_identifiers_or_integers(workspace: Path):
+    path = edit(workspace / "vendors" / "hostsim.yaml", 'success: ["0"]', 'success: ["0; abort()"]')
+    err = _errors(workspace)
+    line = line_of(path, "0; abort()")
+    assert f"vendors/hostsim.yaml:{line}:" in err and "runtime.checkers.libc.success" in err, err
+    assert "an integer literal" in err
+
+
+def test_version_fields_are_major_minor_patch(workspace: Path):
+    path = edit(workspace / "vendors" / "hostsim.yaml", "getDriverVersion: {pattern: version, fields: {major: \"1\"}}",
+                "getDriverVersion: {pattern: version, fields: {mayor: \"1\"}}")
+    err = _errors(workspace)
+    line = line_of(path, "mayor")
+    assert f"vendors/hostsim.yaml:{line}:" in err, err
+    assert "runtime.device.functions.getDriverVersion.fields.mayor: a version has no field 'mayor'" in err
+    assert "did you mean 'major'" in err
+
+
+def test_version_pattern_needs_a_call_or_fields(workspace: Path):
+    edit(workspace / "vendors" / "hostsim.yaml", "getDriverVersion: {pattern: version, fields: {major: \"1\"}}",
+         "getDriverVersion: {pattern: version}")
+    err = _errors(workspace)
+    assert "runtime.device.functions.getDriverVersion: pattern 'version' needs 'call or fields'" in err, err
+
+
+def test_struct_pattern_needs_fields(workspace: Path):
+    text = (workspace / "vendors" / "hostsim.yaml").read_text()
+    start = text.index("      getDeviceStatus:\n")
+    end = text.index("      setDevice: noop\n")
+    (workspace / "vendors" / "hostsim.yaml").write_text(
+        text[:start] + "      getDeviceStatus: {pattern: struct}\n" + text[end:])
+    err = _errors(workspace)
+    assert "runtime.device.functions.getDeviceStatus: pattern 'struct' needs 'fields'" in err, err
