@@ -24,11 +24,28 @@ IMPL = "dipu/third_party/DIOPI/impl/hostsim"
 SHIM = REPO / "tests" / "fixtures" / "host_diopi" / "diopirt_shim.cpp"
 # The functions every DIOPI library defines besides operators.
 RUNTIME = {"diopiGetVendorName", "diopiGetImplVersion", "diopiGetLastErrorString"}
+# Functions drawing random numbers (they take the caller's generator).
+RANDOM = {"diopiBernoulli", "diopiBernoulliScalar", "diopiNormalInp", "diopiNormalTensorScalar", "diopiUniformInp"}
 
 
 class Tensor(ctypes.Structure):       # the shim's struct diopiTensor
     _fields_ = [("data", ctypes.c_void_p), ("ndim", ctypes.c_int64), ("shape", ctypes.POINTER(ctypes.c_int64)),
                 ("stride", ctypes.POINTER(ctypes.c_int64)), ("dtype", ctypes.c_int64), ("numel", ctypes.c_int64)]
+
+
+class Generator(ctypes.Structure):    # the shim's struct diopiGenerator
+    _fields_ = [("seed", ctypes.c_uint64), ("offset", ctypes.c_uint64)]
+
+
+class Gen:
+    """A generator argument: the seed and offset the caller's generator holds."""
+
+    def __init__(self, seed: int, offset: int):
+        self.seed, self.offset = seed, offset
+
+    def torch(self):
+        """The CPU generator the library is specified to draw from for this seed and offset."""
+        return torch.Generator().manual_seed(self.seed ^ (self.offset * 0x9E3779B97F4A7C15) & (2**64 - 1))
 
 
 class Size(ctypes.Structure):         # diopiSize_t
@@ -111,6 +128,11 @@ class Call:
         self.keep.append(s)
         return ctypes.pointer(s)
 
+    def generator(self, gen: Gen):
+        handle = Generator(gen.seed, gen.offset)
+        self.keep.append(handle)
+        return ctypes.pointer(handle)
+
     def size(self, values):
         if values is None:
             return Size(None, 0)
@@ -140,6 +162,8 @@ def _value(arg, profile, g):
     kind = str(arg.type)
     if kind == "Tensor":
         return profile["tensor"](g)
+    if kind == "Optional[Generator]":
+        return Gen(1234, 5)
     if kind.startswith("Optional["):
         return None
     if kind in ("int", "SymInt"):
@@ -172,6 +196,10 @@ def _clone(kwargs):
     return {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in kwargs.items()}
 
 
+def _for_torch(kwargs):
+    return {k: (v.torch() if isinstance(v, Gen) else v) for k, v in kwargs.items()}
+
+
 def reference(op, seed: int):
     """Inputs torch accepts and what it computes: (inputs, out dtypes, result, inputs after the call)."""
     for profile in PROFILES:
@@ -184,7 +212,7 @@ def reference(op, seed: int):
             for name in outs:
                 args[name] = torch.empty(0, dtype=dtype)
             try:
-                result = op(**args)
+                result = op(**_for_torch(args))
             except Exception:
                 continue
             return kwargs, outs, result, args
@@ -224,6 +252,8 @@ def run_diopi(lib, name: str, entry: dict, kwargs: dict, after: dict, result, sw
             values.append(call.scalar(args[aten]))
         elif t == "diopiSize_t":
             values.append(call.size(args[aten]))
+        elif t == "diopiGeneratorHandle_t":
+            values.append(call.generator(args[aten]))
         else:
             values.append(PLAIN[t](args[aten]))
     for key, value in args.items():                     # inputs, outs and in-place arguments after the call
@@ -322,3 +352,22 @@ def test_an_output_it_cannot_resize_is_an_error(library):
     assert lib.diopiAbs(None, call.tensor(out), call.tensor(torch.randn(3))) == 1     # diopiErrorOccurred
     assert b"diopiAbs" in lib.diopiGetLastErrorString()
     assert out.numel() == 0
+
+
+@pytest.mark.slow
+def test_random_functions_draw_from_the_callers_generator(library, implemented: dict):
+    """A random function takes the caller's seed and offset, and moves the offset on: the same
+    state draws the same numbers, the next call other ones."""
+    lib, _ = library
+    assert RANDOM <= set(implemented)
+    call = Call()
+    gen = call.generator(Gen(42, 0))
+    first, second = torch.zeros(64), torch.zeros(64)
+    assert lib.diopiNormalInp(None, call.tensor(first), ctypes.c_double(0.0), ctypes.c_double(1.0), gen) == 0
+    assert gen.contents.seed == 42 and gen.contents.offset == 1
+    assert lib.diopiNormalInp(None, call.tensor(second), ctypes.c_double(0.0), ctypes.c_double(1.0), gen) == 0
+    assert gen.contents.offset == 2 and not torch.equal(first, second)
+    again = torch.zeros(64)
+    assert lib.diopiNormalInp(None, call.tensor(again), ctypes.c_double(0.0), ctypes.c_double(1.0),
+                              call.generator(Gen(42, 0))) == 0
+    assert torch.equal(first, again)

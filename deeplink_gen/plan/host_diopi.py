@@ -27,7 +27,7 @@ from deeplink_gen.plan.signature import signature_of
 # ATen argument kinds a DIOPI value converts back from, and the plain C++ types that pass through.
 CONVERTIBLE = frozenset({ArgKind.TENSOR, ArgKind.OPT_TENSOR, ArgKind.MUT_TENSOR, ArgKind.SCALAR, ArgKind.OPT_SCALAR,
                          ArgKind.INT_LIST, ArgKind.SYMINT_LIST, ArgKind.OPT_INT_LIST, ArgKind.SYMINT,
-                         ArgKind.PLAIN, ArgKind.FRESH})
+                         ArgKind.PLAIN, ArgKind.FRESH, ArgKind.GENERATOR})
 PLAIN_TYPES = frozenset({"int64_t", "double", "bool"})
 # DIOPI dtype -> at::ScalarType (those every torch DIPU builds with has).
 DTYPES = (
