@@ -45,7 +45,7 @@ class Gen:
 
     def torch(self):
         """The CPU generator the library is specified to draw from for this seed and offset."""
-        return torch.Generator().manual_seed(self.seed ^ (self.offset * 0x9E3779B97F4A7C15) & (2**64 - 1))
+        return torch.Generator().manual_seed(self.seed ^ ((self.offset + 1) * 0x9E3779B97F4A7C15) & (2**64 - 1))
 
 
 class Size(ctypes.Structure):         # diopiSize_t
@@ -371,3 +371,5 @@ def test_random_functions_draw_from_the_callers_generator(library, implemented: 
     assert lib.diopiNormalInp(None, call.tensor(again), ctypes.c_double(0.0), ctypes.c_double(1.0),
                               call.generator(Gen(42, 0))) == 0
     assert torch.equal(first, again)
+    # Not the CPU's numbers for the same seed: a device generator is another generator.
+    assert not torch.equal(first, torch.randn(64, generator=torch.Generator().manual_seed(42)))

@@ -115,7 +115,8 @@ at::OptionalIntArrayRef optional_int_list(diopiSize_t size) {
 }
 
 // A CPU generator standing in for the caller's: seeded from its seed and offset, whose offset
-// then moves on, so that each call draws other numbers and a manual_seed repeats them.
+// then moves on, so that each call draws other numbers and a manual_seed repeats them. As on a
+// real device, the numbers are not the CPU generator's for the same seed.
 c10::optional<at::Generator> cpu_generator(diopiGeneratorHandle_t handle) {
   uint64_t seed = 0;
   uint64_t offset = 0;
@@ -124,7 +125,7 @@ c10::optional<at::Generator> cpu_generator(diopiGeneratorHandle_t handle) {
       diopiGeneratorSetSeedAndOffset(handle, seed, offset + 1) != diopiSuccess) {
     throw NotHere("the caller's generator cannot be read");
   }
-  return at::make_generator<at::CPUGeneratorImpl>(seed ^ (offset * 0x9E3779B97F4A7C15ULL));
+  return at::make_generator<at::CPUGeneratorImpl>(seed ^ ((offset + 1) * 0x9E3779B97F4A7C15ULL));
 }
 
 // Runs one DIOPI function's body: an exception becomes diopiErrorOccurred (diopiForceFallbackToCPU
