@@ -108,6 +108,26 @@ def installed_table() -> OpTable:
     return OpTable(installed_torch_version(), ops_from_rows(installed_rows()), "the installed torch")
 
 
+@functools.lru_cache(maxsize=1)
+def without_cpu_kernel() -> frozenset[str]:
+    """The installed torch's ops that no CPU kernel serves: their native_functions.yaml
+    dispatch names neither CPU nor a Composite key (cudnn_*, batch_norm_stats, ...).
+    An op without dispatch: is composite, a structured_delegate's is its delegate's, and
+    a ufunc_inner_loop makes a CPU kernel too."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    entries = yaml.load((_native_dir() / "native_functions.yaml").read_text(encoding="utf-8"), Loader=loader)
+    out = set()
+    for f in entries:
+        if "structured_delegate" in f or "ufunc_inner_loop" in f:
+            continue
+        keys = [k.strip() for key in (f.get("dispatch") or {}) for k in key.split(",")]
+        if keys and not any(k == "CPU" or k.startswith("Composite") for k in keys):
+            out.add(f["func"].split("(", 1)[0].strip())
+    return frozenset(out)
+
+
 @functools.lru_cache(maxsize=None)
 def parse_schema(schema: str):
     """torchgen's FunctionSchema of a schema string (parsed once per string);

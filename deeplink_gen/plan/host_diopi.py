@@ -2,7 +2,8 @@
 aten_cpu`): each DIOPI function the vendor's ops call, implemented by calling
 the ATen op back on CPU views of the same memory.
 
-A function can be turned back into its ATen op when some enabled catalog
+A function can be turned back into its ATen op (one the installed torch has a
+CPU kernel for) when some enabled catalog
 entry calls it with nothing but the DIOPI context and the op's own arguments
 (each ATen argument exactly once, as a bare name, of a kind that converts
 back) and fresh returns, with no custom code around the call (code at the
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import called_diopi
-from deeplink_gen.interfaces.aten import function_schema
+from deeplink_gen.interfaces.aten import function_schema, without_cpu_kernel
 from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import _call_args, signature
@@ -73,6 +74,8 @@ def _why_not(r: ResolvedOp, proto: Prototype | None) -> str | None:
         return "not a DIOPI operator"
     if r.aten.helper:
         return f"{r.op} is not an ATen op"
+    if r.op in without_cpu_kernel():
+        return f"torch has no CPU kernel for {r.op}"
     if entry.flag("dummy_call"):
         return f"{r.op}'s custom code does the work"
     # Code at the beginning handles special cases and returns early (add.out with a CPU scalar);
