@@ -48,6 +48,7 @@ inline void dipuCheck_cnrt(cnrtRet_t status, const char* expr) {
     return;
   }
   const char* message = cnrtGetErrorStr(status);
+  static_cast<void>(cnrtGetLastError());  // a failed call leaves no sticky error for the next check
   TORCH_CHECK(false, expr, " failed: ", message, " (status ", static_cast<int>(status), ")");
 }
 #define DIPU_CALLCNRT(Expr) ::dipu::dipuCheck_cnrt((Expr), #Expr)

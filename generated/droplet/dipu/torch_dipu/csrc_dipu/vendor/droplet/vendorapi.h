@@ -39,6 +39,7 @@ inline void dipuCheck_tang(tangError_t status, const char* expr) {
     return;
   }
   const char* message = tangGetErrorString(status);
+  static_cast<void>(tangGetLastError());  // a failed call leaves no sticky error for the next check
   throw std::runtime_error(std::string(expr) + " failed: " + message + " (status " +
                            std::to_string(static_cast<int>(status)) + ")");
 }
