@@ -142,3 +142,20 @@ def test_struct_pattern_needs_fields(workspace: Path):
         text[:start] + "      getDeviceStatus: {pattern: struct}\n" + text[end:])
     err = _errors(workspace)
     assert "runtime.device.functions.getDeviceStatus: pattern 'struct' needs 'fields'" in err, err
+
+
+def test_struct_set_names_a_declared_local(workspace: Path):
+    path = edit(workspace / "vendors" / "camb.yaml", "set: {memory.version: CNDEV_VERSION_5}",
+                "set: {memroy.version: CNDEV_VERSION_5}")
+    err = _errors(workspace)
+    line = line_of(path, "memroy.version")
+    assert f"vendors/camb.yaml:{line}:" in err, err
+    assert ("runtime.device.functions.getDeviceStatus.set[memroy.version]: 'memroy' is not a local of "
+            "getDeviceStatus; did you mean 'memory'?") in err, err
+
+
+def test_set_belongs_to_the_struct_pattern(workspace: Path):
+    edit(workspace / "vendors" / "droplet.yaml", "      current_device:\n        locals: {device: int}\n",
+         "      current_device:\n        locals: {device: int}\n        set: {device.x: '1'}\n")
+    err = _errors(workspace)
+    assert "runtime.device.functions.current_device.set: 'set' belongs to a pattern" in err, err

@@ -63,11 +63,12 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
             templates=tuple((k, tpl(k, call=True)) for k in _TEMPLATE_KEYS if k in raw),
             fields=tuple((k, CallTemplate(v, doc.loc(where + ("fields", k))))
                          for k, v in (raw.get("fields") or {}).items()),
+            sets=tuple((k, CallTemplate(v, doc.loc(where + ("set", k)))) for k, v in (raw.get("set") or {}).items()),
             names=_list(raw.get("sentinels")) + _list(raw.get("ready")),
             status_type=raw.get("status_type"),
             **common,
         )
-    stray = sorted(set(raw) & set(_TEMPLATE_KEYS + ("fields", "sentinels", "ready", "status_type")))
+    stray = sorted(set(raw) & set(_TEMPLATE_KEYS + ("fields", "set", "sentinels", "ready", "status_type")))
     if stray:
         diags.add(doc.loc(where + (stray[0],), key=True), where + (stray[0],),
                   f"'{stray[0]}' belongs to a pattern; add pattern: <tag>")

@@ -74,6 +74,7 @@ class Impl:
     pattern: str | None = None
     templates: tuple[tuple[str, CallTemplate], ...] = ()     # pattern fields: plain, with_priority, peer, ...
     fields: tuple[tuple[str, CallTemplate], ...] = ()        # struct pattern: DIPU field -> expression
+    sets: tuple[tuple[str, CallTemplate], ...] = ()          # struct pattern: local.member -> value, before the calls
     names: tuple[str, ...] = ()                          # not_null sentinels; query_status ready values
     status_type: str | None = None                       # query_status
     custom: str | None = None
@@ -84,7 +85,7 @@ class Impl:
 
     def all_templates(self) -> tuple[CallTemplate, ...]:
         out = list(self.calls)
-        out += [t for _, t in self.templates] + [t for _, t in self.fields]
+        out += [t for _, t in self.templates] + [t for _, t in self.fields] + [t for _, t in self.sets]
         out += [t for t in (self.ret, self.guard) if t is not None]
         return tuple(out)
 

@@ -35,6 +35,7 @@ class FunctionPlan:
     guard: str | None = None
     t: dict[str, Call] | None = None               # pattern templates: plain, with_priority, peer, ...
     fields: tuple[tuple[str, str], ...] = ()
+    sets: tuple[tuple[str, str], ...] = ()         # struct pattern: local.member = value, before the calls
     names: tuple[str, ...] = ()
     success: str | None = None
     unused: frozenset[str] = frozenset()           # parameters the body never names
@@ -85,10 +86,11 @@ def plan_function(spec: RuntimeSpec, impl: Impl) -> FunctionPlan:
     ret = impl.ret.expand(values) if impl.ret else None
     guard = impl.guard.expand(values) if impl.guard else None
     fields = tuple((k, tpl.expand(values)) for k, tpl in impl.fields)
-    texts = [c.text for c in calls] + [c.text for c in t.values()] + [e for _, e in fields]
+    sets = tuple((k, tpl.expand(values)) for k, tpl in impl.sets)
+    texts = [c.text for c in calls] + [c.text for c in t.values()] + [e for _, e in fields + sets]
     texts += [x for x in (ret, guard) if x]
     used = _used(impl, texts)
-    return FunctionPlan(fn, impl, checker, calls, impl.locals, ret, guard, t, fields, impl.names,
+    return FunctionPlan(fn, impl, checker, calls, impl.locals, ret, guard, t, fields, sets, impl.names,
                         SUCCESS_RETURN.get(fn.returns),
                         frozenset(p.name for p in fn.params if p.name not in used))
 

@@ -155,6 +155,14 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
             diags.add(impl.loc, where + ("status_type",), "query_status needs status_type: a C type name")
         if not impl.names:
             diags.add(impl.loc, where, "query_status needs ready: [status values meaning done]")
+    if impl.sets and impl.pattern != "struct":
+        diags.add(impl.sets[0][1].loc, where + ("set",), "set: belongs to the struct pattern")
+    local_names = [name for name, _ in impl.locals]
+    for target, value in impl.sets:
+        local = target.split(".", 1)[0]
+        if local not in local_names:
+            diags.add(value.loc, where + ("set", target), f"'{local}' is not a local of {fn.key}"
+                                                          f"{did_you_mean(local, local_names)} (declare it under locals:)")
     if impl.pattern in ("struct", "version"):
         fields = STRUCT_FIELDS[fn.returns] if impl.pattern == "struct" else VERSION_FIELDS
         for name, t in impl.fields:

@@ -42,6 +42,7 @@ DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
 
 DIPUDeviceStatus getDeviceStatus(int32_t device_index) {
   cndevMemoryInfo_t memory{};
+  memory.version = CNDEV_VERSION_5;
   DIPU_CALLCNDEV(cndevGetMemoryUsage(&memory, device_index));
   DIPUDeviceStatus result;
   result.totalGlobalMem = static_cast<size_t>(memory.physicalMemoryTotal) << 20;
@@ -72,13 +73,13 @@ int getDeviceCount() {
 }
 
 void getDriverVersion(int* version) {
-#line 179 "vendors/camb.yaml"
+#line 180 "vendors/camb.yaml"
   cndevVersionInfo_t info;
   info.version = CNDEV_VERSION_5;
   DIPU_CALLCNDEV(cndevGetVersionInfo(&info, 0));
   *version = static_cast<int>(info.driverMajorVersion * 10000 + info.driverMinorVersion * 100 +
                               info.driverBuildVersion);
-#line 82 "dipu/torch_dipu/csrc_dipu/vendor/camb/deviceimpl.cpp"
+#line 83 "dipu/torch_dipu/csrc_dipu/vendor/camb/deviceimpl.cpp"
 }
 
 void getRuntimeVersion(int* version) {
