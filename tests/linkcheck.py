@@ -15,7 +15,7 @@ from pathlib import Path
 from deeplink_gen.interfaces.diopi import load_snapshot
 from deeplink_gen.interfaces.dipu_link import contract
 
-from helpers import DIPU_TORCH, syntax_check, torch_root
+from helpers import syntax_check, torch_root
 
 # Symbols the static linker defines for every shared library.
 LINKER_SYMBOLS = frozenset({"_GLOBAL_OFFSET_TABLE_", "__dso_handle"})
@@ -105,10 +105,7 @@ def check(obj: Path, python: Path) -> LinkReport:
     return LinkReport(tuple(missing), tuple(unresolved), tuple(strong))
 
 
-def compile_object(source: Path, python: Path, obj: Path) -> subprocess.CompletedProcess:
+def compile_object(source: Path, python: Path, obj: Path, warnings: list[str] = ("-w",)) -> subprocess.CompletedProcess:
     """*source* compiled to *obj* the way DIPU's build compiles it (DIPU's torch, its ABI), without optimization,
     so that every reference the source makes stays in the object."""
-    return syntax_check(source, python=python, warnings=["-w"], mode=("-c", "-O0", "-fPIC", "-o", str(obj)))
-
-
-__all__ = ["DIPU_TORCH", "LinkReport", "check", "compile_object", "object_symbols"]
+    return syntax_check(source, python=python, warnings=warnings, mode=("-c", "-O0", "-fPIC", "-o", str(obj)))

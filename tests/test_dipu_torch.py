@@ -64,8 +64,7 @@ def bundled_objects(python: Path, bundled: Path, tmp_path_factory) -> dict[str, 
 
     def build(vendor: str) -> Path:
         obj = out / f"{vendor}.o"
-        result = syntax_check(bundled / vendor / KERNELS, warnings=STRICT, python=python,
-                              mode=("-c", "-O0", "-fPIC", "-o", str(obj)))
+        result = linkcheck.compile_object(bundled / vendor / KERNELS, python, obj, warnings=STRICT)
         assert result.returncode == 0, (vendor, result.stderr[-6000:])
         assert "warning:" not in result.stderr, vendor
         return obj

@@ -99,9 +99,11 @@ def _core_command(build: Path) -> tuple[list[str], str]:
     raise UserError([Diagnostic(None, None, "compile_commands.json names no DIPU core source")])
 
 
-def probe_declarations(build: Path, csrc: Path, names_by_header: dict[str, list[str]], work: Path) -> set[str]:
-    """The mangled names of dipu::native declarations, taken by address in probes built like DIPU core."""
-    command, directory = _core_command(build)
+def probe_declarations(core: tuple[list[str], str], csrc: Path, names_by_header: dict[str, list[str]],
+                       work: Path) -> set[str]:
+    """The mangled names of dipu::native declarations, taken by address in probes built like DIPU core
+    (*core*: the compiler command and directory of _core_command)."""
+    command, directory = core
     found = set()
     for header, names in names_by_header.items():
         for name in names:
@@ -143,17 +145,18 @@ def header_templates(headers: list[Path]) -> set[str]:
     return names
 
 
-def header_definitions(build: Path, csrc: Path, work: Path) -> set[str]:
+def header_definitions(core: tuple[list[str], str], csrc: Path, work: Path) -> set[str]:
     """The qualified names of the functions DIPU's kernel headers define: inline and static
     functions, from a probe including them compiled with -fkeep-inline-functions and
     -fkeep-static-functions, and function templates, named as the probe's namespaces qualify the
     template names found in those headers."""
-    command, directory = _core_command(build)
+    command, directory = core
     source = work / "probe_headers.cpp"
     source.write_text("".join(f'#include "{h}"\n' for h in dipu_link.KERNEL_HEADERS), encoding="utf-8")
     obj, deps = work / "probe_headers.o", work / "probe_headers.d"
-    subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-fkeep-inline-functions", "-fkeep-static-functions", "-MD", "-MF", str(deps),
-                    "-c", str(source), "-o", str(obj)], cwd=directory, capture_output=True, text=True, check=True)
+    subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-fkeep-inline-functions", "-fkeep-static-functions",
+                    "-MD", "-MF", str(deps), "-c", str(source), "-o", str(obj)],
+                   cwd=directory, capture_output=True, text=True, check=True)
     defined, _ = symbols([obj], local=True)      # static functions of the headers too
     families = {dipu_link.function_family(d) for d in demangle(sorted(defined))}
     families = {f for f in families if f.startswith("dipu::")}
@@ -180,9 +183,10 @@ def run(build: Path, source: Path, out: Path | None, commit: str, torch: str) ->
         raise UserError([Diagnostic(None, None, f"{display_path(str(source))} is not a deeplink.framework checkout "
                                                 "(no dipu/torch_dipu/csrc_dipu)")])
     defined, undefined = symbols(objects)
+    core = _core_command(build)
     with tempfile.TemporaryDirectory(prefix="deeplink-gen-probe-") as work:
-        undefined |= probe_declarations(build, csrc, declared_in_headers(csrc), Path(work)) - defined
-        in_headers = header_definitions(build, csrc, Path(work))
+        undefined |= probe_declarations(core, csrc, declared_in_headers(csrc), Path(work)) - defined
+        in_headers = header_definitions(core, csrc, Path(work))
     names = sorted(undefined)
     expected = {m: d for m, d in zip(names, demangle(names)) if d.startswith("dipu::native::")}
     contract = dipu_link.LinkContract(commit, torch, tuple(sorted(expected.items())), frozenset(defined),

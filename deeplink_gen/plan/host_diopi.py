@@ -113,8 +113,8 @@ def _function(r: ResolvedOp, proto: Prototype) -> HostFunction:
             continue
         host_args.append(HostArg(param.name, ArgKind.FRESH if a.kind is ArgKind.FRESH else kinds[a.name],
                                  "v_" + a.name))
-    fresh = [ret for ret in sig.fresh_returns]
-    results = tuple(("v_" + ret.name, None if len(sig.returns) == 1 else sig.returns.index(ret)) for ret in fresh)
+    results = tuple(("v_" + ret.name, None if len(sig.returns) == 1 else sig.returns.index(ret))
+                    for ret in sig.fresh_returns)
     ctx = next(p.name for p, a in zip(proto.params, args) if a.kind is ArgKind.CTX)
     return HostFunction(
         name=proto.name, params=proto.params_text, ctx=ctx, op=r.op,

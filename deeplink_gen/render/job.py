@@ -18,10 +18,19 @@ class Job:
     options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
     root: Path | None = None                      # the workspace
     origins: dict = field(default_factory=dict, compare=False, repr=False)   # origin() of each file so far
+    host_plans: list = field(default_factory=list, compare=False, repr=False)   # host_diopi_plan(), once
 
     @property
     def vendor(self) -> Vendor:
         return self.rv.vendor
+
+    def host_diopi_plan(self):
+        """The host DIOPI library's plan (diopi_library: aten_cpu), made once for the library and the manifest."""
+        if not self.host_plans:
+            from deeplink_gen.plan.host_diopi import plan_host_diopi
+
+            self.host_plans.append(plan_host_diopi(self.rv, self.protos))
+        return self.host_plans[0]
 
     def origin(self, loc: Loc) -> str:
         """The file *loc* is in, as generated code names it: relative to the

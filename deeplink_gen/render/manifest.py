@@ -7,7 +7,6 @@ import hashlib
 import json
 
 from deeplink_gen import __version__
-from deeplink_gen.plan.host_diopi import plan_host_diopi
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
@@ -63,7 +62,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
     }
     if vendor.diopi_library is not None:
-        host = plan_host_diopi(rv, job.protos)
+        host = job.host_diopi_plan()
         body["diopi_library"] = {
             "kind": vendor.diopi_library.value,
             # Each function: the op it runs, and the op's argument (or fresh return) each DIOPI parameter becomes.
