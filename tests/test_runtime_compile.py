@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BUNDLED_VENDORS, INCLUDE, REPO, diopi_include, torch_include_flags, vendor_dir
+from helpers import BUNDLED_VENDORS, INCLUDE, REPO, diopi_include, torch_include_flags, torch_root, vendor_dir
 
 VENDORS = BUNDLED_VENDORS
 SDK = INCLUDE / "sdk"
@@ -33,7 +33,8 @@ def _check_vendor(root: Path, vendor: str, tmp: Path) -> list[str]:
     shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
     dipu = [str(overlay), str(INCLUDE / "dipu"), str(SDK / vendor)]
     jobs = [(vdir / name, dipu, True) for name in
-            ("deviceimpl.cpp", "communicatorimpl.cpp", f"{vendor.capitalize()}GeneratorImpl.cpp")]
+            ("deviceimpl.cpp", "communicatorimpl.cpp", f"{vendor.capitalize()}GeneratorImpl.cpp",
+             "conformance/runtime_conformance.cpp")]
     conform = root / vendor / f"dipu/third_party/DIOPI/impl/{vendor}/test/conform_test.cpp"
     jobs.append((conform, [str(diopi_include()), str(SDK / "common"), str(SDK / vendor)], False))
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -134,6 +135,11 @@ def test_vendor_cmake_configures(rendered: Path, vendor: str, tmp_path: Path):
     assert "deviceimpl.cpp" in r.stdout and "communicatorimpl.cpp" in r.stdout
     for lib in tk.get("libraries", []):
         assert f"lib{lib}.so" in r.stdout
+    # The conformance test's project adds the same folder and finds the same toolkit.
+    r = subprocess.run(["cmake", "-S", str(project / "vendor" / "conformance"), "-B", str(tmp_path / "conformance"),
+                        f"-D{root_var}={fake}", f"-DDIPU_INCLUDE_DIR={INCLUDE / 'dipu'}", f"-DTORCH_DIR={torch_root()}"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "Generating done" in r.stdout, r.stdout + r.stderr
     # Without the toolkit, configuring fails with find_package's message.
     r = subprocess.run(["cmake", "-S", str(project), "-B", str(tmp_path / "build2"),
                         f"-D{root_var}={tmp_path / 'nowhere'}"], capture_output=True, text=True, timeout=300)

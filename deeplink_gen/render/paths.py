@@ -35,6 +35,14 @@ def class_prefix(vendor: Vendor) -> str:
     return "".join(part.capitalize() for part in vendor.name.split("_"))
 
 
+# The runtime conformance test, in a folder of its own so that the vendor's source glob leaves it out.
+CONFORMANCE_TEST = "conformance/runtime_conformance.cpp"
+
+
+def conformance_target(vendor: Vendor) -> str:
+    return f"{vendor.name}_runtime_conformance"
+
+
 def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
     """The files render writes into the vendor folder, by their name inside it."""
     names = {}
@@ -42,8 +50,11 @@ def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
         for key, name in (("vendorapi", "vendorapi.h"), ("device", "deviceimpl.cpp"),
                           ("comm", "communicatorimpl.cpp"), ("generator", f"{class_prefix(vendor)}GeneratorImpl.cpp")):
             names[key] = name
+        names["conformance"] = CONFORMANCE_TEST
     if vendor.build is not None:
         names["cmake"] = "CMakeLists.txt"
+        if vendor.runtime is not None:
+            names["conformance_cmake"] = "conformance/CMakeLists.txt"
         if vendor.build.toolkit is not None:
             names["find"] = f"cmake/Find{vendor.build.toolkit.name}.cmake"
     return names

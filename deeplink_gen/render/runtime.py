@@ -1,7 +1,9 @@
-"""vendorapi.h, deviceimpl.cpp, communicatorimpl.cpp and <Vendor>GeneratorImpl.cpp."""
+"""vendorapi.h, deviceimpl.cpp, communicatorimpl.cpp, <Vendor>GeneratorImpl.cpp and the
+runtime conformance test (conformance/: its source and, with a build section, its CMakeLists.txt)."""
 
 from __future__ import annotations
 
+from deeplink_gen.plan.conformance import plan_conformance
 from deeplink_gen.plan.runtime import plan_runtime
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
@@ -30,7 +32,12 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         names["device"]: render_template("runtime/deviceimpl.cpp.j2", plans=device, **ctx),
         names["comm"]: render_template("runtime/communicatorimpl.cpp.j2", plans=comm, **ctx),
         names["generator"]: render_template("runtime/GeneratorImpl.cpp.j2", **ctx),
+        names["conformance"]: render_template("runtime/conformance.cpp.j2", plan=plan_conformance(spec), **ctx),
     }
+    if "conformance_cmake" in names:
+        files[names["conformance_cmake"]] = render_template(
+            "runtime/conformance.CMakeLists.txt.j2", target=paths.conformance_target(vendor),
+            test_source=paths.CONFORMANCE_TEST.rsplit("/", 1)[1], generator=names["generator"], **ctx)
     out = {}
     for name, text in files.items():
         path = paths.in_vendor_dir(vendor, name)

@@ -9,19 +9,62 @@ const int DICL_UNIQUE_ID_BYTES_SIZE = 4;
 
 namespace {
 
-[[maybe_unused]] int toVendorDataType(at::ScalarType type) {
+[[maybe_unused]] at::ScalarType toVendorDataType(at::ScalarType type) {
   switch (type) {
+    case at::ScalarType::BFloat16:
+      return at::ScalarType::BFloat16;
+    case at::ScalarType::Bool:
+      return at::ScalarType::Bool;
+    case at::ScalarType::Byte:
+      return at::ScalarType::Byte;
+    case at::ScalarType::Char:
+      return at::ScalarType::Char;
+    case at::ScalarType::Double:
+      return at::ScalarType::Double;
+    case at::ScalarType::Float:
+      return at::ScalarType::Float;
+    case at::ScalarType::Half:
+      return at::ScalarType::Half;
+    case at::ScalarType::Int:
+      return at::ScalarType::Int;
+    case at::ScalarType::Long:
+      return at::ScalarType::Long;
+    case at::ScalarType::Short:
+      return at::ScalarType::Short;
     default:
       TORCH_CHECK(false, "hostsim: collectives do not support dtype ", type);
   }
 }
 
-[[maybe_unused]] int toVendorReduceOp(const ReduceOp& reduceOp) {
+[[maybe_unused]] c10d::ReduceOp::RedOpType toVendorReduceOp(const ReduceOp& reduceOp) {
   switch (reduceOp.op_) {
+    case ReduceOp::AVG:
+      return c10d::ReduceOp::AVG;
+    case ReduceOp::MAX:
+      return c10d::ReduceOp::MAX;
+    case ReduceOp::MIN:
+      return c10d::ReduceOp::MIN;
+    case ReduceOp::PRODUCT:
+      return c10d::ReduceOp::PRODUCT;
+    case ReduceOp::SUM:
+      return c10d::ReduceOp::SUM;
     default:
       TORCH_CHECK(false, "hostsim: collectives do not support reduce op ", static_cast<int>(reduceOp.op_));
   }
 }
+
+// ---- vendor code (runtime.comm.prelude) ----
+#line 118 "vendors/hostsim.yaml"
+// One rank: a collective copies its elements; an op or a root it cannot take is rejected
+// (an op reaches here only through the reduce_ops map).
+size_t copied(size_t count, at::ScalarType dtype) { return count * c10::elementSize(dtype); }
+size_t reduced(size_t bytes, c10d::ReduceOp::RedOpType /*op*/) { return bytes; }
+size_t rooted(size_t bytes, int root) {
+  TORCH_CHECK(root == 0, "hostsim: root ", root, " is not a rank of a one-rank communicator");
+  return bytes;
+}
+#line 67 "dipu/torch_dipu/csrc_dipu/vendor/hostsim/communicatorimpl.cpp"
+// ---- end of vendor code ----
 
 }  // namespace
 
@@ -29,36 +72,48 @@ diclResult_t diclGetCommAsyncError([[maybe_unused]] diclComm_t comm) {
   return DICL_SUCCESS;
 }
 
-diclResult_t diclGetUniqueId([[maybe_unused]] commUniqueId* uniqueId) {
-  TORCH_CHECK(false, "hostsim: diclGetUniqueId is not supported");
+diclResult_t diclGetUniqueId(commUniqueId* uniqueId) {
+  memset(uniqueId, 0, sizeof(commUniqueId));
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclCommInitRank([[maybe_unused]] diclComm_t* comm, [[maybe_unused]] int nranks, [[maybe_unused]] commUniqueId uniqueId, [[maybe_unused]] int rank, [[maybe_unused]] int localDeviceId) {
-  TORCH_CHECK(false, "hostsim: diclCommInitRank is not supported");
+diclResult_t diclCommInitRank(diclComm_t* comm, int nranks, [[maybe_unused]] commUniqueId uniqueId, int rank, [[maybe_unused]] int localDeviceId) {
+#line 131 "vendors/hostsim.yaml"
+TORCH_CHECK(nranks == 1 && rank == 0, "hostsim: a communicator has one rank (there is one device), not rank ",
+            rank, " of ", nranks);
+HOSTSIM_CALL(posix_memalign(comm, 64, 64));
+return DICL_SUCCESS;
+#line 87 "dipu/torch_dipu/csrc_dipu/vendor/hostsim/communicatorimpl.cpp"
 }
 
-diclResult_t diclCommDestroy([[maybe_unused]] diclComm_t comm) {
-  TORCH_CHECK(false, "hostsim: diclCommDestroy is not supported");
+diclResult_t diclCommDestroy(diclComm_t comm) {
+  free(comm);
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclAllReduce([[maybe_unused]] const void* sendBuf, [[maybe_unused]] void* recvBuf, [[maybe_unused]] size_t count, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] const ReduceOp& reduceOp, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
-  TORCH_CHECK(false, "hostsim: diclAllReduce is not supported");
+diclResult_t diclAllReduce(const void* sendBuf, void* recvBuf, size_t count, at::ScalarType datatype, const ReduceOp& reduceOp, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
+  memmove(recvBuf, sendBuf, reduced(copied(count, toVendorDataType(datatype)), toVendorReduceOp(reduceOp)));
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclBroadcast([[maybe_unused]] const void* sendBuf, [[maybe_unused]] void* recvBuf, [[maybe_unused]] size_t count, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] int root, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
-  TORCH_CHECK(false, "hostsim: diclBroadcast is not supported");
+diclResult_t diclBroadcast(const void* sendBuf, void* recvBuf, size_t count, at::ScalarType datatype, int root, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
+  memmove(recvBuf, sendBuf, rooted(copied(count, toVendorDataType(datatype)), root));
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclAllGather([[maybe_unused]] const void* sendBuf, [[maybe_unused]] void* recvBuf, [[maybe_unused]] size_t sendCount, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
-  TORCH_CHECK(false, "hostsim: diclAllGather is not supported");
+diclResult_t diclAllGather(const void* sendBuf, void* recvBuf, size_t sendCount, at::ScalarType datatype, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
+  memmove(recvBuf, sendBuf, copied(sendCount, toVendorDataType(datatype)));
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclReduce([[maybe_unused]] const void* sendbuf, [[maybe_unused]] void* recvBuf, [[maybe_unused]] size_t count, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] const ReduceOp& reduceOp, [[maybe_unused]] int root, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
-  TORCH_CHECK(false, "hostsim: diclReduce is not supported");
+diclResult_t diclReduce(const void* sendbuf, void* recvBuf, size_t count, at::ScalarType datatype, const ReduceOp& reduceOp, int root, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
+  memmove(recvBuf, sendbuf, rooted(reduced(copied(count, toVendorDataType(datatype)), toVendorReduceOp(reduceOp)), root));
+  return DICL_SUCCESS;
 }
 
-diclResult_t diclReduceScatter([[maybe_unused]] void* sendBuf, [[maybe_unused]] void* recvBuf, [[maybe_unused]] size_t recvCount, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] const ReduceOp& op, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
-  TORCH_CHECK(false, "hostsim: diclReduceScatter is not supported");
+diclResult_t diclReduceScatter(void* sendBuf, void* recvBuf, size_t recvCount, at::ScalarType datatype, const ReduceOp& op, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {
+  memmove(recvBuf, sendBuf, reduced(copied(recvCount, toVendorDataType(datatype)), toVendorReduceOp(op)));
+  return DICL_SUCCESS;
 }
 
 diclResult_t diclSend([[maybe_unused]] const void* sendBuf, [[maybe_unused]] size_t count, [[maybe_unused]] at::ScalarType datatype, [[maybe_unused]] int peer, [[maybe_unused]] diclComm_t comm, [[maybe_unused]] deviceStream_t stream) {

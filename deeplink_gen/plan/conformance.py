@@ -1,0 +1,56 @@
+"""What the rendered runtime conformance test may expect of each DIPU function,
+from how the vendor file implements it: a function that is left out or
+`unsupported` is not called; a `noop` or a constant `return:` is called, but
+behaviour it cannot have (a pinned-pointer answer, a version, an elapsed
+time) is not asked of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deeplink_gen.model import Impl, RuntimeSpec
+
+# ScalarTypes a collective might be asked for, in the order the test looks for
+# one that the vendor's map leaves out (every torch DIPU builds with has them).
+_UNMAPPED_CANDIDATES = ("ComplexDouble", "ComplexFloat", "ComplexHalf", "Double", "Short", "BFloat16", "Half")
+_FLOATING = ("Float", "Double", "Half", "BFloat16")
+
+
+@dataclass(frozen=True)
+class ConformancePlan:
+    kinds: dict[str, str]          # DIPU function key -> absent | unsupported | noop | constant | runs
+    comm_dtypes: tuple[str, ...]   # at::ScalarType names the collectives map, in the file's order
+    reduce_ops: tuple[str, ...]    # c10d::ReduceOp names the collectives map
+    reduce_dtype: str | None       # the dtype each reduce op is tried with
+    unmapped_dtype: str | None     # a dtype outside the map, which a collective must reject
+
+    def calls(self, key: str) -> bool:
+        """The function is defined and may be called."""
+        return self.kinds.get(key, "absent") not in ("absent", "unsupported")
+
+    def behaves(self, key: str) -> bool:
+        """The function does work of its own: its result can be checked."""
+        return self.kinds.get(key, "absent") == "runs"
+
+
+def _kind(impl: Impl | None) -> str:
+    if impl is None:
+        return "absent"
+    if impl.kind in ("unsupported", "noop"):
+        return impl.kind
+    if impl.kind == "call" and not impl.calls and impl.ret is not None and not impl.ret.placeholders():
+        return "constant"
+    return "runs"
+
+
+def plan_conformance(spec: RuntimeSpec) -> ConformancePlan:
+    kinds = {impl.function.key: _kind(impl) for impl in spec.device_impls + spec.comm.impls}
+    dtypes = tuple(name for name, _ in spec.comm.dtypes)
+    ops = tuple(name for name, _ in spec.comm.reduce_ops if name != "PREMUL_SUM")
+    return ConformancePlan(
+        kinds=kinds,
+        comm_dtypes=dtypes,
+        reduce_ops=ops,
+        reduce_dtype=next((d for d in _FLOATING if d in dtypes), dtypes[0] if dtypes else None),
+        unmapped_dtype=next((d for d in _UNMAPPED_CANDIDATES if d not in dtypes), None),
+    )
