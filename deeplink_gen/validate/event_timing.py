@@ -7,8 +7,9 @@ pair fails ("invalid resource handle"), so every DIPU elapsed-time query
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from deeplink_gen.errors import Diagnostics
+from deeplink_gen.errors import Diagnostics, Loc
 from deeplink_gen.model import Impl, RuntimeSpec
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -19,20 +20,23 @@ _DISABLE_TIMING = re.compile(r"disable_?timing", re.I)
 _UNDEFINED = ("unsupported", "noop")
 
 
-def _texts(impl: Impl) -> list[str]:
-    """The C++ text of *impl*: its templates and custom code, comments left out."""
-    texts = [t.text for t in impl.all_templates()]
-    if impl.custom is not None:
-        texts.append(impl.custom)
-    return [_COMMENT.sub(" ", text) for text in texts]
+def _blank_comments(text: str) -> str:
+    """*text* with its C/C++ comments blanked out, its lines kept in place."""
+    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n") or " ", text)
 
 
-def disable_timing_flag(impl: Impl) -> str | None:
-    """The first identifier of *impl*'s text that names a disable-timing flag, else None."""
-    for text in _texts(impl):
-        for ident in _IDENT.findall(text):
-            if _DISABLE_TIMING.search(ident):
-                return ident
+def disable_timing_flag(impl: Impl) -> tuple[str, Loc] | None:
+    """The first identifier of *impl*'s C++ text (templates, custom code;
+    not comments) that names a disable-timing flag, and where it is."""
+    texts = [(t.text, t.loc) for t in impl.all_templates()]
+    if impl.custom is not None and impl.custom_loc is not None:
+        texts.append((impl.custom, impl.custom_loc))
+    for text, loc in texts:
+        text = _blank_comments(text)
+        for m in _IDENT.finditer(text):
+            if _DISABLE_TIMING.search(m.group(0)):
+                lines = text.count("\n", 0, m.start())
+                return m.group(0), replace(loc, line=loc.line + lines, col=loc.col if lines == 0 else 1)
     return None
 
 
@@ -40,10 +44,11 @@ def check_event_timing(spec: RuntimeSpec, diags: Diagnostics) -> None:
     create, elapsed = spec.impl("createEvent"), spec.impl("eventElapsedTime")
     if create is None or elapsed is None or elapsed.kind in _UNDEFINED:
         return
-    flag = disable_timing_flag(create)
-    if flag is None:
+    found = disable_timing_flag(create)
+    if found is None:
         return
-    diags.warn(create.loc, ("runtime", "device", "functions", "createEvent"),
+    flag, loc = found
+    diags.warn(loc, ("runtime", "device", "functions", "createEvent"),
                f"creates events with {flag} while eventElapsedTime (line {elapsed.loc.line}) is defined: on a "
                f"CUDA-like SDK an elapsed time needs two events created with timing, so every elapsed-time query "
                f"would fail (invalid resource handle); create timed events (drop {flag}: the SDK's default "
