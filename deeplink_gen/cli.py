@@ -22,11 +22,14 @@ class Context:
 
 
 def _fail(exc: UserError) -> None:
+    from deeplink_gen.errors import count
+
     for d in exc.diagnostics:
         click.echo(str(d), err=True)
     if any(d.loc is not None for d in exc.diagnostics):
-        n = len(exc.diagnostics)
-        click.echo(f"{n} error{'s' if n != 1 else ''}", err=True)
+        errors = sum(d.is_error for d in exc.diagnostics)
+        warnings = len(exc.diagnostics) - errors
+        click.echo(count(errors, "error") + (f", {count(warnings, 'warning')}" if warnings else ""), err=True)
     sys.exit(1)
 
 
@@ -73,6 +76,9 @@ def _options(ctx: Context, torch_version: str | None, *, installed_only: bool = 
     return Options(table.version, ctx.diopi_include, snapshot=True, **choices)
 
 
+_STRICT_HELP = ("Treat warnings as errors: exit 1 when validation warns (the warnings are printed either way), "
+                "before anything is written.")
+
 _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it is that version, else the op table "
                        "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*). Its version decides "
                        "torch: gates. Default: the installed torch.")
@@ -106,19 +112,27 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
 @click.option("--vendor", "vendors", multiple=True, metavar="NAME",
               help="Validate only this vendor file (repeatable). Default: every vendor.")
 @click.option("--torch-version", metavar="X.Y[.Z]", help=_TORCH_VERSION_HELP)
+@click.option("--strict", is_flag=True, help=_STRICT_HELP)
 @click.pass_obj
-def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
+def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> None:
     """Check vendor files and the op catalog.
 
     Runs the JSON Schemas, then checks that op names exist in the installed
     torch, calls name real arguments, and overrides refer to catalog ops.
-    Every problem is printed as file:line:col: key.path: message; exit code 1
-    if there is any.
+    Every problem is printed as file:line:col: error: key.path: message; exit
+    code 1 if there is any. A warning (file:line:col: warning: ...) is valid
+    input that cannot work as written, such as eventElapsedTime defined while
+    createEvent disables timing; it is printed on every run and exits 0
+    unless --strict is given.
     """
     from deeplink_gen import pipeline
+    from deeplink_gen.commands import warnings_out
 
     options = _options(ctx, torch_version)
-    ws = pipeline.load_valid(ctx.root, list(vendors) or None, options)
+    checked = pipeline.load_checked(ctx.root, list(vendors) or None, options)
+    if warnings_out.show(checked.warnings, strict):
+        sys.exit(1)
+    ws = checked.ws
     click.echo(f"ok: {len(ws.catalog.names())} catalog ops, "
                f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
                f"({', '.join(v.name for v in ws.vendors)}), torch {options.torch_version}"
@@ -154,15 +168,19 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version) -> None:
                    "refused. Writes nothing under generated/.")
 @click.option("--force", is_flag=True, help="With --into: also write into a tree the edits do not fit, applying "
               "those that fit and listing the others.")
+@click.option("--strict", is_flag=True, help=_STRICT_HELP)
 @click.pass_obj
 def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
-           check, show_diff, shards, into_dir, force) -> None:
+           check, show_diff, shards, into_dir, force, strict) -> None:
     """Render generated/<vendor>/ for the chosen vendors, or (--into) put one
     vendor into a DIPU checkout.
 
     Files are written only when their content changed, through a staging
     directory that is swapped into place, so an interrupted render leaves the
-    previous tree intact. Output is byte-identical from run to run.
+    previous tree intact. Output is byte-identical from run to run. The
+    workspace is validated first; its warnings are printed as validate prints
+    them (also when nothing needs rendering) and do not stop the render
+    unless --strict is given.
     """
     from deeplink_gen.commands import render as command
 
@@ -180,7 +198,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         from deeplink_gen.commands import into
 
         options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
-        code = into.run(ctx.root, vendors[0], options, into_dir, force)
+        code = into.run(ctx.root, vendors[0], options, into_dir, force, strict)
         sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
@@ -195,12 +213,14 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
 
     # A --torch-version that is not the installed torch stops the render before anything is reused.
     chosen = options() if torch_version is not None else None
-    if not check and command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include):
-        sys.exit(0)     # nothing changed, or rendered before: done without loading anything
+    if not check:
+        code = command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include, strict)
+        if code is not None:
+            sys.exit(code)     # nothing changed, or rendered before: done without loading anything
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
-    code = command.run(ctx.root, selected, chosen or options(), out_root,
-                       check=check, show_diff=show_diff, prefix=prefix, out_args=out_args)
+    code = command.run(ctx.root, selected, chosen or options(), out_root, check=check, show_diff=show_diff,
+                       prefix=prefix, out_args=out_args, strict=strict)
     sys.exit(code)
 
 

@@ -1,9 +1,11 @@
 """Locations and diagnostics, and the one error hierarchy.
 
 Every problem in user input becomes a Diagnostic (``file:line:col: error:
-key.path: message``); a command that meets one raises UserError and the CLI
-exits with code 1. Low-level readers raise ParseError, which the stage that
-called them turns into a Diagnostic at the right place."""
+key.path: message``); a command that meets an error raises UserError and the
+CLI exits with code 1. A warning (``warning:`` in place of ``error:``) is
+input that is valid but cannot do what it says; it is printed and the run
+goes on (exit 1 only with --strict). Low-level readers raise ParseError,
+which the stage that called them turns into a Diagnostic at the right place."""
 
 from __future__ import annotations
 
@@ -64,6 +66,10 @@ class Diagnostic:
     severity: str = "error"          # "error" | "warning"
 
     @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    @property
     def path(self) -> str:
         if self.key is None:
             return ""
@@ -110,6 +116,9 @@ class Diagnostics:
     def add(self, loc: Loc | None, key: tuple | str | None, message: str) -> None:
         self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message))
 
+    def warn(self, loc: Loc | None, key: tuple | str | None, message: str) -> None:
+        self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message, "warning"))
+
     def extend(self, items: Iterable[Diagnostic]) -> None:
         self.items.extend(items)
 
@@ -119,6 +128,16 @@ class Diagnostics:
     def raise_if_any(self) -> None:
         if self.items:
             raise UserError(self.items)
+
+
+def split(items: Iterable[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(errors, warnings), each sorted as printed."""
+    ordered = sorted(set(items), key=sort_key)
+    return [d for d in ordered if d.is_error], [d for d in ordered if not d.is_error]
+
+
+def count(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

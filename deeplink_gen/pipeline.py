@@ -6,11 +6,13 @@
     render    ResolvedVendor -> {path: text} via plans        deeplink_gen/plan/, deeplink_gen/render/
     write     {path: text} -> generated/<vendor>/             deeplink_gen/output/
 
-Each stage raises UserError for bad input; nothing here prints. The stages
-are imported when first used, so that a run that reuses stored results (see
-commands/render.py) loads none of them. A validated workspace is stored in the
-cache directory under the digest of its inputs (inputs.py) and reused while
-none of them changes."""
+Each stage raises UserError for bad input; nothing here prints. Validation
+also finds warnings, which stop nothing: they travel with the valid workspace
+(Checked) for the command to print. The stages are imported when first used,
+so that a run that reuses stored results (see commands/render.py) loads none
+of them. A validated workspace and its warnings are stored in the cache
+directory under the digest of its inputs (inputs.py) and reused while none of
+them changes, so a run that reuses them shows the same warnings."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deeplink_gen import cache, inputs
-from deeplink_gen.errors import UserError
+from deeplink_gen.errors import Diagnostic, UserError, split
 
 if TYPE_CHECKING:
     from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
@@ -106,20 +108,40 @@ def load(root: Path, vendors: list[str] | None = None) -> Workspace:
     return ws
 
 
-def validate(ws: Workspace, options: Options) -> None:
+@dataclass(frozen=True)
+class Checked:
+    """A valid workspace and the warnings its validation found, sorted."""
+
+    ws: Workspace
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+def _warnings_only(problems: list[Diagnostic]) -> tuple[Diagnostic, ...]:
+    """The warnings among *problems*; UserError (errors and warnings) if any is an error."""
+    errors, warnings = split(problems)
+    if errors:
+        raise UserError(errors + warnings)
+    return tuple(warnings)
+
+
+def validate(ws: Workspace, options: Options) -> tuple[Diagnostic, ...]:
+    """The workspace's warnings; UserError if it is not valid."""
     from deeplink_gen.validate import Context, validate as run_checks
 
-    problems = run_checks(ws, Context(options.op_table(), options.prototypes()))
-    if problems:
-        raise UserError(problems)
+    return _warnings_only(run_checks(ws, Context(options.op_table(), options.prototypes())))
 
 
 def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Workspace:
+    """load_checked's workspace, for commands that do not report warnings."""
+    return load_checked(root, vendors, options).ws
+
+
+def load_checked(root: Path, vendors: list[str] | None, options: Options) -> Checked:
     """load, then validate; every problem of both stages is reported together
     (the files that loaded are validated even when others did not). A valid
-    workspace is reused from the cache while its inputs stay the same."""
+    workspace and its warnings are reused from the cache while its inputs
+    stay the same."""
     from deeplink_gen.load.workspace import load_workspace
-    from deeplink_gen.model import Workspace
     from deeplink_gen.validate import Context, validate as run_checks
 
     def digest():
@@ -127,16 +149,15 @@ def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Works
             "model": vendors, "torch": str(options.torch_version), "snapshot": options.snapshot})
 
     key = digest()
-    ws = cache.load("model", key)
-    if isinstance(ws, Workspace):
-        return ws
+    found = cache.load("model", key)
+    if isinstance(found, Checked):
+        return found
     ws, problems = load_workspace(root, vendors)
     problems += run_checks(ws, Context(options.op_table(), options.prototypes()))
-    if problems:
-        raise UserError(problems)
+    checked = Checked(ws, _warnings_only(problems))
     if digest() == key:      # no input changed while it was read
-        cache.store("model", key, ws)
-    return ws
+        cache.store("model", key, checked)
+    return checked
 
 
 def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:

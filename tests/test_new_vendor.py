@@ -56,8 +56,9 @@ def test_scaffold_validates_with_modeline_and_comments(scaffolded: Path, name: s
     assert text.splitlines()[0] == MODELINE
     assert "new-vendor" in text.splitlines()[1]
     assert text.count("\n#") > 10                     # sections are explained
-    result = run_cli("validate", "--vendor", name, cwd=scaffolded)
+    result = run_cli("validate", "--vendor", name, "--strict", cwd=scaffolded)
     assert result.exit_code == 0, result.output
+    assert ": warning: " not in result.output
 
 
 def _compile_runtime(generated: Path, name: str, sdk: Path | None, tmp: Path) -> list[str]:

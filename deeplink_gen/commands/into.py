@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from deeplink_gen import pipeline
+from deeplink_gen.commands import warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT
@@ -57,8 +58,11 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
-def run(root: Path, vendor: str, options: pipeline.Options, dest: Path, force: bool) -> int:
-    ws = pipeline.load_valid(root, [vendor], options)
+def run(root: Path, vendor: str, options: pipeline.Options, dest: Path, force: bool, strict: bool = False) -> int:
+    checked = pipeline.load_checked(root, [vendor], options)
+    if warnings_out.show(checked.warnings, strict):
+        return 1
+    ws = checked.ws
     (v,) = ws.vendors
     files = pipeline.render(ws, pipeline.resolve(ws, v, options), options)
     outcome = into(dest, v, files, force)

@@ -333,7 +333,7 @@ def _validate(root: Path, path: Path, name: str):
     try:
         pipeline.validate(ws, pipeline.Options(installed_torch_version()))
     except UserError as exc:
-        own = [d for d in exc.diagnostics if d.loc is not None and d.loc.file == shown]
+        own = [d for d in exc.diagnostics if d.is_error and d.loc is not None and d.loc.file == shown]
         if own:
             raise UserError(own) from None
     return vendor

@@ -3,7 +3,9 @@
 digest of every input (inputs.py) decides what is left to do: nothing when
 the output on disk is what those inputs rendered last time (stamps), only the
 writing when they were rendered before (the rendered files are stored in the
-cache directory under that digest), else the whole pipeline."""
+cache directory under that digest), else the whole pipeline. Validation's
+warnings are stored under the same digest, so that a run that loads nothing
+prints them too; without them stored, nothing is reused."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from pathlib import Path
 import click
 
 from deeplink_gen import cache, inputs, pipeline
+from deeplink_gen.commands import warnings_out
+from deeplink_gen.errors import Diagnostic
 from deeplink_gen.output import stamps
 from deeplink_gen.paths import vendor_files
 
@@ -30,24 +34,31 @@ def _digest(root: Path, vendors: list[str] | None, out_root: Path, autocompare: 
 
 
 def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None = None,
-          shards: int | None = None, diopi_include: Path | None = None) -> bool:
+          shards: int | None = None, diopi_include: Path | None = None, strict: bool = False) -> int | None:
     """Finish the render without loading anything if its inputs were rendered
-    before: True (and the summary printed) when done."""
+    before: the exit code (the warnings and the summary printed) when done, else None."""
     names = _names(root, vendors)
     digest = _digest(root, vendors, out_root, autocompare, shards, diopi_include)
     if not names or digest is None:
-        return False
+        return None
+    warnings = cache.load("warnings", digest)
+    if not (isinstance(warnings, tuple) and all(isinstance(d, Diagnostic) for d in warnings)):
+        return None
     current = {n: stamps.fresh(out_root, n, digest) for n in names}
     if all(files is not None for files in current.values()):
+        if warnings_out.show(warnings, strict):
+            return 1
         count = sum(len(files) for files in current.values())
         click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
-        return True
+        return 0
     rendered = cache.load("render", digest)
     if not (isinstance(rendered, dict) and sorted(rendered) == sorted(names)
             and all(isinstance(files, dict) for files in rendered.values())):
-        return False
+        return None
+    if warnings_out.show(warnings, strict):
+        return 1
     _write(out_root, rendered, digest)
-    return True
+    return 0
 
 
 def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
@@ -59,14 +70,18 @@ def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | No
 
 def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
         check: bool = False, show_diff: bool = False, prefix: list[str] = ("deeplink-gen",),
-        out_args: list[str] = ()) -> int:
+        out_args: list[str] = (), strict: bool = False) -> int:
     """Render *vendors* (None: all) with *options*, through the whole pipeline
     (the caller has tried reuse first); returns the exit code. The commands
     this prints as hints start with *prefix* (deeplink-gen and its -C) and
-    carry *out_args* (--out ...)."""
+    carry *out_args* (--out ...). With *strict*, a warning stops the run
+    before anything is rendered."""
     choices = (options.autocompare, options.shards, options.diopi_include)
     digest = _digest(root, vendors, out_root, *choices)
-    ws = pipeline.load_valid(root, vendors, options)
+    checked = pipeline.load_checked(root, vendors, options)
+    if warnings_out.show(checked.warnings, strict):
+        return 1
+    ws = checked.ws
     if check:
         chosen = {v.name: _recorded_options(out_root / v.name, options) for v in ws.vendors}
         rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, chosen[v.name]), chosen[v.name])
@@ -75,6 +90,7 @@ def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_ro
     rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, options), options) for v in ws.vendors}
     if _digest(root, vendors, out_root, *choices) != digest:   # an input changed while it was read
         digest = None
+    cache.store("warnings", digest, checked.warnings)
     cache.store("render", digest, rendered)
     _write(out_root, rendered, digest)
     return 0

@@ -4,7 +4,9 @@ depends on torch skips entries whose torch: gate excludes the chosen torch.
 
 Order: the catalog (duplicates, entries, autograd references), then each
 vendor (identity, tests, runtime, dtypes, layouts, hand-written sources,
-op overrides and replacements, wrapper uses), then across vendors."""
+op overrides and replacements, wrapper uses), then across vendors. The
+result holds errors and warnings (Diagnostic.severity); only errors make a
+workspace invalid."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from deeplink_gen.model import Workspace
 from deeplink_gen.validate.catalog import check_autograd, check_duplicates, check_entry
 from deeplink_gen.validate.context import Context
 from deeplink_gen.validate.dtypes import check_dtypes, check_layouts
+from deeplink_gen.validate.event_timing import check_event_timing
 from deeplink_gen.validate.runtime import check_runtime
 from deeplink_gen.validate.sources import check_sources
 from deeplink_gen.validate.testconfig import check_tests
@@ -39,6 +42,7 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
         check_tests(vendor, diags)
         if vendor.runtime is not None:
             check_runtime(vendor.runtime, diags)
+            check_event_timing(vendor.runtime, diags)
         check_dtypes(vendor, ctx.protos, diags)
         check_layouts(vendor, ctx.protos, diags)
         check_sources(vendor, diags)

@@ -86,7 +86,7 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[P
 
 
 def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> list[Diagnostic]:
-    """Every problem `deeplink-gen validate` would report for these files."""
+    """Every error `deeplink-gen validate` would report for these files."""
     diags = Diagnostics()
     docs = {"catalog": [], "vendor": []}
     for path, text in texts.items():
@@ -102,7 +102,8 @@ def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> l
     vendors = tuple(parse_vendor(d, diags) for d in docs["vendor"])
     if diags:
         return diags.items
-    return validate(Workspace(out, catalog, vendors), Context(options.op_table(), options.prototypes()))
+    found = validate(Workspace(out, catalog, vendors), Context(options.op_table(), options.prototypes()))
+    return [d for d in found if d.is_error]
 
 
 def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str], path: str,

@@ -97,7 +97,7 @@ bool isStreamEmpty(deviceStream_t stream) {
 }
 
 void createEvent(deviceEvent_t* event) {
-  DIPU_CALLDROPLET(tangEventCreateWithFlags(event, tangEventDisableTiming));
+  DIPU_CALLDROPLET(tangEventCreateWithFlags(event, tangEventDefault));
 }
 
 void destroyEvent(deviceEvent_t event) {
