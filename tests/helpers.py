@@ -201,6 +201,55 @@ def dipu_torch_python() -> Path:
     return python
 
 
+# NVIDIA's own wheels of the CUDA and NCCL headers the cuda vendor compiles against, pinned
+# (package==version, what it brings). The CUDA wheels share one release: nvidia-cuda-cccl-cu12
+# 12.4.127 is yanked as a broken release (it lacks nv/target, which cuda_fp16.h includes).
+CUDA_HEADER_WHEELS = (
+    ("nvidia-cuda-runtime-cu12==12.6.77", "cuda_runtime"),   # cuda.h, cuda_runtime_api.h
+    ("nvidia-cuda-nvcc-cu12==12.6.77", "cuda_nvcc"),         # crt/host_defines.h
+    ("nvidia-cuda-cccl-cu12==12.6.77", "cuda_cccl"),         # nv/target
+    ("nvidia-nccl-cu12==2.21.5", "nccl"),                    # nccl.h
+)
+CUDA_HEADERS_TAG = "12.6.77-nccl-2.21.5"
+
+
+@functools.lru_cache(maxsize=1)
+def cuda_headers() -> tuple[Path, ...]:
+    """The include directories of the real CUDA runtime and NCCL headers: the pinned wheels,
+    installed once (pip install --no-deps --target, about 300 MB) under the user's cache
+    directory, beside the torch of dipu_torch_python()."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deeplink-gen-tests"
+    target = cache / f"cuda-headers-{CUDA_HEADERS_TAG}"
+    if not (target / ".ready").is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=cache))
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(staging),
+                        *(wheel for wheel, _ in CUDA_HEADER_WHEELS)], check=True, timeout=3600)
+        (staging / ".ready").touch()
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    dirs = tuple(target / "nvidia" / package / "include" for _, package in CUDA_HEADER_WHEELS)
+    for header in ("cuda_runtime_api.h", "crt/host_defines.h", "nv/target", "nccl.h"):
+        assert any((d / header).is_file() for d in dirs), f"{header} is in none of {target}'s include folders"
+    return dirs
+
+
+def sdk_include_flags(vendor: str) -> list[str]:
+    """The SDK headers a bundled vendor's runtime compiles against: the real CUDA and NCCL
+    headers for cuda (-isystem: their own warnings are not ours), else our declaration
+    headers under tests/include/sdk/<vendor> (none for hostsim, which needs no SDK)."""
+    if vendor == "cuda":
+        return [flag for d in cuda_headers() for flag in ("-isystem", str(d))]
+    return [f"-I{INCLUDE / 'sdk' / vendor}"]
+
+
+def conform_test_source(generated: Path, vendor: str) -> Path:
+    """The rendered diopi_test runtime of *vendor*, under DIOPI's impl/<diopi_impl>/ (cuda's is torch)."""
+    found = sorted((generated / vendor).glob("dipu/third_party/DIOPI/impl/*/test/conform_test.cpp"))
+    assert len(found) == 1, found
+    return found[0]
+
+
 def torch_root(python: Path | None = None) -> Path:
     """The torch package of *python* (default: this interpreter), found without importing torch."""
     if python is None:
@@ -228,14 +277,15 @@ def torch_include_flags(python: Path | None = None) -> list[str]:
 
 
 def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),
-                 torch: bool = True, python: Path | None = None, mode: tuple[str, ...] = ("-fsyntax-only",)
-                 ) -> subprocess.CompletedProcess:
+                 torch: bool = True, python: Path | None = None, mode: tuple[str, ...] = ("-fsyntax-only",),
+                 overlay: Path | None = None) -> subprocess.CompletedProcess:
     """g++ -fsyntax-only (or *mode*, such as ("-c", "-o", OBJ)) against our DIPU
     declaration headers, the DIOPI headers and the headers of *python*'s torch
-    (default: this interpreter's)."""
+    (default: this interpreter's). *overlay* is searched before our DIPU headers
+    (a rendered vendorapi.h as overlay/csrc_dipu/vendor/vendorapi.h)."""
     abi = "1" if python is None else "0"      # DIPU's torch wheels are built with the pre-C++11 ABI
     cmd = ["g++", "-std=c++17", *mode, f"-D_GLIBCXX_USE_CXX11_ABI={abi}", *warnings,
-           f"-DDIPU_TORCH_VERSION={torch_version_code(python)}",
+           f"-DDIPU_TORCH_VERSION={torch_version_code(python)}", *([f"-iquote{overlay}", f"-I{overlay}"] if overlay else []),
            f"-I{INCLUDE / 'dipu'}", f"-I{diopi_include()}", f"-iquote{INCLUDE / 'dipu'}"]
     if torch:
         cmd += torch_include_flags(python)

@@ -11,8 +11,16 @@ import yaml
 
 from helpers import BUNDLED_VENDORS, REPO, diopi_include, replace_section, run_cli
 
-# The bundled vendors with dtypes to convert (hostsim computes in every dtype: no adaptor).
-VENDORS = tuple(v for v in BUNDLED_VENDORS if v != "hostsim")
+
+
+def _converts(vendor: str) -> bool:
+    data = yaml.safe_load((REPO / "vendors" / f"{vendor}.yaml").read_text())
+    return bool(data.get("layouts") or set(data.get("dtypes", {})) - {"supported"})
+
+
+# The bundled vendors with dtypes or layouts to convert: no adaptor for hostsim (ATen on the CPU
+# computes in every dtype) nor for cuda (its DIOPI implementation is torch's own).
+VENDORS = tuple(v for v in BUNDLED_VENDORS if _converts(v))
 
 
 def impl(vendor: str) -> str:

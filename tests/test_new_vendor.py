@@ -15,18 +15,19 @@ from pathlib import Path
 import pytest
 
 from helpers import (
-    INCLUDE, KERNELS, REPO, copy_workspace, diopi_include, run_cli, run_subprocess, syntax_check, torch_include_flags,
-    vendor_dir,
+    BUNDLED_VENDORS, INCLUDE, KERNELS, REPO, copy_workspace, diopi_include, run_cli, run_subprocess, sdk_include_flags,
+    syntax_check, torch_include_flags, vendor_dir,
 )
 
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
 SDK = INCLUDE / "sdk"
-# name -> (new-vendor arguments, SDK shim directory for the compile check)
+# name -> (new-vendor arguments, the bundled vendor whose SDK headers the compile check uses)
 MODES = {
     "acme": ((), None),
-    "tangy": (("--runtime-prefix", "tang", "--with-sources"), SDK / "droplet"),
-    "drop2": (("--like", "droplet"), SDK / "droplet"),
+    "tangy": (("--runtime-prefix", "tang", "--with-sources"), "droplet"),
+    "drop2": (("--like", "droplet"), "droplet"),
+    "cuda2": (("--like", "cuda"), "cuda"),          # the real CUDA and NCCL headers
 }
 HELPER_H = "#pragma once\r\nint tangyHelper();\r\n"       # CRLF on purpose: copied byte for byte
 HELPER_CPP = '#include "tangy_helpers.h"\nint tangyHelper() { return 1; }\n'
@@ -61,12 +62,12 @@ def test_scaffold_validates_with_modeline_and_comments(scaffolded: Path, name: s
     assert ": warning: " not in result.output
 
 
-def _compile_runtime(generated: Path, name: str, sdk: Path | None, tmp: Path) -> list[str]:
+def _compile_runtime(generated: Path, name: str, sdk: str | None, tmp: Path) -> list[str]:
     vdir = vendor_dir(generated, name)
     overlay = tmp / "overlay"
     (overlay / "csrc_dipu" / "vendor").mkdir(parents=True)
     shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
-    sdk_flags = [f"-I{sdk}"] if sdk else []
+    sdk_flags = sdk_include_flags(sdk) if sdk else []
     dipu = [f"-I{overlay}", f"-I{INCLUDE / 'dipu'}", *sdk_flags, *torch_include_flags()]
     cls = "".join(p.capitalize() for p in name.split("_"))
     jobs = [FLAGS + dipu + [str(vdir / f)] for f in ("deviceimpl.cpp", "communicatorimpl.cpp", f"{cls}GeneratorImpl.cpp")]
@@ -116,6 +117,21 @@ def test_like_mode_keeps_comments_and_data_with_new_identity(scaffolded: Path):
     assert text.split("\ndefaults:", 1)[1] == original.split("\ndefaults:", 1)[1]
     manifest = (scaffolded / "generated" / "drop2" / "manifest.json").read_text()
     assert '"device_type": "DROP2"' in manifest
+
+
+@pytest.mark.parametrize("like", BUNDLED_VENDORS)
+def test_like_takes_every_bundled_vendor_in_an_empty_folder(tmp_path: Path, like: str):
+    """In a folder that is not a workspace yet, --like copies each bundled example; the copy
+    validates and renders under its new name."""
+    result = run_cli("new-vendor", "acme", "--like", like, cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    result = run_cli("validate", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "1 vendor (acme)" in result.output
+    result = run_cli("render", "--vendor", "acme", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (vendor_dir(tmp_path / "generated", "acme") / "deviceimpl.cpp").is_file()
+    assert '"device_type": "ACME"' in (tmp_path / "generated" / "acme" / "manifest.json").read_text()
 
 
 def test_sources_folder_is_copied_into_the_vendor_folder(scaffolded: Path):

@@ -59,7 +59,7 @@ def _added(patch: Path) -> list[str]:
 
 # ---------------------------------------------------------------- the patch, with git apply
 
-@pytest.mark.parametrize("vendor", ["camb", "ascend", "droplet"])
+@pytest.mark.parametrize("vendor", ["camb", "ascend", "cuda", "droplet"])
 def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
     patch = rendered / vendor / "onboarding" / "dipu.patch"
     assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [CSRC]

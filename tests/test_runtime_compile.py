@@ -1,5 +1,6 @@
 """The rendered vendor runtime compiles against DIPU's interface headers and
-per-vendor SDK declaration headers (tests/include/sdk/<vendor>), with
+per-vendor SDK declaration headers (tests/include/sdk/<vendor>; for cuda the real
+CUDA and NCCL headers), with
 -Werror=missing-declarations so a signature drifting from deviceapis.h or
 diclapis.h fails; the rendered CMake configures against a fake toolkit."""
 
@@ -13,15 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BUNDLED_VENDORS, INCLUDE, REPO, diopi_include, torch_include_flags, torch_root, vendor_dir
+from helpers import (
+    BUNDLED_VENDORS, INCLUDE, REPO, conform_test_source, diopi_include, sdk_include_flags, torch_include_flags,
+    torch_root, vendor_dir,
+)
 
 VENDORS = BUNDLED_VENDORS
 SDK = INCLUDE / "sdk"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
 
 
-def _compile(source: Path, includes: list[str], torch: bool) -> subprocess.CompletedProcess:
-    cmd = FLAGS + [f"-I{i}" for i in includes] + (torch_include_flags() if torch else []) + [str(source)]
+def _compile(source: Path, flags: list[str], torch: bool) -> subprocess.CompletedProcess:
+    cmd = FLAGS + flags + (torch_include_flags() if torch else []) + [str(source)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
 
@@ -31,12 +35,12 @@ def _check_vendor(root: Path, vendor: str, tmp: Path) -> list[str]:
     overlay = tmp / f"overlay-{vendor}"
     (overlay / "csrc_dipu" / "vendor").mkdir(parents=True)
     shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
-    dipu = [str(overlay), str(INCLUDE / "dipu"), str(SDK / vendor)]
+    sdk = sdk_include_flags(vendor)
+    dipu = [f"-I{overlay}", f"-I{INCLUDE / 'dipu'}", *sdk]
     jobs = [(vdir / name, dipu, True) for name in
             ("deviceimpl.cpp", "communicatorimpl.cpp", f"{vendor.capitalize()}GeneratorImpl.cpp",
              "conformance/runtime_conformance.cpp")]
-    conform = root / vendor / f"dipu/third_party/DIOPI/impl/{vendor}/test/conform_test.cpp"
-    jobs.append((conform, [str(diopi_include()), str(SDK / "common"), str(SDK / vendor)], False))
+    jobs.append((conform_test_source(root, vendor), [f"-I{diopi_include()}", f"-I{SDK / 'common'}", *sdk], False))
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda j: (j[0], _compile(*j)), jobs))
     return [f"{src.name}:\n{r.stderr}" for src, r in results if r.returncode != 0]
@@ -55,7 +59,7 @@ def test_conform_test_defines_all_of_conform_test_h(rendered: Path, vendor: str)
     header = (SDK / "common" / "conform_test.h").read_text()
     declared = re.findall(r"^[\w*]+\s+\**(\w+)\([^;]*\);$", header, re.M)
     assert "buildGeneratorState" in declared and "device_malloc" in declared
-    text = (rendered / vendor / f"dipu/third_party/DIOPI/impl/{vendor}/test/conform_test.cpp").read_text()
+    text = conform_test_source(rendered, vendor).read_text()
     missing = [name for name in declared if not re.search(rf"\b{name}\([^;{{]*\)\s*\{{", text)]
     assert not missing, missing
 

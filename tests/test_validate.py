@@ -15,7 +15,7 @@ from helpers import REPO, edit, error_lines, line_of, run_cli
 def test_bundled_workspace_validates(workspace: Path):
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 0, result.output
-    assert "4 vendors (ascend, camb, droplet, hostsim)" in result.output
+    assert "5 vendors (ascend, camb, cuda, droplet, hostsim)" in result.output
 
 
 # Each case: file to edit, text to replace, replacement, the text on the reported line, expected message.

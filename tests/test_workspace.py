@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from helpers import KERNELS, REPO, run_cli
+from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli
 
 
 def test_init_makes_a_workspace_and_keeps_what_the_user_edited(tmp_path: Path):
@@ -62,7 +62,7 @@ def test_like_offers_the_bundled_examples(tmp_path: Path):
     ws = tmp_path / "ws"
     ws.mkdir()
     missing = run_cli("new-vendor", "acme", "--like", "dropplet", cwd=ws)
-    assert missing.exit_code == 1 and "available: ascend, camb, droplet, hostsim" in missing.stderr, missing.stderr
+    assert missing.exit_code == 1 and f"available: {', '.join(BUNDLED_VENDORS)}" in missing.stderr, missing.stderr
     made = run_cli("new-vendor", "acme", "--like", "droplet", "--device-type", "ACME", cwd=ws)
     assert made.exit_code == 0, made.output
     text = (ws / "vendors" / "acme.yaml").read_text()
