@@ -45,34 +45,46 @@ class _Group(click.Group):
             _fail(exc)
 
 
-def _options(ctx: Context, torch_version: str | None, *, installed_only: bool = False, **choices):
-    """The run's options. --torch-version X chooses the op table: the installed
-    torch's when it is X (major.minor, and the patch when given), else the
-    shipped snapshot of X; with *installed_only* (render) X must be installed."""
-    from deeplink_gen.errors import ParseError
+def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, **choices):
+    """The run's options. The torch to render and check for is --torch-version,
+    else deeplink-gen.yaml's torch, else the installed one; its op table is the
+    installed torch's when it is that version (major.minor, and the patch when
+    given), else the shipped snapshot of it. A command that *renders* the
+    workspace's files must not be asked for another torch than deeplink-gen.yaml's;
+    the others may look at any."""
+    from deeplink_gen.errors import Diagnostic, ParseError, UserError
     from deeplink_gen.interfaces import torch_snapshots
     from deeplink_gen.interfaces.aten import installed_torch_version
+    from deeplink_gen.load.workspace import target_torch
     from deeplink_gen.model import TorchVersion
     from deeplink_gen.pipeline import Options
 
     installed = installed_torch_version()
-    if torch_version is None:
+    recorded = target_torch(ctx.root)
+    if torch_version is not None:
+        try:
+            TorchVersion.parse(torch_version)
+        except ParseError:
+            raise click.BadParameter(f"'{torch_version}' is not a version such as 2.13", param_hint="--torch-version")
+        if renders and recorded is not None and not torch_snapshots.matches(TorchVersion.parse(recorded[0]),
+                                                                            torch_version):
+            raise UserError([Diagnostic(recorded[1], "torch",
+                                        f"the workspace renders for torch {recorded[0]}, and --torch-version asks "
+                                        f"for torch {torch_version}: change deeplink-gen.yaml's torch, or leave "
+                                        f"--torch-version out")])
+        wanted, where = torch_version, None
+    elif recorded is not None:
+        wanted, where = recorded
+    else:
+        return Options(installed, ctx.diopi_include, **choices)
+    if torch_snapshots.matches(installed, wanted):
         return Options(installed, ctx.diopi_include, **choices)
     try:
-        TorchVersion.parse(torch_version)
-    except ParseError:
-        raise click.BadParameter(f"'{torch_version}' is not a version such as 2.13", param_hint="--torch-version")
-    if torch_snapshots.matches(installed, torch_version):
-        return Options(installed, ctx.diopi_include, **choices)
-    if installed_only:
-        raise click.UsageError(
-            f"--torch-version {torch_version}: rendering uses the installed torch's schemas, and the installed "
-            f"torch is {installed}; install torch {torch_version} to render for it "
-            f"(`validate --torch-version {torch_version}` checks the workspace against it without installing it)")
-    try:
-        table = torch_snapshots.choose(torch_version)
+        table = torch_snapshots.choose(wanted)
     except ParseError as exc:
-        raise click.BadParameter(str(exc), param_hint="--torch-version")
+        if where is None:
+            raise click.BadParameter(str(exc), param_hint="--torch-version")
+        raise UserError([Diagnostic(where, "torch", str(exc))]) from None
     return Options(table.version, ctx.diopi_include, snapshot=True, **choices)
 
 
@@ -81,7 +93,7 @@ _STRICT_HELP = ("Treat warnings as errors: exit 1 when validation warns (the war
 
 _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it is that version, else the op table "
                        "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*). Its version decides "
-                       "torch: gates. Default: the installed torch.")
+                       "torch: gates. Default: deeplink-gen.yaml's torch, else the installed torch.")
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -145,9 +157,10 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
 @click.option("--autocompare/--no-autocompare", default=None,
               help="Emit the CPU-comparison twin for every op whose catalog entry allows it "
                    "(default: the vendor file decides).")
-@click.option("--torch-version", metavar="X.Y[.Z]", help="Render only if the installed torch is this version "
-              "(major.minor, and the patch when given); otherwise exit 2. Rendering always uses the installed "
-              "torch's schemas; `validate --torch-version` checks other versions.")
+@click.option("--torch-version", metavar="X.Y[.Z]", help="Render for torch X.Y[.Z]: with the installed torch when it "
+              "is that version, else with the op table shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0), byte for byte "
+              "what that torch installed would render. Default: deeplink-gen.yaml's torch, else the installed torch; "
+              "a version other than deeplink-gen.yaml's is an error.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Output root (default: <workspace>/generated).")
 @click.option("--allow-outside-workspace", is_flag=True,
@@ -197,7 +210,7 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
             raise click.UsageError("--into does not combine with --check, --out or --allow-outside-workspace")
         from deeplink_gen.commands import into
 
-        options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
+        options = _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
         code = into.run(ctx.root, vendors[0], options, into_dir, force, strict)
         sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
@@ -209,18 +222,19 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     selected = None if all_vendors else list(vendors)
 
     def options():
-        return _options(ctx, torch_version, installed_only=True, autocompare=autocompare, shards=shards)
+        return _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
 
-    # A --torch-version that is not the installed torch stops the render before anything is reused.
+    # A --torch-version that cannot be rendered for stops the render before anything is reused.
     chosen = options() if torch_version is not None else None
     if not check:
-        code = command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include, strict)
+        code = command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include, strict,
+                             torch_version)
         if code is not None:
             sys.exit(code)     # nothing changed, or rendered before: done without loading anything
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
     code = command.run(ctx.root, selected, chosen or options(), out_root, check=check, show_diff=show_diff,
-                       prefix=prefix, out_args=out_args, strict=strict)
+                       prefix=prefix, out_args=out_args, strict=strict, torch_version=torch_version)
     sys.exit(code)
 
 

@@ -12,14 +12,24 @@ from pathlib import Path
 
 import pytest
 
+from deeplink_gen.interfaces.aten import installed_torch_version
 from helpers import BUNDLED_VENDORS, REPO, coverage_report, edit, error_lines, native_functions_yaml, run_cli, run_subprocess
 
 VENDORS = BUNDLED_VENDORS
+# The bundled workspace renders for DIPU's torch (deeplink-gen.yaml); most tests here look at
+# the installed torch, whose native_functions.yaml they read.
+HERE = ("--torch-version", str(installed_torch_version()))
 
 
 @pytest.fixture(scope="module")
 def report() -> dict:
     """The bundled workspace's coverage of the installed torch (2.13.0), as JSON."""
+    return coverage_report(REPO, *HERE)
+
+
+@pytest.fixture(scope="module")
+def target_report() -> dict:
+    """The bundled workspace's coverage of the torch it renders for, as its manifests and explain see it."""
     return coverage_report(REPO)
 
 
@@ -84,7 +94,7 @@ def test_the_summary_counts(report: dict):
     assert counts["camb"] == {"registered": 274, "dipu": 19, "composite-explicit": 1076, "composite-implicit": 742,
                               "cpu-fallback": 990}
     assert counts["ascend"]["registered"] == 273 and counts["ascend"]["cpu-fallback"] == 991
-    result = run_cli("coverage", cwd=REPO)
+    result = run_cli("coverage", *HERE, cwd=REPO)
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Coverage of torch 2.13.0's 3101 ATen ops (the installed torch)")
     # columns: ascend, camb, cuda, droplet, hostsim
@@ -95,8 +105,9 @@ def test_the_summary_counts(report: dict):
     assert re.search(r"^DIOPI function defined\s+unknown\s+unknown\s+unknown\s+unknown\s+unknown$", result.output, re.M)
 
 
-def test_coverage_agrees_with_the_manifests(report: dict):
+def test_coverage_agrees_with_the_manifests(target_report: dict):
     """Registered ops and their DIOPI functions are exactly what render registers."""
+    report = target_report
     for vendor in VENDORS:
         manifest = json.loads((REPO / "generated" / vendor / "manifest.json").read_text())
         rendered = {o["op"]: o["diopi"] for o in manifest["ops"] if o["enabled"] and o["flags"]["register"]}
@@ -116,8 +127,8 @@ def test_coverage_agrees_with_the_manifests(report: dict):
     ("addmm.out", "ascend", "on", "on"),         # the vendor turns autocompare on
     ("addmm.out", "droplet", "on", "on"),        # droplet's default
 ])
-def test_coverage_agrees_with_explain(report: dict, op: str, vendor: str, autocompare: str, fallback: str):
-    cell = _cell(report, op, vendor)
+def test_coverage_agrees_with_explain(target_report: dict, op: str, vendor: str, autocompare: str, fallback: str):
+    cell = _cell(target_report, op, vendor)
     lines = run_cli("explain", op, "--vendor", vendor, cwd=REPO).output
     call = re.search(r"^  DIOPI call\s+(\w+)\(", lines, re.M).group(1)
     assert cell["diopi"] == call
@@ -167,7 +178,7 @@ def _impl_tree(root: Path) -> Path:
 
 def test_impl_sources_are_read_as_diopis_generator_reads_them(tmp_path: Path):
     impl = _impl_tree(tmp_path / "impl" / "camb")
-    report = coverage_report(REPO, "--vendor", "camb", "--impl", str(impl))
+    report = coverage_report(REPO, *HERE, "--vendor", "camb", "--impl", str(impl))
     library = report["vendors"][0]["library"]
     # diopiAdd, diopiAddInp, diopiRelu (any extension, any depth) and diopiRMSNorm (functions_ext);
     # not the call, the declaration, the definition whose parameters hold parentheses, or outside functions*/.
@@ -190,7 +201,7 @@ def test_impl_symbol_lists_and_libraries(tmp_path: Path):
     symbols = tmp_path / "nm.txt"
     symbols.write_text("0000000000012340 T diopiAdd\n                 U diopiMul\n0000000000012350 W diopiRelu\n"
                        "0000000000012360 T _ZN4impl4camb3addEv\ndiopiSub@@DIOPI_1.0\n")
-    report = coverage_report(REPO, "--impl", f"camb={symbols}")
+    report = coverage_report(REPO, *HERE, "--impl", f"camb={symbols}")
     camb = next(v for v in report["vendors"] if v["name"] == "camb")
     assert camb["library"] == {"source": str(symbols), "how": "symbols", "functions": 3}
     assert _cell(report, "mul.out", "camb")["implemented"] is False      # undefined (U)
@@ -202,21 +213,21 @@ def test_impl_symbol_lists_and_libraries(tmp_path: Path):
                           "extern int diopiMul(void);\nint use(void) { return diopiMul(); }\n")
         library = tmp_path / "libdiopi_impl.so"
         subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
-        report = coverage_report(REPO, "--vendor", "camb", "--impl", str(library))
+        report = coverage_report(REPO, *HERE, "--vendor", "camb", "--impl", str(library))
         assert report["vendors"][0]["library"]["functions"] == 2
         assert _cell(report, "relu", "camb")["implemented"] is True
 
 
 def test_impl_mistakes(tmp_path: Path):
-    result = run_cli("coverage", "--impl", str(tmp_path), cwd=REPO)
+    result = run_cli("coverage", *HERE, "--impl", str(tmp_path), cwd=REPO)
     assert result.exit_code == 2 and "VENDOR=PATH" in result.output
-    errors = error_lines(run_cli("coverage", "--impl", f"camb={tmp_path}", cwd=REPO))
+    errors = error_lines(run_cli("coverage", *HERE, "--impl", f"camb={tmp_path}", cwd=REPO))
     assert errors == [f"{tmp_path}: error: --impl: no functions/ or functions_ext/ here: DIOPI's adaptor generator "
                       "finds a vendor's functions there (give DIOPI's impl/<vendor> folder)"]
     empty = tmp_path / "empty.txt"
     empty.write_text("nothing here\n")
-    assert "no defined diopi* symbol" in error_lines(run_cli("coverage", "--impl", f"camb={empty}", cwd=REPO))[0]
-    result = run_cli("coverage", "--impl", f"acme={empty}", cwd=REPO)
+    assert "no defined diopi* symbol" in error_lines(run_cli("coverage", *HERE, "--impl", f"camb={empty}", cwd=REPO))[0]
+    result = run_cli("coverage", *HERE, "--impl", f"acme={empty}", cwd=REPO)
     assert result.exit_code == 1 and "'acme' is not a vendor of this report" in result.stderr
 
 
@@ -231,21 +242,21 @@ def test_a_workload_sent_to_the_cpu(tmp_path: Path):
                        'aten::matmul,fallback,no\n'
                        'aten::_fft_r2c,fallback,no\n'
                        'aten::no_such_op,fallback,no\n')
-    report = coverage_report(REPO, "--against", str(capture))
+    report = coverage_report(REPO, *HERE, "--against", str(capture))
     workload = report["workload"]
     assert workload["ops"] == ["_fft_r2c", "_log_softmax.out", "add.out", "matmul"]
     assert workload["unknown"] == [{"op": "no_such_op", "line": 7}]
     assert workload["vendors"]["ascend"]["to_cpu"] == ["_fft_r2c", "_log_softmax.out"]
     assert workload["vendors"]["camb"]["to_cpu"] == ["_fft_r2c"]
     assert workload["vendors"]["camb"]["runs"]["registered"] == 2
-    text = run_cli("coverage", "--against", str(capture), cwd=REPO).output
+    text = run_cli("coverage", *HERE, "--against", str(capture), cwd=REPO).output
     assert "  ascend: sends 2 to the CPU: _fft_r2c, _log_softmax.out\n" in text
     assert re.search(r"dipu_ops\.csv:7:1: no_such_op: not an op of torch 2\.13\.0", text), text
     plain = tmp_path / "ops.txt"
     plain.write_text("# ops of one model\nadd.out\n\naten::_log_softmax.out  # falls back on ascend\n")
-    assert coverage_report(REPO, "--against", str(plain))["workload"]["ops"] == ["_log_softmax.out", "add.out"]
+    assert coverage_report(REPO, *HERE, "--against", str(plain))["workload"]["ops"] == ["_log_softmax.out", "add.out"]
     plain.write_text("add.out\nnot an op\n")
-    errors = error_lines(run_cli("coverage", "--against", str(plain), cwd=REPO))
+    errors = error_lines(run_cli("coverage", *HERE, "--against", str(plain), cwd=REPO))
     assert any(re.search(r"ops\.txt:2:1: error: 'not an op' is not an op name", e) for e in errors), errors
 
 
@@ -297,17 +308,17 @@ def test_every_document_starts_with_the_header_and_is_deterministic(tmp_path: Pa
               "text": "# @generated by deeplink-gen from "}
     for fmt, first in firsts.items():
         out = tmp_path / f"report.{fmt}"
-        assert run_cli("coverage", "--format", fmt, "--out", str(out), cwd=REPO).exit_code == 0
+        assert run_cli("coverage", *HERE, "--format", fmt, "--out", str(out), cwd=REPO).exit_code == 0
         text = out.read_text()
         assert text.startswith(first) and "DO NOT EDIT" in text.splitlines()[0], text[:200]
         if fmt in ("json", "html"):
             # The same bytes under other hash seeds and locales.
             for seed, locale in (("0", "C"), ("4242", "C.UTF-8")):
                 again = tmp_path / f"again-{seed}.{fmt}"
-                proc = run_subprocess("-C", str(REPO), "coverage", "--format", fmt, "--out", str(again),
+                proc = run_subprocess("-C", str(REPO), "coverage", *HERE, "--format", fmt, "--out", str(again),
                                       env={"PYTHONHASHSEED": seed, "LC_ALL": locale})
                 assert proc.returncode == 0, proc.stderr
                 assert again.read_bytes() == out.read_bytes(), fmt
     json.loads((tmp_path / "report.json").read_text())
     # Printed (not written), the terminal summary has no header.
-    assert not run_cli("coverage", "--vendor", "camb", cwd=REPO).output.startswith("#")
+    assert not run_cli("coverage", *HERE, "--vendor", "camb", cwd=REPO).output.startswith("#")

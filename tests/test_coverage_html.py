@@ -9,15 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from deeplink_gen.interfaces.aten import installed_torch_version
 from helpers import REPO, browser_session, chromium, coverage_report, run_cli
 
+# The bundled workspace renders for DIPU's torch; these tests look at the installed one.
+HERE = ("--torch-version", str(installed_torch_version()))
 REQUIRE = os.environ.get("DEEPLINK_GEN_TEST_REQUIRE_BROWSER")
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("html") / "coverage.html"
-    result = run_cli("coverage", "--format", "html", "--out", str(out), cwd=REPO)
+    result = run_cli("coverage", *HERE, "--format", "html", "--out", str(out), cwd=REPO)
     assert result.exit_code == 0, result.output
     return out
 
@@ -34,7 +37,7 @@ def test_the_page_filters_and_sorts_in_a_browser(page: Path, tmp_path: Path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    report = coverage_report(REPO)
+    report = coverage_report(REPO, *HERE)
     ops, vendors = len(report["ops"]), len(report["ops"][0]["vendors"])
     assert ops > 3000 and vendors >= 4, (ops, vendors)
     ascend_fallback = {o["op"]: o["schema"] for o in report["ops"] if o["vendors"]["ascend"]["reach"] == "cpu-fallback"}

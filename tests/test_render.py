@@ -60,6 +60,7 @@ def test_render_writes_kernels_and_manifest(workspace: Path):
 def test_output_is_identical_across_hash_seeds_and_locales(tmp_path: Path):
     # The bundled catalog, as in the repository, so #line directives name the same files.
     workspace = copy_workspace(tmp_path / "ws", own_catalog=False)
+    shutil.copy(REPO / "deeplink-gen.yaml", workspace / "deeplink-gen.yaml")    # its target torch
     trees = []
     for seed, locale in (("0", "C"), ("1", "C.UTF-8"), ("42", "C"), ("4242", "C.UTF-8"), ("random", "C")):
         out = tmp_path / f"out-{seed}"
@@ -151,21 +152,23 @@ def test_torch_gate_selects_entries(workspace: Path, tmp_path: Path):
     assert now.output == "bmm.out: not rendered: torch 2.13.0 is outside '<2.5'\n"
 
 
-def test_render_torch_version_must_be_the_installed_one(workspace: Path):
-    """Rendering takes schemas from the installed torch (2.13.0 here): asking
-    for another version is a usage error naming the installed one; asking for
-    the installed one (major.minor, or with its patch) renders."""
-    for wanted in ("2.1", "2.13.1", "2.2.2"):
+def test_render_torch_version_renders_for_a_torch_not_installed(workspace: Path):
+    """--torch-version renders with the installed torch when it is that version and with
+    the shipped op table otherwise; a version nothing ships a table for is a usage error
+    naming what is there, before anything is written."""
+    for wanted in ("2.13.1", "1.13"):
         result = run_cli("render", "--vendor", "camb", "--torch-version", wanted, cwd=workspace)
         assert result.exit_code == 2, result.output
-        assert "rendering uses the installed torch's schemas" in result.output
-        assert "the installed torch is 2.13.0" in result.output
+        assert f"no op table for torch {wanted}" in result.output and "shipped for 2.0.0, 2.1.1, 2.2.2, 2.13.0" in \
+            result.output, result.output
         assert not (workspace / "generated").exists()
-    for wanted in ("2.13", "2.13.0"):
+    manifest = workspace / "generated" / "camb" / "manifest.json"
+    for wanted, rendered in (("2.1", "2.1.1"), ("2.13", "2.13.0"), ("2.2.2", "2.2.2")):
         result = run_cli("render", "--vendor", "camb", "--torch-version", wanted, cwd=workspace)
         assert result.exit_code == 0, result.output
-    manifest = json.loads((workspace / "generated" / "camb" / "manifest.json").read_text())
-    assert manifest["torch_version"] == "2.13.0"
+        assert json.loads(manifest.read_text())["torch_version"] == rendered
+    kernels = (workspace / "generated" / "camb" / KERNELS).read_text()
+    assert "const c10::optional<at::Tensor> & bias" in kernels and "::std::optional" not in kernels
 
 
 def test_disabled_op_is_not_registered(workspace: Path):

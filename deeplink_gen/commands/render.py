@@ -26,19 +26,20 @@ def _names(root: Path, vendors: list[str] | None) -> list[str]:
 
 
 def _digest(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None,
-            shards: int | None, diopi_include: Path | None) -> str | None:
-    """What a render's output depends on; the torch is the installed one, as render always uses it."""
+            shards: int | None, diopi_include: Path | None, torch_version: str | None) -> str | None:
+    """What a render's output depends on (deeplink-gen.yaml's torch is one of the workspace's files)."""
     return inputs.workspace_digest(root, diopi_include, {
         "render": _names(root, vendors), "out": str(out_root.resolve()), "autocompare": autocompare,
-        "shards": shards})
+        "shards": shards, "torch_version": torch_version})
 
 
 def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None = None,
-          shards: int | None = None, diopi_include: Path | None = None, strict: bool = False) -> int | None:
+          shards: int | None = None, diopi_include: Path | None = None, strict: bool = False,
+          torch_version: str | None = None) -> int | None:
     """Finish the render without loading anything if its inputs were rendered
     before: the exit code (the warnings and the summary printed) when done, else None."""
     names = _names(root, vendors)
-    digest = _digest(root, vendors, out_root, autocompare, shards, diopi_include)
+    digest = _digest(root, vendors, out_root, autocompare, shards, diopi_include, torch_version)
     if not names or digest is None:
         return None
     warnings = cache.load("warnings", digest)
@@ -70,13 +71,13 @@ def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | No
 
 def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
         check: bool = False, show_diff: bool = False, prefix: list[str] = ("deeplink-gen",),
-        out_args: list[str] = (), strict: bool = False) -> int:
+        out_args: list[str] = (), strict: bool = False, torch_version: str | None = None) -> int:
     """Render *vendors* (None: all) with *options*, through the whole pipeline
     (the caller has tried reuse first); returns the exit code. The commands
     this prints as hints start with *prefix* (deeplink-gen and its -C) and
     carry *out_args* (--out ...). With *strict*, a warning stops the run
     before anything is rendered."""
-    choices = (options.autocompare, options.shards, options.diopi_include)
+    choices = (options.autocompare, options.shards, options.diopi_include, torch_version)
     digest = _digest(root, vendors, out_root, *choices)
     checked = pipeline.load_checked(root, vendors, options)
     if warnings_out.show(checked.warnings, strict):

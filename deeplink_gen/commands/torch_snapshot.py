@@ -19,7 +19,7 @@ def snapshot_text(version, digest: str, rows: dict[str, list]) -> str:
     """The snapshot document: JSON with one op per line, keys sorted."""
     lines = [f"{json.dumps(name)}: {json.dumps(row)}" for name, row in sorted(rows.items())]
     return render("torch/op_snapshot.json.j2", source=f"torch {version}'s native_functions.yaml (through torchgen)",
-                  format=torch_snapshots.FORMAT, version=version, digest=digest,
+                  format=torch_snapshots.FORMAT, version=version, digest=digest, optional=aten.optional_spelling(),
                   columns=json.dumps(list(aten.ROW_FIELDS)), op_lines=lines)
 
 

@@ -18,7 +18,7 @@ from deeplink_gen.model import AtenOp, OpTable, TorchVersion
 from deeplink_gen.output.atomic import write_cache
 from deeplink_gen.paths import cache_dir, package_dir, torch_version_file, torchgen_native_dir
 
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 
 
 def _torchgen_dir() -> Path:
@@ -52,15 +52,17 @@ def _native_dir() -> Path:
 
 
 # The per-op facts the index keeps, in row order (the cache and the shipped snapshots share it).
+# cpu_kernel: a CPU kernel serves the op (see _without_cpu_kernel); snapshots of format 1 lack it.
 ROW_FIELDS = ("schema", "variants", "const_ref_for_mutable", "ilistref", "composite_implicit",
-              "composite_explicit")
+              "composite_explicit", "cpu_kernel")
 
 
-def _row(f) -> list:
+def _row(f, no_cpu_kernel: frozenset[str]) -> list:
     """One torchgen NativeFunction as an index row (see ROW_FIELDS)."""
     return [str(f.func), sorted(v.name for v in f.variants), f.use_const_ref_for_mutable_tensors,
             f.part_of_structured_group, f.has_composite_implicit_autograd_kernel,
-            f.has_composite_explicit_autograd_kernel or f.has_composite_explicit_autograd_non_functional_kernel]
+            f.has_composite_explicit_autograd_kernel or f.has_composite_explicit_autograd_non_functional_kernel,
+            str(f.func.name) not in no_cpu_kernel]
 
 
 def build_index(yaml_path: Path) -> dict[str, list]:
@@ -68,19 +70,33 @@ def build_index(yaml_path: Path) -> dict[str, list]:
     from torchgen.gen import parse_native_yaml
 
     parsed = parse_native_yaml(str(yaml_path), str(yaml_path.parent / "tags.yaml"))
-    return dict(sorted((str(f.func.name), _row(f)) for f in parsed.native_functions))
+    no_cpu = _without_cpu_kernel(yaml_path)
+    return dict(sorted((str(f.func.name), _row(f, no_cpu)) for f in parsed.native_functions))
 
 
-def ops_from_rows(rows: dict[str, list]) -> dict[str, AtenOp]:
-    """Index rows -> AtenOps; raises ValueError (or TypeError) on a malformed row."""
+def ops_from_rows(rows: dict[str, list], optional_spelling: str | None = None) -> dict[str, AtenOp]:
+    """Index rows -> AtenOps (rows without cpu_kernel, of a format-1 snapshot, leave it
+    unknown); raises ValueError (or TypeError) on a malformed row. *optional_spelling*:
+    how the C++ API of the rows' torch spells an optional type, when it is not the
+    installed torchgen's way."""
     out = {}
     for name, row in rows.items():
-        if not isinstance(row, list) or len(row) != len(ROW_FIELDS):
+        if not isinstance(row, list) or len(row) not in (len(ROW_FIELDS) - 1, len(ROW_FIELDS)):
             raise ValueError(f"{name}: expected a row of {len(ROW_FIELDS)} fields ({', '.join(ROW_FIELDS)})")
-        schema, variants, const_ref, ilist, implicit, explicit = row
+        schema, variants, const_ref, ilist, implicit, explicit, *cpu = row
         out[name] = AtenOp(name, schema, tuple(variants), bool(const_ref), bool(ilist), False, bool(implicit),
-                           bool(explicit))
+                           bool(explicit), cpu_kernel=bool(cpu[0]) if cpu else None,
+                           optional_spelling=optional_spelling)
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def optional_spelling() -> str:
+    """How the installed torchgen spells an optional C++ type: c10::optional (torch 2.2 and
+    older) or ::std::optional."""
+    from torchgen.api.types import BaseCType, OptionalCType, tensorT
+
+    return OptionalCType(BaseCType(tensorT)).cpp_type().split("<", 1)[0]
 
 
 @functools.lru_cache(maxsize=1)
@@ -108,16 +124,15 @@ def installed_table() -> OpTable:
     return OpTable(installed_torch_version(), ops_from_rows(installed_rows()), "the installed torch")
 
 
-@functools.lru_cache(maxsize=1)
-def without_cpu_kernel() -> frozenset[str]:
-    """The installed torch's ops that no CPU kernel serves: their native_functions.yaml
+def _without_cpu_kernel(yaml_path: Path) -> frozenset[str]:
+    """The ops of a native_functions.yaml that no CPU kernel serves: their native_functions.yaml
     dispatch names neither CPU nor a Composite key (cudnn_*, batch_norm_stats, ...).
     An op without dispatch: is composite, a structured_delegate's is its delegate's, and
     a ufunc_inner_loop makes a CPU kernel too."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    entries = yaml.load((_native_dir() / "native_functions.yaml").read_text(encoding="utf-8"), Loader=loader)
+    entries = yaml.load(yaml_path.read_text(encoding="utf-8"), Loader=loader)
     out = set()
     for f in entries:
         if "structured_delegate" in f or "ufunc_inner_loop" in f:

@@ -5,8 +5,11 @@ native_functions.yaml), and the choice between them and the installed torch
 for a requested version.
 
 A snapshot is gzip-compressed JSON: a "//" header line, "format",
-"torch_version", "native_functions_sha256", "columns" (aten.ROW_FIELDS) and
-"ops": op name -> row, keys sorted, one op per line."""
+"torch_version", "native_functions_sha256", "cpp_optional" (how that torch's
+torchgen spells an optional C++ type), "columns" (aten.ROW_FIELDS) and "ops":
+op name -> row, keys sorted, one op per line. Format 1 had neither
+cpp_optional (its snapshots all come from torchgen that spells c10::optional)
+nor the cpu_kernel column."""
 
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import OpTable, TorchVersion
 
 DATA = Path(__file__).resolve().parent / "data"
-FORMAT = 1
+FORMAT = 2
+# Format 1: no cpu_kernel column, no cpp_optional (taken with torch 2.2 or older).
+_FORMAT_1 = {"columns": list(aten.ROW_FIELDS[:-1]), "cpp_optional": "c10::optional"}
 _NAME = re.compile(r"^torch-(\d+\.\d+\.\d+)\.json\.gz$")
 
 
@@ -43,8 +48,10 @@ def decode(data: bytes, where: str) -> dict:
         doc = json.loads(data.decode("utf-8"))
     except (OSError, EOFError, ValueError) as exc:
         raise UserError([Diagnostic(Loc(where), None, f"not a torch op snapshot: {exc}")]) from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("ops"), dict) \
-            or doc.get("columns") != list(aten.ROW_FIELDS):
+    if isinstance(doc, dict) and doc.get("format") == 1 and doc.get("columns") == _FORMAT_1["columns"]:
+        doc = {**doc, "cpp_optional": _FORMAT_1["cpp_optional"]}
+    elif not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("ops"), dict) \
+            or doc.get("columns") != list(aten.ROW_FIELDS) or not isinstance(doc.get("cpp_optional"), str):
         raise UserError([Diagnostic(Loc(where), None, f"not a torch op snapshot of format {FORMAT} "
                                                       f"(columns {', '.join(aten.ROW_FIELDS)})")])
     return doc
@@ -55,7 +62,8 @@ def read(path: Path) -> OpTable:
     doc = decode(path.read_bytes(), str(path))
     try:
         version = TorchVersion.parse(str(doc.get("torch_version", "")))
-        ops = aten.ops_from_rows(doc["ops"])
+        spelling = doc["cpp_optional"]
+        ops = aten.ops_from_rows(doc["ops"], spelling if spelling != aten.optional_spelling() else None)
     except (ParseError, ValueError, TypeError) as exc:
         raise UserError([Diagnostic(Loc(str(path)), None, f"broken torch op snapshot: {exc}")]) from None
     return OpTable(version, ops, f"the shipped snapshot {path.name}", snapshot=True)
@@ -77,7 +85,7 @@ def installed() -> OpTable:
     path = path_of(version)
     if path.is_file():
         doc = decode(path.read_bytes(), str(path))
-        if doc.get("native_functions_sha256") == aten.native_functions_digest():
+        if doc.get("format") == FORMAT and doc.get("native_functions_sha256") == aten.native_functions_digest():
             return OpTable(version, aten.ops_from_rows(doc["ops"]), "the installed torch")
     return aten.installed_table()
 

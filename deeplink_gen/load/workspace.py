@@ -32,15 +32,29 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
     return docs
 
 
-def uses_bundled_catalog(root: Path) -> bool:
-    """deeplink-gen.yaml's bundled_catalog (default true); raises UserError for a broken file."""
+def _settings(root: Path) -> yamlfile.Document | None:
+    """deeplink-gen.yaml, schema-checked, if there is one; raises UserError for a broken file."""
     path = workspace_file(root)
     if not path.is_file():
-        return True
+        return None
     diags = Diagnostics()
     docs = read_documents([path], "workspace", diags)
     diags.raise_if_any()
-    return bool((docs[0].data or {}).get("bundled_catalog", True))
+    return docs[0]
+
+
+def uses_bundled_catalog(root: Path) -> bool:
+    """deeplink-gen.yaml's bundled_catalog (default true)."""
+    doc = _settings(root)
+    return doc is None or bool((doc.data or {}).get("bundled_catalog", True))
+
+
+def target_torch(root: Path) -> tuple[str, Loc] | None:
+    """deeplink-gen.yaml's torch (the version the workspace renders for) and where it is said."""
+    doc = _settings(root)
+    if doc is None or "torch" not in (doc.data or {}):
+        return None
+    return str(doc.data["torch"]), doc.loc(("torch",))
 
 
 def load_catalogs(root: Path, diags: Diagnostics) -> Catalog:

@@ -25,6 +25,11 @@ class TorchVersion:
     minor: int
     patch: int = 0
 
+    @property
+    def dipu_code(self) -> str:
+        """DIPU's form of the version (DIPU_TORCH_VERSION): XYYZZ, 2.2.2 -> 20202."""
+        return f"{self.major}{self.minor:02d}{self.patch:02d}"
+
     @staticmethod
     def parse(text: str) -> "TorchVersion":
         """``2.1``, ``2.1.1`` or ``2.1.1+cpu``; raises ParseError."""

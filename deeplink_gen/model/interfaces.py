@@ -22,6 +22,8 @@ class AtenOp:
     helper: bool = False                 # a DIPU-private helper (its schema comes from the catalog)
     composite_implicit: bool = False     # a CompositeImplicitAutograd kernel: decomposed for every backend
     composite_explicit: bool = False     # a CompositeExplicitAutograd(NonFunctional) kernel serves every backend
+    cpu_kernel: bool | None = None       # a CPU kernel serves it (None: not recorded)
+    optional_spelling: str | None = None  # how its torch's C++ API spells optional, if not as the installed torchgen
 
     @property
     def base_name(self) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import called_diopi
-from deeplink_gen.interfaces.aten import function_schema, without_cpu_kernel
+from deeplink_gen.interfaces.aten import function_schema
 from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import _call_args, signature
@@ -74,7 +74,10 @@ def _why_not(r: ResolvedOp, proto: Prototype | None) -> str | None:
         return "not a DIOPI operator"
     if r.aten.helper:
         return f"{r.op} is not an ATen op"
-    if r.op in without_cpu_kernel():
+    if r.aten.cpu_kernel is None:
+        return (f"the shipped op table does not record whether a CPU kernel serves {r.op} "
+                f"(install that torch to render it)")
+    if not r.aten.cpu_kernel:
         return f"torch has no CPU kernel for {r.op}"
     if entry.flag("dummy_call"):
         return f"{r.op}'s custom code does the work"

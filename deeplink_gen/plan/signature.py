@@ -49,6 +49,7 @@ class OpSignature:
     return_type: str
     const_ref_for_mutable: bool = False
     ilistref: bool = False
+    optional_spelling: str | None = None    # the op's torch spells optional so, not as the installed torchgen
 
     @property
     def kind(self) -> SchemaKind:
@@ -63,7 +64,17 @@ class OpSignature:
 
     def decl(self, name: str) -> str:
         with _dispatcher_context(self.const_ref_for_mutable, self.ilistref):
-            return DispatcherSignature.from_schema(self.func).decl(name=name)
+            return _respell(DispatcherSignature.from_schema(self.func).decl(name=name), self.optional_spelling)
+
+
+def _respell(cpp: str, spelling: str | None) -> str:
+    """*cpp* (C++ torchgen wrote) with optional types spelled as the op's torch spells them:
+    torchgen of torch 2.2 and older writes c10::optional, newer torchgen ::std::optional."""
+    if spelling is None:
+        return cpp
+    from deeplink_gen.interfaces.aten import optional_spelling
+
+    return cpp.replace(optional_spelling() + "<", spelling + "<")
 
 
 def _dispatcher_context(const_ref_for_mutable: bool, ilistref: bool):
@@ -127,12 +138,13 @@ def _signature(op: AtenOp, rename: tuple[str, ...], written: str | None) -> OpSi
     with _dispatcher_context(op.const_ref_for_mutable, op.ilistref):
         sig = DispatcherSignature.from_schema(func)
         bindings = sig.arguments()
-        return_type = sig.returns_type().cpp_type()
+        return_type = _respell(sig.returns_type().cpp_type(), op.optional_spelling)
     params = []
     for b in bindings:
         arg = b.argument
         mutable = bool(getattr(arg, "annotation", None) and arg.annotation.is_write)
-        params.append(CppArg(b.name, b.nctype.cpp_type(), arg_kind(arg.type, mutable), mutable))
+        params.append(CppArg(b.name, _respell(b.nctype.cpp_type(), op.optional_spelling), arg_kind(arg.type, mutable),
+                             mutable))
     # Mutable returns alias the mutable argument with the same alias set.
     writable = [a for a in func.arguments.flat_all if a.annotation and a.annotation.is_write]
     names = return_names(func)
@@ -146,7 +158,7 @@ def _signature(op: AtenOp, rename: tuple[str, ...], written: str | None) -> OpSi
         is_list = isinstance(r.type, ListType) and _base(r.type.elem) == BaseTy.Tensor
         returns.append(Ret(alias or name, alias, _base(r.type) == BaseTy.Tensor, is_list))
     return OpSignature(op.name, func, tuple(params), tuple(returns), return_type, op.const_ref_for_mutable,
-                       op.ilistref)
+                       op.ilistref, op.optional_spelling)
 
 
 def entry_signature(entry: CatalogEntry, op: AtenOp) -> OpSignature:

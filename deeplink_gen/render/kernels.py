@@ -68,8 +68,9 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version)
     code = op_code(job, plan.wrappers)
     targets = paths.kernels(plan.shards)
-    out = {paths.KERNELS_CMAKE: render_template("kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor,
-                                                source=job.source, files=[t.rsplit("/", 1)[1] for t in targets])}
+    out = {paths.KERNELS_CMAKE: render_template(
+        "kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor, source=job.source,
+        files=[t.rsplit("/", 1)[1] for t in targets], torch_version=job.rv.torch_version)}
     for i, path in enumerate(targets):
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None

@@ -150,7 +150,7 @@ extern "C" {
 
 const char* diopiGetVendorName() { return "hostsim"; }
 
-const char* diopiGetImplVersion() { return "deeplink-gen hostsim on ATen 2.13.0"; }
+const char* diopiGetImplVersion() { return "deeplink-gen hostsim on ATen 2.2.2"; }
 
 const char* diopiGetLastErrorString() { return last_error.c_str(); }
 
@@ -1501,7 +1501,7 @@ diopiError_t diopiTril(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiC
   return guarded("diopiTril", [&] {
     at::Tensor v_out = view(out);
     const at::Tensor v_self = view(input);
-    const c10::SymInt v_diagonal(static_cast<int64_t>(diagonal));
+    const auto v_diagonal = diagonal;
     at::_ops::tril_out::call(v_self, v_diagonal, v_out);
   });
 }
@@ -1512,7 +1512,7 @@ diopiError_t diopiTriu(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiC
   return guarded("diopiTriu", [&] {
     at::Tensor v_out = view(out);
     const at::Tensor v_self = view(input);
-    const c10::SymInt v_diagonal(static_cast<int64_t>(diagonal));
+    const auto v_diagonal = diagonal;
     at::_ops::triu_out::call(v_self, v_diagonal, v_out);
   });
 }
@@ -1522,7 +1522,7 @@ diopiError_t diopiTriuInp(diopiContextHandle_t ctx, diopiTensorHandle_t input, i
   static_cast<void>(ctx);
   return guarded("diopiTriuInp", [&] {
     at::Tensor v_self = view(input);
-    const c10::SymInt v_diagonal(static_cast<int64_t>(diagonal));
+    const auto v_diagonal = diagonal;
     at::_ops::triu_::call(v_self, v_diagonal);
   });
 }
