@@ -249,3 +249,23 @@ def test_imported_kernels_compile(imported):
     render(ws, "camb")
     result = syntax_check(ws / "generated" / "camb" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
     assert result.returncode == 0, result.stderr[-6000:]
+
+
+def test_unregistered_helper_keeps_its_own_schema(tmp_path: Path):
+    """topsrider's max_pool2d_backward is named like an op of torch but is a helper with its own
+    schema (input, ..., Tensor? indices): imported unregistered with that schema, without a
+    warning, and topsrider's kernels (its custom code, and max_pool2d's autograd calling it)
+    compile."""
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "topsrider", "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    assert "max_pool2d_backward" not in result.stderr
+    helper = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]["max_pool2d_backward"]
+    assert helper["register"] is False
+    assert helper["schema"].startswith("max_pool2d_backward(Tensor grad_output, Tensor input, ")
+    assert helper["locals"] == ["out"]        # its return, declared by the custom code; input and indices are arguments
+    text = render(ws, "topsrider")
+    assert "dipu_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & input, " in text
+    assert '"max_pool2d_backward"' not in text
+    compiled = syntax_check(ws / "generated" / "topsrider" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    assert compiled.returncode == 0, compiled.stderr[-6000:]

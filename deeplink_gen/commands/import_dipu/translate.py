@@ -206,12 +206,15 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
         w.note(f"'{op}' is not an op of torch and says register_op: False (the old spelling);"
                " read as register_operator: False (fixed)", "register_op")
         register = False
-    if found is None:
-        if register:
-            raise Skip(f"'{op}' is not an op of {w.table.what}", "schema")
-        w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
+    if found is None and register:
+        raise Skip(f"'{op}' is not an op of {w.table.what}", "schema")
+    if not register:
+        # An unregistered entry is a helper: nothing of torch's calls it, so its schema is its own
+        # (topsrider's max_pool2d_backward takes input and indices, torch's takes self), as in DIPU.
+        if found is None:
+            w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
         w.entry["schema"] = str(parsed)
-        found = AtenOp(op, str(parsed), ("function",), helper=True)
+        return parsed, AtenOp(op, str(parsed), ("function",), helper=True), register
     if known is not None and str(parsed.arguments) != str(aten.function_schema(known).arguments):
         why = difference(parsed, aten.function_schema(known))
         if why is None:
