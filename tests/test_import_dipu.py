@@ -249,3 +249,87 @@ def test_imported_kernels_compile(imported):
     render(ws, "camb")
     result = syntax_check(ws / "generated" / "camb" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
     assert result.returncode == 0, result.stderr[-6000:]
+
+
+def test_unregistered_helper_keeps_its_own_schema(tmp_path: Path):
+    """topsrider's max_pool2d_backward is named like an op of torch but is a helper with its own
+    schema (input, ..., Tensor? indices): imported unregistered with that schema, without a
+    warning, and topsrider's kernels (its custom code, and max_pool2d's autograd calling it)
+    compile."""
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "topsrider", "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    assert "max_pool2d_backward" not in result.stderr
+    helper = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]["max_pool2d_backward"]
+    assert helper["register"] is False
+    assert helper["schema"].startswith("max_pool2d_backward(Tensor grad_output, Tensor input, ")
+    assert helper["locals"] == ["out"]        # its return, declared by the custom code; input and indices are arguments
+    text = render(ws, "topsrider")
+    assert "dipu_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & input, " in text
+    assert '"max_pool2d_backward"' not in text
+    compiled = syntax_check(ws / "generated" / "topsrider" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    assert compiled.returncode == 0, compiled.stderr[-6000:]
+
+
+OLDER = FIXTURES / "diopi_functions_older.yaml"
+
+
+def test_older_spellings_are_read_as_their_generator_read_them(tmp_path: Path):
+    """A file spelled as before 2024-10-10 is read as its generator read it: register_op: False
+    leaves the op unregistered (a helper with its schema), autocompare: disable takes the op out of
+    autocompare; the placeholder as spelled until 2023-12-19 is read as meant, with a warning at its
+    line, and a placeholder no generator replaces is a warning at its line, its entry skipped."""
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(OLDER), "--convert-config", f"camb={CAMB_CONVERT}",
+                     "--vendors", "camb", "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    assert "is ignored by DIPU's generator" not in result.stderr
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    for op in ("cross_entropy_loss", "transpose_"):
+        assert catalog[op]["register"] is False and catalog[op]["schema"].startswith(f"{op}(Tensor"), op
+    assert catalog["bernoulli_.float"]["autocompare"] is False and catalog["uniform_"]["autocompare"] is False
+    assert "autocompare" not in catalog["log.out"] and "register" not in catalog["log.out"]
+    assert "sigmoid.out" not in catalog
+    assert "${PREFERRED_MEMORY_FORMAT_PLACEHOLDER:-input.suggest_memory_format()}" in \
+        catalog["convolution_overrideable"]["code"]["beginning"]
+
+    text = OLDER.read_text().splitlines()
+    old = next(i for i, t in enumerate(text, 1) if "${PREFERED_" in t)
+    unknown = next(i for i, t in enumerate(text, 1) if "PLACEHODLER" in t)
+    assert re.search(rf"diopi_functions_older\.yaml:{old}:1: warning: '\$\{{PREFERED_MEMORY_FORMAT_PLACEHOLDER'"
+                     r" is the spelling .* \(fixed\)", result.stderr), result.stderr
+    assert re.search(rf"diopi_functions_older\.yaml:{unknown}:1: warning: '\$\{{PREFERRED_MEMORY_FORMAT_PLACEHODLER"
+                     r".* is not a placeholder DIPU's generator replaces", result.stderr), result.stderr
+    assert re.search(rf"diopi_functions_older\.yaml:{unknown - 2}:1: warning: .*entry skipped", result.stderr)
+
+    kernels = render(ws, "camb")
+    got, _ = rendered_registrations(kernels)
+    assert got == {
+        "bernoulli_.float": ("diopiBernoulliScalar", "NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER", False),
+        "uniform_": ("diopiUniformInp", "NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER", False),
+        "log.out": ("diopiLog", "NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER", False),
+        "convolution_overrideable": ("diopiConvolution2d", "WITH_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER", False),
+    }
+    assert "dipu_cross_entropy_loss(const at::Tensor & self, " in kernels and "dipu_transpose_(" in kernels
+    assert "at::empty(output_size, input.options(),at::MemoryFormat::Contiguous)" in kernels   # camb's NCHW
+    assert "${" not in kernels
+
+
+@pytest.mark.parametrize("version, gate", [("2.2.2", "==2.2.2"), ("2.1.1", "==2.1.1"), ("2.0.0", None)])
+def test_a_torch_ver_list_selects_by_membership(tmp_path: Path, version: str, gate: str | None):
+    """torch_ver: ["20100", "20101", "20202"] (not one interval) imports the entry for each torch it
+    lists, gated to that torch, and for no other."""
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(OLDER), "--vendors", "camb", "--torch-version", version,
+                     "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text())["ops"]
+    line = next(i for i, t in enumerate(OLDER.read_text().splitlines(), 1) if '"20100", "20101", "20202"' in t)
+    if gate is None:
+        assert "std.correction_out" not in catalog
+        assert re.search(rf"diopi_functions_older\.yaml:{line}:1: warning: torch_ver .* does not select torch 20000",
+                         result.stderr), result.stderr
+    else:
+        assert catalog["std.correction_out"]["torch"] == gate
+        assert f"older.yaml:{line}:" not in result.stderr
+        assert run_cli("validate", "--torch-version", version, cwd=ws).exit_code == 0

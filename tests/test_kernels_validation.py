@@ -209,6 +209,27 @@ def test_vendor_autocompare_on_unregistered_op(tmp_path: Path):
     assert f"register: false at " in err and "ops.yaml:" in err
 
 
+def test_helper_with_its_own_schema(tmp_path: Path):
+    """An unregistered entry with a schema is a helper, also when torch has an op of its name: its
+    schema need not be torch's (topsrider's max_pool2d_backward takes input and Tensor? indices),
+    and a vendor cannot register it."""
+    catalog = """\
+      max_pool2d_backward:
+        schema: max_pool2d_backward(Tensor grad_output, Tensor input, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor? indices=None) -> Tensor
+        call: diopiMaxPool2dBackward(ctx, out, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+        alloc:
+          out: nodispatch::empty(input.sizes(), grad_output.options())
+        register: false
+    """
+    ws = make(tmp_path, catalog)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+    ws = make(tmp_path / "registered", catalog, VENDOR + "ops:\n  max_pool2d_backward:\n    register: true\n")
+    (err,) = errors(ws)
+    assert f"droplet.yaml:{line_of(ws, 'register: true', 'vendors/droplet.yaml')}:" in err
+    assert "is a helper with its own schema" in err and "a helper is never registered" in err
+
+
 def test_vendor_register_override_and_memory_format_are_validated(tmp_path: Path):
     ws = make(tmp_path, """\
       relu_:

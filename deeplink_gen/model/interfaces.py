@@ -53,15 +53,13 @@ class OpTable:
         return sorted(self.ops)
 
     def op_of(self, entry: CatalogEntry) -> AtenOp | None:
-        """The op a catalog entry defines: torch's, or a DIPU-private helper (an
-        op torch does not have, defined by the entry's schema: and never
-        registered: register: false); None when it is neither."""
-        found = self.ops.get(entry.op)
-        if found is not None:
-            return found
+        """The op a catalog entry defines: a DIPU-private helper (schema: and
+        register: false; never registered, so its schema is its own, also
+        when torch has an op of that name), or torch's; None when it is
+        neither."""
         if entry.schema_text is not None and entry.register is not None and not entry.register.value:
             return AtenOp(entry.op, entry.schema_text.value.strip().removeprefix("aten::"), ("function",), helper=True)
-        return None
+        return self.ops.get(entry.op)
 
     def overloads(self, base: str) -> list[str]:
         """Every op named *base* or *base*.<overload>, sorted."""

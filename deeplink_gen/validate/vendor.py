@@ -50,6 +50,11 @@ def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bo
             diags.add(wanted.loc, ("ops", o.op, "autocompare"),
                       f"conflicts with {source}, which marks {o.op} as not comparable at {entry.autocompare.loc}")
         register = o.register if o.register is not None else entry.register
+        if o.register is not None and o.register.value and entry.register is not None and not entry.register.value \
+                and entry.schema_text is not None:
+            diags.add(o.register.loc, ("ops", o.op, "register"),
+                      f"{o.op} is a helper with its own schema ({source}'s schema: at {entry.schema_text.loc} and "
+                      f"register: false at {entry.register.loc}); a helper is never registered")
         if register is not None and not register.value and wanted is not None and wanted.value:
             diags.add(wanted.loc, ("ops", o.op, "autocompare"),
                       f"an unregistered op has no autocompare twin (register: false at {register.loc})")

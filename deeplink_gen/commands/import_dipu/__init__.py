@@ -3,7 +3,9 @@ DIOPI convert_config.yaml files) -> a workspace: one catalog file and one
 vendor file per named vendor. The steps, in order:
 
     read        the upstream files, with the line of every entry and key
-    translate   each upstream entry -> a catalog entry, or skipped (with notes)
+    dialect     which of DIPU's generators the file was written for (its spellings)
+    translate   each upstream entry -> a catalog entry, or skipped (with notes),
+                read as that generator reads it (placeholders: custom code's ${...})
     select      per vendor, the definition DIPU's device filter gives it
     write       validate the workspace in memory, drop what deeplink-gen
                 rejects (by the key path of each problem), write the files

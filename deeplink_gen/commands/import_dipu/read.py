@@ -3,7 +3,7 @@ them (YAML 1.1), keeping the line of every entry and key."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -21,7 +21,14 @@ class Upstream:
     index: int
     line: int
     data: dict
-    key_lines: dict
+    key_lines: dict                                     # key -> the line of each occurrence
+    text_lines: dict = field(default_factory=dict)      # key -> the line of its value's first line of text
+
+    def line_in(self, key: str, offset: int) -> int:
+        """The line of character *offset* of the string value of *key*: a block scalar
+        (`|`) keeps its lines; any other scalar is placed at its first line."""
+        first, block = self.text_lines.get(key, (self.key_lines.get(key, [self.line])[-1], False))
+        return first + (self.data[key][:offset].count("\n") if block else 0)
 
 
 def read_functions(path: Path) -> list[Upstream]:
@@ -44,10 +51,14 @@ def read_functions(path: Path) -> list[Upstream]:
     out = []
     for i, (node, item) in enumerate(zip(root.value, data)):
         key_lines: dict = {}
+        text_lines: dict = {}
         if isinstance(node, yaml.MappingNode):
-            for k, _ in node.value:
+            for k, v in node.value:
                 key_lines.setdefault(k.value, []).append(k.start_mark.line + 1)
-        out.append(Upstream(i, node.start_mark.line + 1, item, key_lines))
+                if isinstance(v, yaml.ScalarNode):      # the last occurrence wins, as the value does
+                    block = v.style == "|"
+                    text_lines[k.value] = (v.start_mark.line + (2 if block else 1), block)
+        out.append(Upstream(i, node.start_mark.line + 1, item, key_lines, text_lines))
     return out
 
 

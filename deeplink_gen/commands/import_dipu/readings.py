@@ -34,16 +34,14 @@ def version_code(v: TorchVersion) -> str:
     return f"{v.major}{v.minor:02d}{v.patch:02d}"
 
 
-def torch_gate(versions: list) -> str | None:
-    """The deeplink-gen torch: gate for a torch_ver list (None: no gate)."""
+def torch_gate(versions: list, current: str) -> str | None:
+    """The deeplink-gen torch: gate for a torch_ver list that selects *current*
+    (None: no gate). [all, -X, ...] excludes each X; a list of versions is read
+    by membership, and admits the one imported for (a torch: gate is one
+    conjunction, so ["20100", "20101", "20202"] cannot be written whole)."""
     def dotted(code: str) -> str:
         return f"{int(code[:-4])}.{int(code[-4:-2])}.{int(code[-2:])}"
-    includes = [v for v in versions if v != "all" and not v.startswith("-")]
-    excludes = [v[1:] for v in versions if v.startswith("-")]
-    clauses = []
     if "all" not in versions:
-        if len(includes) != 1:
-            return None
-        clauses.append(f"=={dotted(includes[0])}")
-    clauses += [f"!={dotted(x)}" for x in excludes]
-    return ",".join(clauses) if clauses else None
+        return f"=={dotted(current)}"
+    excludes = [v[1:] for v in versions if v.startswith("-")]
+    return ",".join(f"!={dotted(x)}" for x in excludes) or None

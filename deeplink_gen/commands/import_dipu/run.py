@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import pipeline
+from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.read import read_convert_config, read_functions, warning
 from deeplink_gen.commands.import_dipu.readings import version_code
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
@@ -147,8 +148,9 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         notes += cfg_notes
     imported = []
     table = options.op_table()
+    dialect = dialect_of(ups)
     for up in ups:
-        item = translate(up, path, table, version_code(options.torch_version))
+        item = translate(up, path, table, version_code(options.torch_version), dialect)
         notes += item.notes
         if item.op:
             imported.append(item)

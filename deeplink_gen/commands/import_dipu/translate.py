@@ -9,6 +9,8 @@ from pathlib import Path
 
 from torchgen.model import FunctionSchema
 
+from deeplink_gen.commands.import_dipu.dialect import OLDER_KEYS, Dialect
+from deeplink_gen.commands.import_dipu.placeholders import check_placeholders
 from deeplink_gen.commands.import_dipu.read import Upstream, warning
 from deeplink_gen.commands.import_dipu.readings import on_unless_false, torch_gate, torch_kept, true_like
 from deeplink_gen.cpptext import IDENT, parse_call, referenced_names
@@ -27,13 +29,12 @@ KNOWN_KEYS = {
     "forward_process_code", "backward_schema", "saved_data", "cal_grad_code", "backward_return_code",
     "wrappter_custom_return", "generate_device_guard", "device_guard_arg", "print_func_call_info",
     "print_op_args", "use_diopi_adapter", "enable_dipu_extra_feature", "current_device",
-    "current_torch_ver",
+    "current_torch_ver", *OLDER_KEYS,
 }
 CODE_KEYS = (("custom_code_at_the_beginning", "beginning"), ("custom_code", "beginning"),
              ("custom_code_before_call_diopi", "before_call"), ("custom_code_before_return", "before_return"))
 AUTOGRAD_KEYS = ("forward_schema", "forward_process_code", "backward_schema", "saved_data",
                  "cal_grad_code", "backward_return_code", "wrappter_custom_return")
-LEGACY_KEYS = {"autocompare": "enable_autocompare: false", "register_op": "register_operator: false"}
 
 
 @dataclass
@@ -64,6 +65,7 @@ class _Work:
     up: Upstream
     path: str
     table: OpTable                      # the ops of the torch imported for
+    dialect: Dialect                    # the DIPU generator the file is read as written for
     notes: list[Diagnostic] = field(default_factory=list)
     entry: dict = field(default_factory=dict)
 
@@ -160,8 +162,9 @@ def _check_keys(w: _Work) -> None:
         if len(lines) > 1:
             w.notes.append(warning(w.path, lines[1], f"duplicate key '{key}' (upstream keeps the last value; so do we)"))
     for key in w.d:
-        if key in LEGACY_KEYS:
-            w.note(f"'{key}' is ignored by DIPU's generator (it reads {LEGACY_KEYS[key]}); ignored", key)
+        if key in OLDER_KEYS and not w.dialect.older:
+            w.note(f"'{key}' is ignored by DIPU's generator (it reads {OLDER_KEYS[key]}); the file is read as"
+                   f" written for {w.dialect.describe()}; ignored", key)
         elif key not in KNOWN_KEYS:
             w.note(f"unknown key '{key}' (DIPU's generator ignores it silently); ignored", key)
 
@@ -179,7 +182,9 @@ def _filters(w: _Work, torch_code: str) -> tuple[str, list | None, list | None]:
         if not isinstance(vers, list) or not all(isinstance(v, str) for v in vers):
             raise Skip("torch_ver: must be a list of strings (DIPU's generator crashes on ints)", "torch_ver")
         if not torch_kept(vers, torch_code):
-            raise Skip(f"torch_ver {vers} does not select torch {torch_code}", "torch_ver")
+            odd = [v for v in vers if v != "all" and not (len(v.lstrip("-")) == 5 and v.lstrip("-").isdigit())]
+            hint = f" (DIPU compares 5-digit codes such as {torch_code}: {odd} never match)" if odd else ""
+            raise Skip(f"torch_ver {vers} does not select torch {torch_code}{hint}", "torch_ver")
     return schema_name(d["schema"]), devices, vers
 
 
@@ -198,20 +203,23 @@ def _schema(w: _Work, op: str) -> tuple[FunctionSchema, AtenOp, bool]:
         raise Skip(f"schema does not parse as an ATen schema: {d['schema']!r}", "schema")
     if fixed is not None:
         w.note(f"schema is not a valid ATen schema; read as {fixed!r} (fixed)", "schema")
-    register = not ("register_operator" in d and not d["register_operator"])
+    register = w.dialect.registered(d)
     found = known
-    if found is None and register and "register_op" in d and not d["register_op"]:
+    if found is None and register and not w.dialect.older and "register_op" in d and not d["register_op"]:
         # Older files spell it register_op (ignored by DIPU's generator since it was renamed); an op
         # torch does not have cannot be registered anyway, so the intent is unambiguous.
         w.note(f"'{op}' is not an op of torch and says register_op: False (the old spelling);"
                " read as register_operator: False (fixed)", "register_op")
         register = False
-    if found is None:
-        if register:
-            raise Skip(f"'{op}' is not an op of {w.table.what}", "schema")
-        w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
+    if found is None and register:
+        raise Skip(f"'{op}' is not an op of {w.table.what}", "schema")
+    if not register:
+        # An unregistered entry is a helper: nothing of torch's calls it, so its schema is its own
+        # (topsrider's max_pool2d_backward takes input and indices, torch's takes self), as in DIPU.
+        if found is None:
+            w.note(f"'{op}' is not an op of torch; imported as an unregistered helper with its schema", "schema")
         w.entry["schema"] = str(parsed)
-        found = AtenOp(op, str(parsed), ("function",), helper=True)
+        return parsed, AtenOp(op, str(parsed), ("function",), helper=True), register
     if known is not None and str(parsed.arguments) != str(aten.function_schema(known).arguments):
         why = difference(parsed, aten.function_schema(known))
         if why is None:
@@ -262,13 +270,11 @@ def _call(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...]) -> t
     return (fn if isinstance(interface, str) else None), call_args
 
 
-def _flags(w: _Work, vers: list | None, register: bool) -> bool:
+def _flags(w: _Work, vers: list | None, register: bool, torch_code: str) -> bool:
     """torch gate, register, dummy call, fallbacks, device guard; returns whether it is a dummy call."""
     d, entry = w.d, w.entry
     if vers is not None:
-        gate = torch_gate(vers)
-        if gate is None and "all" not in vers:
-            raise Skip(f"torch_ver {vers} cannot be written as one torch: condition", "torch_ver")
+        gate = torch_gate(vers, torch_code)
         if gate:
             entry["torch"] = gate
     if not register:
@@ -280,7 +286,11 @@ def _flags(w: _Work, vers: list | None, register: bool) -> bool:
         entry["custom_fallback"] = True
         if "force_fallback" in d and on_unless_false(d["force_fallback"]):
             entry["force_fallback"] = True
-    if "enable_autocompare" in d and not d["enable_autocompare"] and register:
+    odd = w.dialect.odd_autocompare(d)
+    if odd is not None:
+        w.note(f"autocompare: {odd!r} is not one of DIPU's values (disable); DIPU's generator registers"
+               " nothing for it from 2024-04-28 on, and compares nothing before; read as disable", "autocompare")
+    if not w.dialect.compared(d) and register:
         entry["autocompare"] = False
     if "enable_fallback_to_cpu" in d and not d["enable_fallback_to_cpu"] and not dummy:
         entry["fallback_to_cpu"] = False
@@ -298,10 +308,16 @@ def _code(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], call
     """Custom code, the names it declares (locals, ins, outs, sizes) and return names."""
     d, entry = w.d, w.entry
     code: dict = {}
+    unreadable = []
     for key, hook in CODE_KEYS:
         value = d.get(key)
         if isinstance(value, str) and value.strip() and hook not in code:
-            code[hook] = value
+            checked = check_placeholders(w.up, key, w.path)
+            w.notes += checked.notes
+            unreadable += [key] if checked.unreadable else []
+            code[hook] = checked.text
+    if unreadable:
+        raise Skip("custom code has a placeholder DIPU's generator does not replace", unreadable[0])
     code_text = "\n".join(code.values())
     fresh_names = [n for n, r in zip(up_returns, sig.returns) if r.alias is None]
     if up_returns != tuple(r.name for r in sig.returns) and fresh_names and "schema" not in entry:
@@ -373,9 +389,10 @@ def _autograd(w: _Work, sig: OpSignature) -> None:
     w.entry["autograd"] = ag
 
 
-def translate(up: Upstream, path: str, table: OpTable, torch_code: str) -> Imported:
-    """One upstream entry for the torch of *table*; Imported.op is empty when the entry is skipped."""
-    w = _Work(up, path, table)
+def translate(up: Upstream, path: str, table: OpTable, torch_code: str, dialect: Dialect) -> Imported:
+    """One upstream entry for the torch of *table*, read as written for *dialect*;
+    Imported.op is empty when the entry is skipped."""
+    w = _Work(up, path, table, dialect)
     if not isinstance(up.data, dict):
         w.note("entry is not a mapping; entry skipped")
         return Imported(up, "", {}, None, None, False, w.notes)
@@ -386,7 +403,7 @@ def translate(up: Upstream, path: str, table: OpTable, torch_code: str) -> Impor
         sig = signature_of(found, written=w.entry.get("schema") if not found.helper else None)
         up_returns = tuple(return_names(parsed))
         interface_fn, call_args = _call(w, op, sig, up_returns)
-        dummy = _flags(w, vers, register)
+        dummy = _flags(w, vers, register, torch_code)
         code = _code(w, op, sig, up_returns, call_args, dummy)
         _autograd(w, sig)
     except Skip as skip:
