@@ -45,13 +45,14 @@ class _Group(click.Group):
             _fail(exc)
 
 
-def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, **choices):
+def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, workspace: bool = True, **choices):
     """The run's options. The torch to render and check for is --torch-version,
     else deeplink-gen.yaml's torch, else the installed one; its op table is the
     installed torch's when it is that version (major.minor, and the patch when
     given), else the shipped snapshot of it. A command that *renders* the
     workspace's files must not be asked for another torch than deeplink-gen.yaml's;
-    the others may look at any."""
+    the others may look at any. Without *workspace* (a command that writes a new
+    workspace) deeplink-gen.yaml is not read."""
     from deeplink_gen.errors import Diagnostic, ParseError, UserError
     from deeplink_gen.interfaces import torch_snapshots
     from deeplink_gen.interfaces.aten import installed_torch_version
@@ -60,7 +61,7 @@ def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, 
     from deeplink_gen.pipeline import Options
 
     installed = installed_torch_version()
-    recorded = target_torch(ctx.root)
+    recorded = target_torch(ctx.root) if workspace else None
     if torch_version is not None:
         try:
             TorchVersion.parse(torch_version)
@@ -502,7 +503,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
     existing += [p for p in (out_dir / "deeplink-gen.yaml",) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
-    options = _options(ctx, torch_version)
+    options = _options(ctx, torch_version, workspace=False)
     result = import_dipu(functions, configs, names, out_dir, options)
     for p in existing:
         if str(p) not in result.files:

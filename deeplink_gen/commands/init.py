@@ -12,6 +12,7 @@ from pathlib import Path
 from deeplink_gen import __version__
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
+from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
 from deeplink_gen.output.atomic import write_atomic
 from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
 from deeplink_gen.render.templating import render
@@ -58,7 +59,8 @@ def ensure_layout(root: Path, result: InitResult) -> None:
 def init(root: Path) -> InitResult:
     result = InitResult()
     ensure_layout(root, result)
-    context = dict(torch_version=str(installed_torch_version()), tool_version=__version__)
+    context = dict(torch_version=str(installed_torch_version()), target_torch=SUPPORTED_TORCHS[-1],
+                   tool_version=__version__)
     for rel, template in ONCE.items():
         target = root / rel
         if target.exists():

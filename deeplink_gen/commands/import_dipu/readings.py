@@ -31,7 +31,7 @@ def torch_kept(versions: list, current: str) -> bool:
 
 def version_code(v: TorchVersion) -> str:
     """DIPU's 5-digit torch version: 2.1.1 -> 20101."""
-    return f"{v.major}{v.minor:02d}{v.patch:02d}"
+    return v.dipu_code
 
 
 def torch_gate(versions: list, current: str) -> str | None:

@@ -64,7 +64,7 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000, default_flow_style=False)
 
 
-def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[Path, str]:
+def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: str) -> dict[Path, str]:
     """The workspace's files, by path."""
     name = Path(source).name
     texts = {out / "catalog" / "dipu.yaml": "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
@@ -72,7 +72,8 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str) -> dict[P
                                             "# may use anything DIPU's kernel template includes, so this file includes it too.\n"
                                             + _dump({"includes": list(DIPU_KERNEL_HEADERS), "ops": sel.catalog})}
     texts[out / "deeplink-gen.yaml"] = ("# Written by deeplink-gen import-dipu: the imported catalog is the whole catalog,\n"
-                                        "# as DIPU's file was for DIPU.\nbundled_catalog: false\n")
+                                        "# as DIPU's file was for DIPU; it renders for the torch it was imported for.\n"
+                                        f"bundled_catalog: false\ntorch: {torch}\n")
     for v in vendors:
         up = UPSTREAM.get(v)     # DIPU's own identity of a vendor it knows (cuda's DIOPI_IMPL_OPT is "torch", ...)
         body: dict = {"vendor": {"name": v, "device_type": up.device_type if up else v.upper(),
@@ -158,7 +159,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     sel = select(imported, vendors, layouts, path, notes)
     # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
     while True:
-        texts = _texts(out, sel, vendors, path)
+        texts = _texts(out, sel, vendors, path, str(options.torch_version))
         problems = _problems(out, texts, options)
         if not problems:
             break

@@ -8,6 +8,13 @@ if(NOT "${UsedVendor}" STREQUAL "cuda")
                       "but DEVICE=${DEVICE} builds ${UsedVendor}: render that vendor into this "
                       "checkout (deeplink-gen render --vendor ${UsedVendor} --into <checkout>)")
 endif()
+# dipu/CMakeLists.txt sets DIPU_TORCH_VERSION to the torch it builds with, as XYYZZ.
+if(DEFINED DIPU_TORCH_VERSION AND NOT "${DIPU_TORCH_VERSION}" STREQUAL "20202")
+  message(FATAL_ERROR "${CMAKE_CURRENT_LIST_FILE} lists kernels rendered for torch 2.2.2 "
+                      "(DIPU_TORCH_VERSION 20202), but DIPU builds with torch DIPU_TORCH_VERSION "
+                      "${DIPU_TORCH_VERSION}: render for that torch (deeplink-gen.yaml's torch, or "
+                      "render --torch-version) or build with torch 2.2.2")
+endif()
 set(GENERATED_KERNELS
   "${CMAKE_CURRENT_LIST_DIR}/AutoGenedKernels.cpp"
 )
