@@ -286,7 +286,8 @@ def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> 
               help="Report this vendor (repeatable). Default: every vendor, side by side.")
 @click.option("--torch-version", metavar="X.Y[.Z]",
               help="Whose op table to cover: the installed torch when it is that version, else the op table "
-                   "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0). Default: the installed torch.")
+                   "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0). Default: deeplink-gen.yaml's torch, else the "
+                   "installed torch.")
 @click.option("--autocompare/--no-autocompare", default=None,
               help="Resolve autocompare as render would with this flag (default: the vendor files decide).")
 @click.option("--impl", "impls", multiple=True, metavar="[VENDOR=]PATH",
