@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,23 @@ def load_schema(name: str) -> dict:
     return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+# C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines). A `pattern` string is a single-line value (a name, a path, a
+# header) that templates paste into C++, CMake, Python or YAML text, where a newline would end a
+# comment or a statement; Python's `$` also matches before a trailing newline. So a value that
+# matches its pattern is still refused when it holds one of these.
+_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _pattern(validator, pattern, instance, schema):
+    errors = list(jsonschema.Draft7Validator.VALIDATORS["pattern"](validator, pattern, instance, schema))
+    if not errors and validator.is_type(instance, "string") and _CONTROL.search(instance):
+        errors.append(jsonschema.ValidationError(f"{instance!r} holds a control character (such as a newline)"))
+    yield from errors
+
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft7Validator, {"pattern": _pattern})
+
+
 @functools.lru_cache(maxsize=None)
 def _validator(name: str) -> jsonschema.Draft7Validator:
     # Schemas refer to each other by relative URL (vendor ops.<op>.replace is a
@@ -36,7 +54,7 @@ def _validator(name: str) -> jsonschema.Draft7Validator:
     registry = Registry().with_resources(
         (load_schema(other)["$id"], Resource.from_contents(load_schema(other)))
         for other in ("catalog", "vendor", "workspace"))
-    return jsonschema.Draft7Validator(load_schema(name), registry=registry)
+    return _Validator(load_schema(name), registry=registry)
 
 
 def _describe(value: Any) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import jinja2
 from torchgen.model import SchemaKind
@@ -27,6 +28,12 @@ def cstr(text: str) -> str:
     return json.dumps(str(text), ensure_ascii=True)
 
 
+def comment(text: str) -> str:
+    """*text* as one line for a comment: each run of control characters or line breaks (which
+    would end the comment, so that the rest runs as code) becomes one space."""
+    return re.sub("[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", str(text)).strip()
+
+
 # A line templates write after C++ pasted from YAML (preceded by #line N "file.yaml"), so
 # that the compiler counts the generated file's own lines again; see resume_lines().
 RESUME = "#line __deeplink_gen_resume__"
@@ -41,8 +48,8 @@ def resume_lines(text: str, path: str) -> str:
     return "\n".join(lines)
 
 
-def header(comment: str, source: str) -> str:
-    return f"{comment} {GENERATED} by deeplink-gen from {source}. DO NOT EDIT."
+def header(marker: str, source: str) -> str:
+    return f"{marker} {GENERATED} by deeplink-gen from {comment(source)}. DO NOT EDIT."
 
 
 class _BytecodeCache(jinja2.FileSystemBytecodeCache):
@@ -87,6 +94,7 @@ def environment() -> jinja2.Environment:
     env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
     env.filters["rstrip"] = lambda text: str(text).rstrip()
     env.filters["cstr"] = cstr
+    env.filters["comment"] = comment
     return env
 
 

@@ -1,0 +1,97 @@
+"""Free-form strings of a vendor file never become code in what is rendered: a value
+with a newline (or another control character) is refused at validate with its
+file:line, or rendered so that the newline cannot start a statement."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from helpers import copy_workspace, edit, error_lines, line_of, run_cli
+
+MARKER = "PWNED"
+PY_PAYLOAD = "\\n'_x': __import__('os').system('touch PWNED'),\\n#"
+CMAKE_PAYLOAD = "/opt\\nexecute_process(COMMAND touch PWNED)\\n#"
+
+
+def _workspace(tmp_path):
+    return copy_workspace(tmp_path / "ws", own_catalog=False)
+
+
+def _refused(ws, vendor, needle, key):
+    """validate and render both stop at the hostile value, at its line, writing nothing."""
+    path = ws / "vendors" / f"{vendor}.yaml"
+    line = line_of(path, needle)
+    for args in (("validate",), ("render", "--vendor", vendor)):
+        errors = error_lines(run_cli(*args, cwd=ws))
+        assert any(f"vendors/{vendor}.yaml:{line}:" in e and f": error: {key}" in e for e in errors), errors
+    assert not (ws / "generated").exists()
+
+
+def test_diopi_reason_cannot_run_code(tmp_path):
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / "droplet.yaml", "reason: convolution is not implemented on droplet yet.",
+         f'reason: "convolution{PY_PAYLOAD}"')
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    found = sorted((ws / "generated" / "droplet").rglob("device_configs.py"))
+    assert len(found) == 1, found
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "skip.py").write_text("class Skip:\n    def __init__(self, value):\n        self.value = value\n")
+    shutil.copy(found[0], run / "device_configs.py")
+    proc = subprocess.run([sys.executable, "-c", "import device_configs; print(sorted(device_configs.device_configs))"],
+                          cwd=run, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert not (run / MARKER).exists()
+    assert "_x" not in proc.stdout and "conv_2d" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+@pytest.mark.parametrize("root", [CMAKE_PAYLOAD, "/opt\\rexecute_process(COMMAND touch PWNED)"])
+def test_default_root_with_control_character_is_refused(tmp_path, root):
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / "droplet.yaml", "default_roots: [/usr/local/tangrt]", f'default_roots: ["{root}"]')
+    _refused(ws, "droplet", "default_roots:", "build.toolkit.default_roots")
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_default_roots_cannot_break_out_of_cmake_strings(tmp_path):
+    """A backslash would escape the closing quote of one root, so that the next one is CMake code."""
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / "droplet.yaml", "default_roots: [/usr/local/tangrt]",
+         "default_roots: ['/a\\', '/b) execute_process(COMMAND touch PWNED) #']")
+    _refused(ws, "droplet", "default_roots:", "build.toolkit.default_roots")
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+def test_find_module_keeps_odd_roots_as_data(tmp_path):
+    """A root that is refused nothing (parentheses, #, spaces) stays a quoted string and a comment word:
+    the rendered Find module runs under cmake -P without running it."""
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / "droplet.yaml", "default_roots: [/usr/local/tangrt]",
+         "default_roots: ['/opt/x) execute_process(COMMAND touch PWNED) #']")
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    found = sorted((ws / "generated" / "droplet").rglob("FindTangRT.cmake"))
+    assert len(found) == 1, found
+    run = tmp_path / "run"
+    run.mkdir()
+    subprocess.run(["cmake", "-P", str(found[0])], cwd=run, capture_output=True, text=True, timeout=60)
+    assert not (run / MARKER).exists()
+
+
+@pytest.mark.parametrize("vendor, old, new, needle, key", [
+    # single-line names matched by a pattern: Python's $ matches before a trailing newline
+    ("droplet", "headers: [tang_runtime.h]", 'headers: ["tang_runtime.h\\n"]', "headers: [\"tang", "build.toolkit.headers"),
+    ("droplet", "name: TangRT", 'name: "TangRT\\n"', 'name: "TangRT', "build.toolkit.name"),
+    ("droplet", "root_vars: [DROPLET_INSTALL, TANGRT_ROOT]", 'root_vars: ["DROPLET_INSTALL\\n"]', "root_vars:",
+     "build.toolkit.root_vars"),
+    ("droplet", '["test_conv.*"]', '["test_conv\\nimport os"]', "test_conv", "tests.pytorch.disabled"),
+    ("camb", "description: Cambricon MLU", 'description: "Cambricon\\nMLU"', "description:", "vendor.description"),
+])
+def test_control_characters_refused(tmp_path, vendor, old, new, needle, key):
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / f"{vendor}.yaml", old, new)
+    _refused(ws, vendor, needle, key)
