@@ -28,10 +28,11 @@ def load_schema(name: str) -> dict:
     return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-# C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines). A `pattern` string is a single-line value (a name, a path, a
-# header) that templates paste into C++, CMake, Python or YAML text, where a newline would end a
-# comment or a statement; Python's `$` also matches before a trailing newline. So a value that
-# matches its pattern is still refused when it holds one of these.
+# C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines). A
+# `pattern` string is a single-line value (a name, a path, a header) that templates paste into
+# C++, CMake, Python or YAML text, where a newline would end a comment or a statement; Python's
+# `$` also matches before a trailing newline. So a value that matches its pattern is still
+# refused when it holds one of these.
 _CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
