@@ -170,3 +170,45 @@ def test_hand_written_sources_are_checked_by_validate(workspace: Path):
     assert any("vendors/droplet/deviceimpl.cpp: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
                for e in errors), errors
     assert any("vendors/droplet/blob.bin: error: (sources): not UTF-8 text" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("name, why", [("class", "is a C/C++ keyword"),
+                                       ("common", "is reserved: DIPU/DIOPI or Python use it themselves"),
+                                       ("v" * 49, "is longer than 48 characters")])
+def test_validate_refuses_a_vendor_name_new_vendor_refuses(workspace: Path, name: str, why: str):
+    """A vendor file new-vendor would not make is refused by validate and render alike."""
+    path = workspace / "vendors" / f"{name}.yaml"
+    (workspace / "vendors" / "droplet.yaml").rename(path)
+    edit(path, "  name: droplet\n", f"  name: {name}\n")
+    line = line_of(path, f"  name: {name}")
+    for command in (("validate",), ("render", "--vendor", name)):
+        result = run_cli(*command, cwd=workspace)
+        assert result.exit_code == 1, result.output
+        assert any(e.startswith(f"{path}:{line}:") and "vendor.name" in e and f"'{name}' {why}" in e
+                   for e in error_lines(result)), error_lines(result)
+    assert not (workspace / "generated").exists()
+    result = run_cli("new-vendor", name, cwd=workspace)
+    assert result.exit_code == 1 and why in result.output, result.output
+
+
+@pytest.mark.parametrize("gate", [">=2.5, <2.2", ">2.1.0,<2.1.1", "<0.0.0"])
+def test_a_torch_gate_that_admits_no_version(workspace: Path, gate: str):
+    vendor = workspace / "vendors" / "droplet.yaml"
+    edit(vendor, "  bmm.out:\n    autocompare: false\n", f'  bmm.out:\n    torch: "{gate}"\n    autocompare: false\n')
+    line = line_of(vendor, f'    torch: "{gate}"')
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert errors == [f"{vendor}:{line}:12: error: ops[bmm.out].torch: '{gate}' admits no torch version"], errors
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("  headers: [tang_runtime.h, pccl.h]", "  headers: [../../etc/tang_runtime.h, pccl.h]", "runtime.headers[0]"),
+    ('  sources: ["*.cpp"]', '  sources: ["../*.cpp"]', "build.sources[0]"),
+    ("    include_suffixes: [include]", "    include_suffixes: [include/../..]", "build.toolkit.include_suffixes[0]"),
+])
+def test_paths_do_not_leave_their_folder(workspace: Path, old: str, new: str, key: str):
+    """As catalog includes, runtime headers and build paths take no `..`."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    edit(vendor, old, new)
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert len(errors) == 1 and errors[0].startswith(f"{vendor}:{line_of(vendor, new)}:") and key in errors[0] \
+        and "(no ..)" in errors[0], errors

@@ -10,7 +10,6 @@ and only then is it moved into the workspace: a failure writes nothing."""
 from __future__ import annotations
 
 import json
-import keyword as _pykeyword
 import re
 import shutil
 import tempfile
@@ -32,32 +31,12 @@ from deeplink_gen.paths import example_vendors_dir, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render import paths
 from deeplink_gen.render.templating import render
+from deeplink_gen.validate.names import C_KEYWORDS, vendor_name_problem
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
-MAX_NAME = 48
-
-# C and C++ keywords (C++17 and C23, alternative operator spellings included).
-C_KEYWORDS = frozenset("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
-class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
-decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
-goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
-protected public register reinterpret_cast requires restrict return short signed sizeof static
-static_assert static_cast struct switch template this thread_local throw true try typedef typeid
-typename typeof typeof_unqual union unsigned using virtual void volatile wchar_t while xor xor_eq
-""".split())
-
-# Names DIPU/DIOPI use themselves: folders next to the vendor folders, namespaces, build targets.
-DIPU_RESERVED = frozenset("""
-aten autograd base binding common core cpu device devapis diopi diopirt dipu distributed dist
-generated include metrics onboarding ops profiler runtime scripts stub test tests third_party torch
-torch_dipu utils vendor vendors xpu meta
-""".split())
-
 RESERVED_ENUM = frozenset({"NULL", "EOF", "TRUE", "FALSE"})
 
-NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 ENUM_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 PREFIX_RE = re.compile(r"^[a-z][A-Za-z0-9]*$")
 
@@ -88,21 +67,13 @@ def check_name(name: str) -> None:
     shown = repr(name)
     if not name:
         raise refused("the vendor name is empty")
-    if name.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", name):
+    if name.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:[\\/]", name) \
+            or "/" in name or "\\" in name or ".." in name or name in (".", "~"):
         raise refused(f"vendor name {shown} is a path; give a bare name such as acme "
-                            "(the file is always vendors/<name>.yaml in the workspace, see -C)")
-    if "/" in name or "\\" in name or ".." in name or name in (".", "~"):
-        raise refused(f"vendor name {shown} is a path; give a bare name such as acme "
-                            "(the file is always vendors/<name>.yaml in the workspace, see -C)")
-    if not NAME_RE.match(name):
-        raise refused(f"vendor name {shown} is not a lower-case C identifier "
-                            "(a-z, 0-9 and _, starting with a letter)")
-    if len(name) > MAX_NAME:
-        raise refused(f"vendor name {shown} is longer than {MAX_NAME} characters")
-    if name in C_KEYWORDS:
-        raise refused(f"vendor name {shown} is a C/C++ keyword")
-    if name in DIPU_RESERVED or _pykeyword.iskeyword(name):
-        raise refused(f"vendor name {shown} is reserved: DIPU/DIOPI or Python use it themselves")
+                      "(the file is always vendors/<name>.yaml in the workspace, see -C)")
+    problem = vendor_name_problem(name)
+    if problem:
+        raise refused(f"vendor name {shown} {problem}")
 
 
 def check_device_type(device_type: str, name: str, others: dict[str, str]) -> None:

@@ -64,7 +64,25 @@ class TorchGate:
             if op is None:
                 raise ParseError(f"'{part}' does not start with one of {' '.join(_COMPARISONS)}")
             clauses.append((op, TorchVersion.parse(part[len(op):])))
-        return TorchGate(text, tuple(clauses), loc)
+        gate = TorchGate(text, tuple(clauses), loc)
+        if not any(gate.admits(v) for v in gate._near_bounds()):
+            raise ParseError(f"'{text.strip()}' admits no torch version")
+        return gate
+
+    def _near_bounds(self) -> list["TorchVersion"]:
+        """Versions at, just above and just below each bound, and the extremes: where a
+        conjunction of comparisons admits a version, it admits one of these."""
+        big = 10 ** 9
+        out = [TorchVersion(0, 0, 0), TorchVersion(big, 0, 0)]
+        for _, (major, minor, patch) in ((op, (b.major, b.minor, b.patch)) for op, b in self.clauses):
+            out += [TorchVersion(major, minor, patch), TorchVersion(major, minor, patch + 1)]
+            if patch:
+                out.append(TorchVersion(major, minor, patch - 1))
+            if minor:
+                out.append(TorchVersion(major, minor - 1, big))
+            if major:
+                out.append(TorchVersion(major - 1, big, big))
+        return out
 
     def admits(self, version: TorchVersion) -> bool:
         have = (version.major, version.minor, version.patch)

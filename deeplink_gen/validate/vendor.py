@@ -13,6 +13,7 @@ from deeplink_gen.errors import Diagnostics, did_you_mean
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.validate.names import vendor_name_problem
 from deeplink_gen.validate.context import Context
 
 
@@ -21,6 +22,9 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     if vendor.name != stem:
         diags.add(vendor.identity.name_loc, ("vendor", "name"),
                   f"vendor name '{vendor.name}' must match the file name '{stem}.yaml'")
+    problem = vendor_name_problem(vendor.name)
+    if problem:
+        diags.add(vendor.identity.name_loc, ("vendor", "name"), f"vendor name '{vendor.name}' {problem}")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
     for alias in vendor.identity.cmake_aliases:
