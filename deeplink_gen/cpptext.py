@@ -14,6 +14,10 @@ _STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WRAPPER = re.compile(r"\bdipu_\w+")
 _DIOPI_CALLED = re.compile(r"\b(diopi[A-Z]\w*)\s*\(")
+# C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines): in a
+# comment or a statement of generated text, each would end it.
+CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 CPP_WORDS = frozenset("""
 alignof and auto bool char const const_cast constexpr decltype double dynamic_cast false float
@@ -89,3 +93,8 @@ def called_diopi(text: str) -> set[str]:
     """The diopi<Name> functions that C++ text calls (string literals aside)."""
     masked = _STRING.sub(lambda m: " " * len(m.group()), text or "")
     return set(_DIOPI_CALLED.findall(masked))
+
+
+def blank_comments(text: str) -> str:
+    """*text* with its C/C++ comments turned into spaces, every newline and column kept."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

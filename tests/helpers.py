@@ -20,6 +20,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from deeplink_gen.cli import main
+from deeplink_gen.model import TorchVersion
 
 REPO = Path(__file__).resolve().parent.parent
 # A stand-in for a deeplink.framework 9dd38082 checkout: the lines the onboarding patches need.
@@ -264,8 +265,7 @@ def torch_root(python: Path | None = None) -> Path:
 def torch_version_code(python: Path | None = None) -> str:
     """DIPU's 5-digit form of *python*'s torch version (2.2.2 -> 20202), as its build defines DIPU_TORCH_VERSION."""
     text = (torch_root(python) / "version.py").read_text()
-    major, minor, patch = (int(x) for x in re.search(r"__version__ = '(\d+)\.(\d+)\.(\d+)", text).groups())
-    return f"{major}{minor:02d}{patch:02d}"
+    return TorchVersion.parse(re.search(r"__version__ = '([^']+)'", text).group(1)).dipu_code
 
 
 def torch_include_flags(python: Path | None = None) -> list[str]:

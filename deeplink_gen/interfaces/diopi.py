@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from deeplink_gen.cpptext import split_args
+from deeplink_gen.cpptext import blank_comments, split_args
 from deeplink_gen.load import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
 from deeplink_gen.model import DiopiParam, Prototype, Prototypes, RuntimeHeader
@@ -106,8 +106,7 @@ def _blank_comments(text: str) -> str:
     def keep_lines(m: re.Match) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
 
-    text = re.sub(r"/\*.*?\*/", keep_lines, text, flags=re.S)
-    text = re.sub(r"//[^\n]*", keep_lines, text)
+    text = blank_comments(text)
     text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", keep_lines, text, flags=re.M)
     text = re.sub(r'extern\s+"C"\s*\{', keep_lines, text)
     return text

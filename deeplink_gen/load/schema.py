@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from deeplink_gen import cache
+from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, did_you_mean, sort_key
 from deeplink_gen.load.yamlfile import Document
 from deeplink_gen.paths import cache_dir, schema_dir, schema_digest
@@ -28,17 +28,13 @@ def load_schema(name: str) -> dict:
     return json.loads((schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-# C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines). A
-# `pattern` string is a single-line value (a name, a path, a header) that templates paste into
-# C++, CMake, Python or YAML text, where a newline would end a comment or a statement; Python's
-# `$` also matches before a trailing newline. So a value that matches its pattern is still
-# refused when it holds one of these.
-_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
-
-
 def _pattern(validator, pattern, instance, schema):
+    """A `pattern` string is a single-line value (a name, a path, a header) that templates paste
+    into C++, CMake, Python or YAML text, where a control character would end a comment or a
+    statement; Python's `$` also matches before a trailing newline. So a value that matches its
+    pattern is still refused when it holds one."""
     errors = list(jsonschema.Draft7Validator.VALIDATORS["pattern"](validator, pattern, instance, schema))
-    if not errors and validator.is_type(instance, "string") and _CONTROL.search(instance):
+    if not errors and validator.is_type(instance, "string") and CONTROL.search(instance):
         errors.append(jsonschema.ValidationError(f"{instance!r} holds a control character (such as a newline)"))
     yield from errors
 

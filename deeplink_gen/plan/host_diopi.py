@@ -22,7 +22,7 @@ from deeplink_gen.cpptext import called_diopi
 from deeplink_gen.interfaces.aten import function_schema
 from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.args import ArgKind
-from deeplink_gen.plan.kernels import _call_args, signature
+from deeplink_gen.plan.kernels import call_args, signature
 from deeplink_gen.plan.signature import signature_of
 
 # ATen argument kinds a DIOPI value converts back from, and the plain C++ types that pass through.
@@ -86,7 +86,7 @@ def _why_not(r: ResolvedOp, proto: Prototype | None) -> str | None:
     if entry.hook("before_call") or entry.hook("before_return"):
         return f"{r.op} has custom code around the call"
     sig = signature(r)
-    args, _ = _call_args(r, sig)
+    args, _ = call_args(r, sig)
     for a in args:
         if a.kind not in CONVERTIBLE and a.kind is not ArgKind.CTX:
             return f"{r.op} passes {a.name if a.kind is not ArgKind.EXPR else repr(a.name)} ({a.kind.value})"
@@ -108,7 +108,7 @@ def _why_not(r: ResolvedOp, proto: Prototype | None) -> str | None:
 def _function(r: ResolvedOp, proto: Prototype) -> HostFunction:
     sig = signature(r)
     torch_sig = signature_of(r.aten)             # the kinds at::_ops::<op>::call takes
-    args, _ = _call_args(r, sig)
+    args, _ = call_args(r, sig)
     kinds = {p.name: t.kind for p, t in zip(sig.params, torch_sig.params)}
     host_args = []
     for a, param in zip(args, proto.params):

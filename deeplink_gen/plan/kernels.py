@@ -273,7 +273,7 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
     )
 
 
-def _call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list[CallArgPlan]]:
+def call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list[CallArgPlan]]:
     """(the DIOPI call's arguments, the locals they and the custom code need, in order of use)."""
     entry = r.entry
     params = {p.name: p for p in sig.params}
@@ -323,7 +323,7 @@ def _call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list
 def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
     sig = signature(r)
     entry = r.entry
-    args, used = _call_args(r, sig)
+    args, used = call_args(r, sig)
     dummy = entry.flag("dummy_call")
     conversions, seen = [], set()
     if not dummy:

@@ -12,7 +12,7 @@ from torchgen.api import cpp
 from torchgen.api.types import DispatcherSignature
 from torchgen.model import BaseTy, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 
-from deeplink_gen.interfaces.aten import function_schema, parse_schema
+from deeplink_gen.interfaces.aten import function_schema, optional_spelling, parse_schema
 from deeplink_gen.model import AtenOp, CatalogEntry
 from deeplink_gen.plan.args import AUX_SUFFIX, HANDLE, NAMEABLE_AUX, TENSOR_LIKE, ArgKind, local_name
 
@@ -70,11 +70,7 @@ class OpSignature:
 def _respell(cpp: str, spelling: str | None) -> str:
     """*cpp* (C++ torchgen wrote) with optional types spelled as the op's torch spells them:
     torchgen of torch 2.2 and older writes c10::optional, newer torchgen ::std::optional."""
-    if spelling is None:
-        return cpp
-    from deeplink_gen.interfaces.aten import optional_spelling
-
-    return cpp.replace(optional_spelling() + "<", spelling + "<")
+    return cpp if spelling is None else cpp.replace(optional_spelling() + "<", spelling + "<")
 
 
 def _dispatcher_context(const_ref_for_mutable: bool, ilistref: bool):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 
 import jinja2
 from torchgen.model import SchemaKind
 
 from deeplink_gen import cache
+from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.model import DiopiArgKind
 from deeplink_gen.paths import cache_dir
 from deeplink_gen.plan.args import ArgKind
@@ -31,7 +31,7 @@ def cstr(text: str) -> str:
 def comment(text: str) -> str:
     """*text* as one line for a comment: each run of control characters or line breaks (which
     would end the comment, so that the rest runs as code) becomes one space."""
-    return re.sub("[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", str(text)).strip()
+    return CONTROL.sub(" ", str(text)).strip()
 
 
 # A line templates write after C++ pasted from YAML (preceded by #line N "file.yaml"), so

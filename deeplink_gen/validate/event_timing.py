@@ -9,20 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from deeplink_gen.cpptext import IDENT, blank_comments
 from deeplink_gen.errors import Diagnostics, Loc
 from deeplink_gen.model import Impl, RuntimeSpec
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # The SDK flags that turn timing off: cudaEventDisableTiming, tangEventDisableTiming, ACL_EVENT_DISABLE_TIMING, ...
 _DISABLE_TIMING = re.compile(r"disable_?timing", re.I)
 # Implementations that define no elapsed-time query.
 _UNDEFINED = ("unsupported", "noop")
-
-
-def _blank_comments(text: str) -> str:
-    """*text* with its C/C++ comments blanked out, its lines kept in place."""
-    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n") or " ", text)
 
 
 def disable_timing_flag(impl: Impl) -> tuple[str, Loc] | None:
@@ -32,8 +26,8 @@ def disable_timing_flag(impl: Impl) -> tuple[str, Loc] | None:
     if impl.custom is not None and impl.custom_loc is not None:
         texts.append((impl.custom, impl.custom_loc))
     for text, loc in texts:
-        text = _blank_comments(text)
-        for m in _IDENT.finditer(text):
+        text = blank_comments(text)
+        for m in IDENT.finditer(text):
             if _DISABLE_TIMING.search(m.group(0)):
                 lines = text.count("\n", 0, m.start())
                 return m.group(0), replace(loc, line=loc.line + lines, col=loc.col if lines == 0 else 1)

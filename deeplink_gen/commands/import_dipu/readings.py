@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from deeplink_gen.model import TorchVersion
-
 
 def true_like(value: Any) -> bool:
     """`True` or `"True"` (custom_fallback, dummy_call_diopi)."""
@@ -27,11 +25,6 @@ def torch_kept(versions: list, current: str) -> bool:
     if f"-{current}" in versions:
         return False
     return "all" in versions or current in versions
-
-
-def version_code(v: TorchVersion) -> str:
-    """DIPU's 5-digit torch version: 2.1.1 -> 20101."""
-    return v.dipu_code
 
 
 def torch_gate(versions: list, current: str) -> str | None:

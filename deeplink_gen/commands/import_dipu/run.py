@@ -11,7 +11,6 @@ import yaml
 from deeplink_gen import pipeline
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.read import read_convert_config, read_functions, warning
-from deeplink_gen.commands.import_dipu.readings import version_code
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
 from deeplink_gen.commands.import_dipu.translate import translate
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, sort_key
@@ -151,7 +150,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     table = options.op_table()
     dialect = dialect_of(ups)
     for up in ups:
-        item = translate(up, path, table, version_code(options.torch_version), dialect)
+        item = translate(up, path, table, options.torch_version.dipu_code, dialect)
         notes += item.notes
         if item.op:
             imported.append(item)
