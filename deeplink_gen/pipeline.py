@@ -175,10 +175,26 @@ def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str
 
 def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:
     """Each vendor's tree staged and swapped in; unchanged files kept as they are."""
-    from deeplink_gen.output import writer
+    from deeplink_gen.output import lock, writer
 
     report = writer.Report()
-    writer.recover(out_root)
-    for name, files in rendered.items():
-        writer.write_tree(out_root, name, files, report)
+    try:
+        out_root.mkdir(parents=True, exist_ok=True)
+        with lock.held(out_root, str(out_root)):
+            writer.recover(out_root)
+            refused = [d for name in rendered for d in [writer.refusal(out_root, name)] if d is not None]
+            if refused:
+                raise UserError(refused)
+            for name, files in rendered.items():
+                try:
+                    writer.write_tree(out_root, name, files, report)
+                except OSError as exc:
+                    raise UserError([Diagnostic(None, str(out_root / name), (
+                        f"cannot write {exc.filename or out_root}: {exc.strerror or exc}; "
+                        "nothing of this vendor was written, its folder is as it was"))]) from None
+    except FileExistsError:
+        raise UserError([Diagnostic(None, str(out_root), "is not a folder; nothing was written")]) from None
+    except OSError as exc:
+        raise UserError([Diagnostic(None, str(out_root), (
+            f"cannot write {exc.filename or out_root}: {exc.strerror or exc}; nothing was written"))]) from None
     return report

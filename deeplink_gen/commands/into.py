@@ -24,7 +24,7 @@ from deeplink_gen.commands import warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT
-from deeplink_gen.output import patching, transaction
+from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
 from deeplink_gen.render import paths
 
@@ -65,7 +65,11 @@ def run(root: Path, vendor: str, options: pipeline.Options, dest: Path, force: b
     ws = checked.ws
     (v,) = ws.vendors
     files = pipeline.render(ws, pipeline.resolve(ws, v, options), options)
-    outcome = into(dest, v, files, force)
+    if dest.is_dir():
+        with lock.held(dest, "--into"):
+            outcome = into(dest, v, files, force)
+    else:
+        outcome = into(dest, v, files, force)          # refused: not a checkout
     _report(v.name, dest, outcome)
     return 0
 
@@ -97,6 +101,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             out.notes.append(f"onboarding/diopi.patch not applied: {impl} does not exist; build DIPU with "
                              f"DIPU_WITH_DIOPI_LIBRARY=DISABLE until DIOPI has that implementation")
     changes: dict[str, bytes | None] = {}
+    touched = set(wanted)                      # every file this run may write: a killed run's leftovers are swept
     conflicts: list[Diagnostic] = []
     for prefix, text in patches:
         try:
@@ -105,6 +110,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             raise UserError([Diagnostic(None, "--into", f"internal: cannot read the rendered patch: {exc}")])
         for fp in file_patches:
             rel = prefix + fp.path
+            touched.add(rel)
             before = _text(_read(dest / rel))
             results = patching.check(before, fp)
             for r in results:
@@ -143,6 +149,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             out.notes.append(f"{paths.vendor_dir(vendor)}/ also holds files the render does not produce, left as "
                              f"they are (a vendor CMakeLists.txt that globs *.cpp compiles them): {', '.join(extra)}")
     try:
+        transaction.sweep(dest, sorted(touched | set(changes)))
         transaction.commit(dest, changes)
     except OSError as exc:
         where = exc.filename or dest

@@ -23,14 +23,17 @@ def _aside(path: Path, tag: str) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}{tag}")
 
 
-def _sweep(path: Path) -> None:
-    """Remove what a killed earlier run left beside *path* (files only we name so)."""
-    if not path.parent.is_dir():
-        return
-    for tag in (_TMP, _OLD):
-        for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
-            if leftover.is_file() and not leftover.is_symlink():
-                leftover.unlink()
+def sweep(root: Path, rels) -> None:
+    """Remove what a killed earlier run left beside each of *rels* below
+    *root* (only regular files named as this module names them)."""
+    for rel in rels:
+        path = root / rel
+        if not path.parent.is_dir():
+            continue
+        for tag in (_TMP, _OLD):
+            for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
+                if leftover.is_file() and not leftover.is_symlink():
+                    leftover.unlink()
 
 
 def _make_dirs(path: Path, created: list[Path]) -> None:
@@ -99,8 +102,8 @@ def commit(root: Path, changes: dict[str, bytes | None]) -> None:
                 pass
 
     try:
+        sweep(root, sorted(changes))
         for rel, data in sorted(changes.items()):
-            _sweep(root / rel)
             if data is not None:
                 path = root / rel
                 _make_dirs(path.parent, created)

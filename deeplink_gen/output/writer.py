@@ -1,7 +1,11 @@
 """Write rendered trees safely. A vendor's output is staged next to its
 target, unchanged files are hard-linked (mtime kept, so CMake/Ninja rebuild
-nothing), and the staged tree is swapped in with renames: a failed or killed
-render leaves the previous tree in place. ``check`` compares without writing."""
+nothing), and the staged tree takes the target's place in one atomic
+exchange (output/swap.py): a failed or killed render leaves the previous
+tree in place, and the target path always names a whole tree. A folder
+holding anything deeplink-gen did not write (output/owned.py) is never
+replaced. What a killed render left beside the trees is cleaned by the
+next one (recover). ``check`` compares without writing."""
 
 from __future__ import annotations
 
@@ -11,10 +15,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deeplink_gen.errors import Diagnostic, UserError
+from deeplink_gen.output import swap
 from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.output.owned import MARKER, entries, not_ours
 
-STAGING = ".staging-"
-PREVIOUS = ".previous-"
+STAGING = ".deeplink-gen-staging-"     # a tree being written, then the old tree being removed
+ASIDE = ".deeplink-gen-previous-"      # the old tree between the two renames of a swap without exchange
 
 
 @dataclass
@@ -33,30 +40,57 @@ class Report:
 
 
 def _existing(root: Path) -> dict[str, Path]:
-    """Every entry below *root* that is not a directory; symlinks are listed but
-    never followed (a link inside the output tree never leads out of it)."""
-    found: dict[str, Path] = {}
-    if not root.is_dir() or root.is_symlink():
-        return found
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in filenames + [d for d in dirnames if (Path(dirpath) / d).is_symlink()]:
-            path = Path(dirpath) / name
-            found[path.relative_to(root).as_posix()] = path
-    return found
+    """The entries below *root* when it is a folder (not a link to one)."""
+    return entries(root) if root.is_dir() and not root.is_symlink() else {}
+
+
+def _ours(folder: Path) -> bool:
+    return not_ours(folder) is None
+
+
+def _staged(folder: Path) -> bool:
+    """A staging folder deeplink-gen made: marked while incomplete, else a tree of ours."""
+    return folder.is_dir() and not folder.is_symlink() and ((folder / MARKER).is_file() or _ours(folder))
+
+
+def _discard(folder: Path) -> None:
+    """Delete a folder of ours: marked first and its marker deleted last, so
+    that a deletion killed part-way leaves what is still known as ours."""
+    try:
+        (folder / MARKER).touch()
+        children = [p for p in folder.iterdir() if p.name != MARKER]
+    except OSError:
+        return
+    for child in children:
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+    (folder / MARKER).unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def recover(out_root: Path) -> None:
-    """Finish a swap that was interrupted between its two renames."""
+    """Clean up after a render killed in *out_root*: put back an old tree a
+    swap left aside, remove staging folders. Only folders deeplink-gen
+    wrote are touched; anything else under these names is left alone."""
     if not out_root.is_dir():
         return
-    for leftover in sorted(out_root.glob(PREVIOUS + "*")):
-        target = out_root / leftover.name[len(PREVIOUS):]
-        if not target.exists():
-            os.replace(leftover, target)
+    for leftover in sorted(out_root.glob(ASIDE + "*")):
+        target = out_root / leftover.name[len(ASIDE):]
+        if not _staged(leftover):
+            continue
+        if not os.path.lexists(target):    # killed between the two renames: the old tree is whole
+            (leftover / MARKER).unlink(missing_ok=True)
+            os.rename(leftover, target)
         else:
-            shutil.rmtree(leftover, ignore_errors=True)
+            _discard(leftover)
     for staging in sorted(out_root.glob(STAGING + "*")):
-        shutil.rmtree(staging, ignore_errors=True)
+        if _staged(staging):
+            _discard(staging)
 
 
 def _read(path: Path) -> bytes | None:
@@ -91,9 +125,23 @@ def check_tree(target: Path, files: dict[str, str], label: str, report: Report, 
         report.unexpected.append(f"{label}/{rel}")
 
 
+def refusal(out_root: Path, name: str) -> Diagnostic | None:
+    """Why a render must not replace ``out_root/name``, as an error, or None."""
+    target = out_root / name
+    why = not_ours(target)
+    if why is None:
+        return None
+    return Diagnostic(None, str(target), f"{why}; a render replaces that folder as a whole, so it was left as it "
+                                         "was: move what is there elsewhere, or give --out another folder")
+
+
 def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report) -> None:
     """Replace ``out_root/name`` with exactly *files*, touching nothing if nothing changed."""
     target = out_root / name
+    for folder in (name, STAGING + name):          # recover() removed a staging folder of ours
+        problem = refusal(out_root, folder)
+        if problem is not None:
+            raise UserError([problem])
     on_disk = _existing(target)
     changed = [rel for rel in sorted(files)
                if rel not in on_disk or _read(on_disk[rel]) != files[rel].encode("utf-8")]
@@ -101,23 +149,38 @@ def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report)
     if not changed and not extra:
         report.unchanged.extend(f"{name}/{rel}" for rel in sorted(files))
         return
-    out_root.mkdir(parents=True, exist_ok=True)
     staging = out_root / (STAGING + name)
-    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir()
+        (staging / MARKER).touch()
+        for rel in sorted(files):
+            dest = staging / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if rel in on_disk and rel not in changed:
+                os.link(on_disk[rel], dest, follow_symlinks=False)
+            else:
+                write_atomic(dest, files[rel].encode("utf-8"), sync=True)
+        (staging / MARKER).unlink()
+        _swap_in(staging, target, out_root / (ASIDE + name))
+    except BaseException:
+        if _staged(staging):
+            _discard(staging)
+        raise
+    _discard(staging)                  # the old tree, after an exchange
     for rel in sorted(files):
-        dest = staging / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if rel in on_disk and rel not in changed:
-            os.link(on_disk[rel], dest, follow_symlinks=False)
-            report.unchanged.append(f"{name}/{rel}")
-        else:
-            write_atomic(dest, files[rel].encode("utf-8"), sync=True)
-            report.written.append(f"{name}/{rel}")
+        (report.unchanged if rel in on_disk and rel not in changed else report.written).append(f"{name}/{rel}")
     report.removed.extend(f"{name}/{rel}" for rel in extra)
-    previous = out_root / (PREVIOUS + name)
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    if target.exists():
-        os.replace(target, previous)
-    os.replace(staging, target)
-    shutil.rmtree(previous, ignore_errors=True)
+
+
+def _swap_in(staging: Path, target: Path, aside: Path) -> None:
+    """Put the complete tree at *staging* in *target*'s place."""
+    if not os.path.lexists(target):
+        os.rename(staging, target)
+    elif not swap.exchange(staging, target):
+        os.rename(target, aside)
+        try:
+            os.rename(staging, target)
+        except BaseException:
+            os.rename(aside, target)
+            raise
+        _discard(aside)

@@ -1,0 +1,271 @@
+"""What a render may do to the folders it writes: never delete or replace
+what deeplink-gen did not write, never leave a vendor path missing or a
+tree torn (killed at any rename, a write that fails half-way, two renders
+at once), and clean up what an interrupted run left behind."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import dipu_checkout, run_cli, tree_state
+
+# Run the CLI in a process that kills itself with SIGKILL just before its
+# KILL_AT-th file-system step of the kinds below (audit events, so nothing
+# of deeplink-gen is replaced): renames (os.replace too), the atomic
+# exchange (a ctypes call), links, removals and folder deletions.
+_KILLER = """
+import os, signal, sys
+steps, at = 0, int(os.environ["KILL_AT"])
+def hook(event, args):
+    global steps
+    if event in ("os.rename", "ctypes.call_function", "os.link", "os.remove", "shutil.rmtree"):
+        steps += 1
+        if steps == at:
+            os.kill(os.getpid(), signal.SIGKILL)
+sys.addaudithook(hook)
+from deeplink_gen.cli import main
+main(sys.argv[1:], prog_name="deeplink-gen")
+"""
+
+
+def _killed_at(step: int, *args: str) -> int:
+    env = dict(os.environ, KILL_AT=str(step))
+    proc = subprocess.run([sys.executable, "-c", _KILLER, *args], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode
+
+
+def failing(result) -> list[str]:
+    """The error lines of a run that must fail cleanly: exit 1, no traceback."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {k: v[0] for k, v in tree_state(root).items()}
+
+
+def _leftovers(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if "deeplink-gen" in p.name)
+
+
+def _edit(workspace: Path, old: str, new: str, vendor: str = "droplet") -> None:
+    path = workspace / "vendors" / f"{vendor}.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def _change_droplet(workspace: Path) -> None:
+    _edit(workspace, "  profiler: true", "  profiler: false")
+
+
+# -- never delete what deeplink-gen did not write --------------------------------------------------------------
+
+def test_a_file_put_into_a_vendor_folder_is_never_deleted(workspace: Path):
+    out = workspace / "out"
+    assert run_cli("render", "--vendor", "droplet", "--out", str(out), cwd=workspace).exit_code == 0
+    (out / "droplet" / "NOTES.txt").write_text("mine\n")
+    before = tree_state(out)
+    _change_droplet(workspace)
+    errors = failing(run_cli("render", "--vendor", "droplet", "--out", str(out), cwd=workspace))
+    assert any("droplet" in e and "NOTES.txt" in e and "did not write" in e for e in errors), errors
+    assert tree_state(out) == before
+    # Moved away, the render goes through.
+    (out / "droplet" / "NOTES.txt").unlink()
+    assert run_cli("render", "--vendor", "droplet", "--out", str(out), cwd=workspace).exit_code == 0
+
+
+def test_a_hand_written_folder_is_never_an_output_folder(workspace: Path):
+    """--out vendors is inside the workspace; vendors/droplet/ holds the vendor's own sources."""
+    sources = workspace / "vendors" / "droplet"
+    sources.mkdir()
+    (sources / "shim.cpp").write_text("int droplet_shim() { return 0; }\n")
+    before = tree_state(workspace / "vendors")
+    errors = failing(run_cli("render", "--vendor", "droplet", "--out", str(workspace / "vendors"), cwd=workspace))
+    assert any("shim.cpp" in e for e in errors), errors
+    assert tree_state(workspace / "vendors") == before
+
+
+def test_a_folder_named_like_the_vendor_is_never_replaced(workspace: Path, tmp_path: Path):
+    """What `--out / --allow-outside-workspace` with a vendor named `opt` would meet: /opt."""
+    out = tmp_path / "root"
+    (out / "droplet" / "pypi").mkdir(parents=True)
+    (out / "droplet" / "pypi" / "index.html").write_text("precious\n")
+    before = tree_state(out)
+    errors = failing(run_cli("render", "--vendor", "droplet", "--out", str(out), "--allow-outside-workspace",
+                             cwd=workspace))
+    assert any("pypi" in e and "left as it was" in e for e in errors), errors
+    assert tree_state(out) == before
+
+
+@pytest.mark.parametrize("kind", ["file", "link"])
+def test_a_vendor_path_that_is_not_a_folder_is_kept(workspace: Path, tmp_path: Path, kind: str):
+    out = workspace / "generated"
+    out.mkdir()
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep.txt").write_text("keep\n")
+    if kind == "file":
+        (out / "droplet").write_text("a file\n")
+    else:
+        (out / "droplet").symlink_to(target)
+    errors = failing(run_cli("render", "--vendor", "droplet", cwd=workspace))
+    assert any("droplet: is not a folder" in e for e in errors), errors
+    assert os.path.lexists(out / "droplet") and (out / "droplet").is_symlink() == (kind == "link")
+    assert (target / "keep.txt").read_text() == "keep\n"
+    assert sorted(p.name for p in target.iterdir()) == ["keep.txt"]
+
+
+def test_generated_that_is_a_file_is_an_error(workspace: Path):
+    (workspace / "generated").write_text("not a folder\n")
+    errors = failing(run_cli("render", "--all", cwd=workspace))
+    assert any("generated: is not a folder" in e for e in errors), errors
+    assert (workspace / "generated").read_text() == "not a folder\n"
+
+
+def test_recovery_leaves_foreign_folders_with_our_names_alone(workspace: Path):
+    out = workspace / "generated"
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    theirs = out / ".deeplink-gen-staging-camb"
+    theirs.mkdir()
+    (theirs / "data.bin").write_bytes(b"\0")
+    _change_droplet(workspace)
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    assert (theirs / "data.bin").read_bytes() == b"\0"
+
+
+# -- never a missing or torn tree ------------------------------------------------------------------------------
+
+def test_killed_at_every_step_the_vendor_path_names_a_whole_tree(workspace: Path):
+    out = workspace / "generated"
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    old = _files(out)
+    _change_droplet(workspace)
+    assert run_cli("render", "--vendor", "droplet", "--out", str(workspace / "new"), cwd=workspace).exit_code == 0
+    new = _files(workspace / "new")
+    wanted_old = {k: v for k, v in old.items() if k.startswith("droplet/")}
+    others = {k: v for k, v in old.items() if not k.startswith("droplet/")}
+    step, killed = 1, True
+    while killed:
+        killed = _killed_at(step, "-C", str(workspace), "render", "--all") == -9
+        now = _files(out)
+        droplet = {k: v for k, v in now.items() if k.startswith("droplet/")}
+        assert droplet in (wanted_old, new), f"killed at step {step}: droplet's tree is neither the old nor the new"
+        assert {k: v for k, v in now.items() if not k.startswith(("droplet/", "."))} == others
+        # The next render cleans up and finishes.
+        assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+        assert {k: v for k, v in _files(out).items() if k.startswith("droplet/")} == new
+        assert not list(out.glob(".*")), f"after a kill at step {step}: {sorted(p.name for p in out.glob('.*'))}"
+        # Back to the old tree for the next round.
+        _edit(workspace, "  profiler: false", "  profiler: true")
+        assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+        _change_droplet(workspace)
+        step += 1
+    assert step > 5      # the render took several steps, each of them killed once
+
+
+def test_a_failed_write_leaves_the_previous_tree(workspace: Path):
+    """A full disk, simulated by a file-size limit: writing a large file fails with EFBIG."""
+    import resource
+
+    out = workspace / "generated"
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    before = tree_state(out)
+    _change_droplet(workspace)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--vendor", "droplet"],
+                          env=dict(os.environ, DEEPLINK_GEN_NO_CACHE="1"), preexec_fn=limit,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "cannot write" in proc.stderr and "File too large" in proc.stderr and "as it was" in proc.stderr
+    assert tree_state(out) == before
+    assert not list(out.glob(".*"))
+
+
+def test_concurrent_renders_into_one_folder_exclude_each_other(workspace: Path, tmp_path: Path):
+    """Two workspaces that render droplet differently, into one folder, at the same time, again and again."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("vendors", "catalog", "deeplink-gen.yaml"):
+        os.system(f"cp -r '{workspace / name}' '{other / name}'")
+    _change_droplet(other)
+    out = tmp_path / "out"
+    trees = []
+    for ws, tag in ((workspace, "a"), (other, "b")):
+        assert run_cli("render", "--vendor", "droplet", "--out", str(tmp_path / tag), "--allow-outside-workspace",
+                       cwd=ws).exit_code == 0
+        trees.append(_files(tmp_path / tag))
+    env = dict(os.environ, DEEPLINK_GEN_NO_CACHE="1")
+    for _ in range(8):
+        procs = [subprocess.Popen([sys.executable, "-m", "deeplink_gen", "-C", str(ws), "render", "--vendor", "droplet",
+                                   "--out", str(out), "--allow-outside-workspace"],
+                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for ws in (workspace, other)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0 and "Traceback" not in err, err
+        assert _files(out) in trees
+        assert not list(out.glob(".*"))
+
+
+def test_a_render_waits_for_the_one_writing_and_says_so(workspace: Path):
+    out = workspace / "generated"
+    out.mkdir()
+    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    release = threading.Timer(1.5, os.close, (fd,))
+    release.start()
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--vendor", "camb"],
+                          env=dict(os.environ, DEEPLINK_GEN_NO_CACHE="1"), capture_output=True, text=True, timeout=120)
+    release.join()
+    assert proc.returncode == 0, proc.stderr
+    assert f"waiting for another deeplink-gen writing to {out}" in proc.stderr
+    assert time.monotonic() - started >= 1.4
+    assert (out / "camb" / "manifest.json").is_file()
+
+
+# -- render --into -----------------------------------------------------------------------------------------------
+
+def test_into_killed_at_every_step_is_finished_and_cleaned_by_the_next_run(workspace: Path, tmp_path: Path):
+    reference = dipu_checkout(tmp_path / "reference")
+    assert run_cli("render", "--vendor", "droplet", "--into", str(reference), cwd=workspace).exit_code == 0
+    done = _files(reference)
+    step, killed = 1, True
+    while killed:
+        tree = dipu_checkout(tmp_path / f"dipu-{step}")
+        killed = _killed_at(step, "-C", str(workspace), "render", "--vendor", "droplet", "--into", str(tree)) == -9
+        result = run_cli("render", "--vendor", "droplet", "--into", str(tree), cwd=workspace)
+        assert result.exit_code == 0, f"after a kill at step {step}: {result.output}"
+        assert _leftovers(tree) == [], f"after a kill at step {step}"
+        assert _files(tree) == done, f"after a kill at step {step}"
+        step += 1
+    assert step > 5
+
+
+def test_into_waits_for_another_render_into_the_same_checkout(workspace: Path, tmp_path: Path):
+    tree = dipu_checkout(tmp_path / "dipu")
+    fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    release = threading.Timer(1.0, os.close, (fd,))
+    release.start()
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--vendor", "droplet",
+                           "--into", str(tree)], capture_output=True, text=True, timeout=120)
+    release.join()
+    assert proc.returncode == 0, proc.stderr
+    assert f"waiting for another deeplink-gen writing to {tree}" in proc.stderr
