@@ -5,6 +5,7 @@ command ever prints a traceback for either."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,15 +35,20 @@ def _fail(exc: UserError) -> None:
 
 
 class _Group(click.Group):
-    """The command group: a command's UserError is printed as its diagnostics, exit 1."""
+    """The command group: a command's UserError is printed as its diagnostics,
+    exit 1; so is a file-system error no command expected (a disk full, a
+    folder made read-only under it), by the path and the system's reason."""
 
     def invoke(self, ctx: click.Context):
-        from deeplink_gen.errors import UserError
+        from deeplink_gen.errors import Diagnostic, UserError
 
         try:
             return super().invoke(ctx)
         except UserError as exc:
             _fail(exc)
+        except OSError as exc:
+            where = None if exc.filename is None else os.fsencode(exc.filename).decode("utf-8", "backslashreplace")
+            _fail(UserError([Diagnostic(None, where, f"{exc.strerror or exc}")]))
 
 
 def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, workspace: bool = True, **choices):

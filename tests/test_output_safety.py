@@ -269,3 +269,10 @@ def test_into_waits_for_another_render_into_the_same_checkout(workspace: Path, t
     release.join()
     assert proc.returncode == 0, proc.stderr
     assert f"waiting for another deeplink-gen writing to {tree}" in proc.stderr
+
+
+def test_a_report_that_cannot_be_written_is_an_error(workspace: Path):
+    (workspace / "afile").write_text("x\n")
+    result = run_cli("coverage", "--format", "json", "--out", str(workspace / "afile" / "report.json"), cwd=workspace)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "afile" in result.stderr and "Not a directory" in result.stderr

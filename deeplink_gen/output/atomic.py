@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -30,7 +31,10 @@ def _create_beside(path: Path) -> tuple[int, str]:
 
 def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
     """Replace *path* with *data*; readers see the old or the new file, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:                 # a file where a folder is needed
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), exc.filename) from None
     mode = _mode(path)
     fd, tmp = _create_beside(path)
     try:
