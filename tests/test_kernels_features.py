@@ -8,6 +8,7 @@ compiled once with -Wall -Wextra -Werror."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -225,3 +226,21 @@ def test_memory_format_from_vendor_layouts(tmp_path: Path, layouts: str, expecte
     bn = function((ws / "generated" / "droplet" / KERNELS).read_text(), "dipu_native_batch_norm")
     assert f"input.options(), c10::optional<at::MemoryFormat>({expected}));" in bn \
         or f"input.options(), {expected}); // {{}}" in bn
+
+
+def test_an_unregistered_op_has_no_twin_everywhere(workspace: Path):
+    """One rule decides whether an op gets an autocompare twin: the kernels, explain and the manifest agree
+    for a catalog entry with register: false under a vendor whose default turns autocompare on."""
+    path = workspace / "catalog" / "pointwise.yaml"
+    text = path.read_text()
+    assert "  mul.out:\n    call: diopiMul(ctx, out, self, other)\n" in text
+    path.write_text(text.replace("  mul.out:\n    call: diopiMul(ctx, out, self, other)\n",
+                                 "  mul.out:\n    register: false\n    call: diopiMul(ctx, out, self, other)\n"))
+    out = run_cli("explain", "mul.out", "--vendor", "droplet", cwd=workspace).output
+    assert re.search(r"autocompare\s+false from register: false \(catalog\) \(.*pointwise.yaml:\d+:\d+\)", out), out
+    assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    kernels = (workspace / "generated" / "droplet" / KERNELS).read_text()
+    assert "dipu_mul_out(" in kernels and "dipu_mul_out_autocompare(" not in kernels
+    manifest = json.loads((workspace / "generated" / "droplet" / "manifest.json").read_text())
+    (mul,) = [op for op in manifest["ops"] if op["op"] == "mul.out"]
+    assert mul["flags"]["autocompare"] is False and mul["flags"]["register"] is False

@@ -37,6 +37,7 @@ class ResolvedOp:
     aten: AtenOp
     enabled: Setting[bool]
     settings: tuple[tuple[str, Setting[bool]], ...]   # the switches, then "register"
+    fixed: frozenset[str] = frozenset()    # switches a fact of the op keeps off, whatever the vendor says
     memory_format: Setting[str] | None = None   # contiguous | channels_last | preserve
     replaced: CatalogEntry | None = None   # the catalog's entry, when the vendor replaced it
     reason: str = ""                       # the vendor's reason for its override
@@ -50,6 +51,10 @@ class ResolvedOp:
 
     def on(self, name: str) -> bool:
         return bool(self.get(name).value)
+
+    def possible(self, name: str) -> bool:
+        """Whether a vendor could turn the switch on for this op."""
+        return name not in self.fixed
 
 
 @dataclass(frozen=True)

@@ -167,11 +167,9 @@ def _registered_cell(r: ResolvedOp, rv: ResolvedVendor, library: DiopiLibrary | 
     if implemented is False:
         # Otherwise DIPU's CPU fallback serves the op; a custom fallback replaces it.
         runs = Reach.CPU_FALLBACK if e.flag("custom_fallback") else otherwise
-    autocompare_possible = not (e.autocompare is not None and not e.autocompare.value)
-    fallback_possible = not (e.fallback_to_cpu is not None and not e.fallback_to_cpu.value) and not e.flag("dummy_call")
     return Cell(Reach.REGISTERED, runs, function, implemented,
-                _state(autocompare_possible, r.on("autocompare")),
-                _state(fallback_possible, r.on("fallback_to_cpu") and fallback_possible),
+                _state(r.possible("autocompare"), r.on("autocompare")),
+                _state(r.possible("fallback_to_cpu"), r.on("fallback_to_cpu")),
                 rv.vendor.dtypes.accepted(function), "vendor" if r.replaced is not None else "catalog")
 
 

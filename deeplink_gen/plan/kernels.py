@@ -341,8 +341,6 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         callee, receiver = "custom_fallback_" + wrapper, None    # takes the wrapper's own parameters
     else:
         callee, receiver = cpu_reference(sig, r.aten.variants)
-    register = r.on("register")
-    autocompare = r.on("autocompare") and register and not r.aten.helper
     autograd = _autograd_plan(r, sig, wrapper, ops)
     target = wrapper + "_wrapper" if autograd is not None else wrapper
     return WrapperPlan(
@@ -360,7 +358,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         dumped=tuple(p.name for p in sig.params),
         print_call_info=r.on("print_call_info"), print_op_args=r.on("print_op_args"),
         profiler=r.on("profiler"), device_check=r.on("device_check"), sync=r.on("sync_if_enabled"),
-        fallback=r.on("fallback_to_cpu") and not dummy and not r.aten.helper, autocompare=autocompare,
+        fallback=r.on("fallback_to_cpu"), autocompare=r.on("autocompare"),
         cpu_args=_cpu_args(sig), cpu_callee=callee, cpu_receiver=receiver, cpu_kind=_cpu_kind(sig),
         results=_results(sig),
         inputs_to_check=tuple(p.name for p in sig.params if p.kind == ArgKind.TENSOR),
@@ -368,7 +366,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         code_beginning=entry.hook("beginning"),
         code_before_call=entry.hook("before_call"),
         code_before_return=entry.hook("before_return"),
-        dummy_call=dummy, register=register, custom_fallback=custom_fallback,
+        dummy_call=dummy, register=r.on("register"), custom_fallback=custom_fallback,
         force_fallback=entry.flag("force_fallback"),
         registered_target=target, autograd=autograd, includes=entry.includes,
         locs=_pasted_locs(r, args),

@@ -1,16 +1,18 @@
 """Every op of a vendor with its final settings and where each came from.
 Precedence: CLI flag > vendor per-op override > vendor default > catalog
-entry > built-in default. A catalog entry that marks an op as not comparable
-(autocompare: false), without CPU fallback (fallback_to_cpu: false) or
-without a device guard (device_guard: false) states a fact about the op and
-always wins."""
+entry > built-in default. A fact about the op itself always wins (_never):
+a catalog entry that marks it as not comparable (autocompare: false),
+without CPU fallback (fallback_to_cpu: false) or without a device guard
+(device_guard: false), no registration (no autocompare twin), a helper, a
+dummy call. Kernels, explain and coverage all read these settings; none of
+them decides a switch again."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from deeplink_gen.model import (
-    BUILTIN_DEFAULTS, FACTS, SWITCHES, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
+    BUILTIN_DEFAULTS, FACTS, SWITCHES, AtenOp, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
     Workspace,
 )
 
@@ -23,10 +25,24 @@ class Choices:
     shards: int | None = None
 
 
-def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: Choices, origin: str) -> Setting[bool]:
+def _never(name: str, entry: CatalogEntry, aten: AtenOp, register: Setting[bool], origin: str) -> Setting[bool] | None:
+    """The switch fixed off by a fact of the op itself, whatever the vendor or
+    the command line says: a catalog fact (autocompare/fallback_to_cpu/
+    device_guard: false), no registration (no autocompare twin), a helper
+    (neither twin nor CPU fallback), a dummy call (no CPU fallback)."""
     fact = getattr(entry, name) if name in FACTS else None
     if fact is not None and fact.value is False:
         return Setting(False, origin, fact.loc)
+    if name in ("autocompare", "fallback_to_cpu") and aten.helper:
+        return Setting(False, "a helper op, never registered")
+    if name == "autocompare" and not register.value:
+        return Setting(False, f"register: false ({register.source})", register.loc)
+    if name == "fallback_to_cpu" and entry.flag("dummy_call"):
+        return Setting(False, "dummy_call", entry.dummy_call.loc)
+    return None
+
+
+def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: Choices) -> Setting[bool]:
     if name == "autocompare" and cli.autocompare is not None:
         return Setting(cli.autocompare, "command line")
     override = vendor.override(entry.op)
@@ -78,10 +94,13 @@ def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choice
         register = _op_flag("register", entry, vendor, origin)
         if not enabled.value:
             register = Setting(False, "the op being disabled", enabled.loc)   # a disabled op registers nothing
-        settings = tuple((name, _switch(name, entry, vendor, cli, origin)) for name in SWITCHES)
+        aten = table.op_of(entry)
+        fixed = {name: never for name in SWITCHES
+                 for never in [_never(name, entry, aten, register, origin)] if never is not None}
+        settings = tuple((name, fixed.get(name) or _switch(name, entry, vendor, cli)) for name in SWITCHES)
         settings += (("register", register),)
         override = vendor.override(entry.op)
-        ops.append(ResolvedOp(entry, table.op_of(entry), enabled, settings,
+        ops.append(ResolvedOp(entry, aten, enabled, settings, frozenset(fixed),
                               _memory_format(entry, vendor), catalog_entry if replaced else None,
                               override.reason if override is not None else ""))
     return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))
