@@ -151,6 +151,31 @@ def test_template_change_in_a_copy_of_the_package(workspace, tmp_path, cache):
     assert after != before
 
 
+def test_templates_come_compiled_from_the_build_and_render_as_their_source(workspace, tmp_path, cache):
+    """The install compiled every template (hatch_build.py); a run uses those
+    modules, keeps no compiled code in the cache folder, and renders exactly
+    what the templates' source renders."""
+    from deeplink_gen.render import precompile
+    from deeplink_gen.render.templating import environment
+
+    assert precompile.fresh(REPO / "deeplink_gen"), "the installed package's compiled templates are missing or stale"
+    assert type(environment().loader).__name__ == "ModuleLoader"
+    out = tmp_path / "compiled"
+    result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out),
+                            "--allow-outside-workspace", env={"DEEPLINK_GEN_CACHE_DIR": str(cache)})
+    assert result.returncode == 0, result.stderr
+    assert not [p for p in cache.rglob("*") if "template" in p.name]
+    package = tmp_path / "package"
+    shutil.copytree(REPO / "deeplink_gen", package / "deeplink_gen",
+                    ignore=shutil.ignore_patterns("__pycache__", precompile.COMPILED))
+    shutil.copytree(REPO / "schemas", package / "schemas")
+    result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(tmp_path / "source"),
+                            "--allow-outside-workspace", cwd=tmp_path,
+                            env={"PYTHONPATH": str(package), "DEEPLINK_GEN_NO_CACHE": "1"})
+    assert result.returncode == 0, result.stderr
+    assert tree(tmp_path / "source" / "camb") == tree(out / "camb")
+
+
 def stored_op_code(cache: Path) -> set[str]:
     """The keys of every op's stored code (render/kernels.py op_code)."""
     import pickle
@@ -210,8 +235,8 @@ def test_each_kind_keeps_its_most_recently_used_entries(cache):
 
 
 def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
-    """Truncated, garbage and empty entries (stored results, stamps, compiled
-    templates) are rebuilt, in a fresh process, without a traceback."""
+    """Truncated, garbage and empty entries (stored results, stamps) are
+    rebuilt, in a fresh process, without a traceback."""
     env = {"DEEPLINK_GEN_CACHE_DIR": str(cache)}
     out = tmp_path / "out"
     args = ("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace")
@@ -219,7 +244,7 @@ def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
     assert first.returncode == 0, first.stderr
     before = tree(out / "camb")
     entries = [p for p in cache.rglob("*") if p.is_file() and not p.name.startswith("aten-ops-")]
-    assert any("render-" in str(p) for p in entries) and any("templates-" in str(p) for p in entries)
+    assert any("render-" in str(p) for p in entries)
     for damage in (lambda data: data[: len(data) // 2], lambda data: b"\x80\x04garbage", lambda data: b""):
         for path in entries:
             if path.is_file():

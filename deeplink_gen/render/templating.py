@@ -1,23 +1,23 @@
-"""The Jinja environment: templates are compiled once per process and their
-compiled code is kept in the cache directory (Jinja's bytecode cache, checked
-against each template's source), undefined names are errors, and every file
-starts with the @generated header line. The plan's enums are globals, so
+"""The Jinja environment: templates come compiled from the build
+(precompile.py), or are compiled from source once per process where a
+template changed since; undefined names are errors, and every file starts
+with the @generated header line. The plan's enums are globals, so
 templates compare kinds, not strings."""
 
 from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 
 import jinja2
 from torchgen.model import SchemaKind
 
-from deeplink_gen import cache
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.model import DiopiArgKind
-from deeplink_gen.paths import cache_dir
 from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
+from deeplink_gen.render import precompile
 
 # Assembled so that this source file is not itself marked as generated.
 GENERATED = "@" + "generated"
@@ -52,49 +52,20 @@ def header(marker: str, source: str) -> str:
     return f"{marker} {GENERATED} by deeplink-gen from {comment(source)}. DO NOT EDIT."
 
 
-class _BytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Jinja's bytecode cache, where an entry that cannot be read or written
-    only means compiling the template again."""
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().load_bytecode(bucket)
-        except Exception:    # truncated or corrupt: Jinja's own checks miss some of these
-            bucket.reset()
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
-
-
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    if not cache.enabled():
-        return None
-    directory = cache_dir() / f"templates-{jinja2.__version__}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _BytecodeCache(str(directory))
+def _loader() -> jinja2.BaseLoader:
+    """The modules the build compiled, when they match the templates; else the templates' source."""
+    package = Path(__file__).resolve().parent.parent
+    if precompile.fresh(package):
+        return jinja2.ModuleLoader(str(package / precompile.COMPILED))
+    return jinja2.PackageLoader("deeplink_gen", "templates")
 
 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        bytecode_cache=_bytecode_cache(),
-        loader=jinja2.PackageLoader("deeplink_gen", "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    env = jinja2.Environment(loader=_loader(), undefined=jinja2.StrictUndefined, **precompile.SYNTAX)
     env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
-    env.filters["rstrip"] = lambda text: str(text).rstrip()
-    env.filters["cstr"] = cstr
-    env.filters["comment"] = comment
+    filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment}
+    env.filters.update({name: filters[name] for name in precompile.FILTERS})
     return env
 
 
