@@ -7,8 +7,8 @@ Reports (min and median of --runs):
     beside `python -c pass` as the floor: `--help`; a full render into an empty
     output folder with an empty cache folder (cold: only the torch op index, built
     once per torch install when no shipped snapshot matches the torch, is kept),
-    after an input changed (the stored model and rendered files miss; compiled
-    templates, the op index and each op's stored code are kept, as after an edit
+    after an input changed (the stored model and rendered files miss; the op
+    index and each op's stored code are kept, as after an edit
     that changes no op's plan), with a warm cache (the rendered files are stored),
     and with nothing changed; for the
     workspace import-dipu makes of tests/fixtures/dipu (camb, --autocompare) and
