@@ -1,30 +1,69 @@
-"""The cache directory's stored values: pickles named by a content digest of
-everything they were made from (see inputs.py). A missing, truncated, corrupt
-or unreadable entry is a miss, a failed write only costs time later, and
-DEEPLINK_GEN_NO_CACHE=1 turns every cache off. Deleting the directory is
-always safe. Each kind keeps its KEEP most recently used entries: storing a
-new one deletes the others, least recently used first."""
+"""The cache folder: one store for everything deeplink-gen keeps between
+runs. An entry is a value (codec.py: JSON of plain data and deeplink-gen's
+own dataclasses, so reading one never runs code) behind a header with the
+sha256 of its body, named by its kind and a key that inputs.digest() made
+from everything the value was made from. An entry that is missing,
+truncated, corrupt, tampered with or unreadable is a miss (and deleted), a
+failed write only costs time later, and DEEPLINK_GEN_NO_CACHE=1 reads and
+writes nothing. Deleting the folder is always safe. The store stays under
+DEEPLINK_GEN_CACHE_MB megabytes (default 256): storing a new entry that
+takes it over deletes the least recently used entries, of any kind, down to
+three quarters of that."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 from pathlib import Path
 
-from deeplink_gen.output.atomic import write_cache
+from deeplink_gen import codec
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.paths import cache_dir
 
-# Bumped when the layout of stored values changes.
-FORMAT = 1
-# Entries kept per kind (a rendered vendor is about 1.5 MB).
-KEEP = 32
+# Bumped when the layout of entries or of stored values changes.
+FORMAT = 2
+# The store's default size bound (a rendered vendor is about 1.5 MB, a validated workspace about 1 MB).
+DEFAULT_MB = 256
+_MAGIC = b"deeplink-gen cache %d " % FORMAT
 
 
 def enabled() -> bool:
     return os.environ.get("DEEPLINK_GEN_NO_CACHE", "") in ("", "0")
 
 
+def limit() -> int:
+    """The store's size bound in bytes."""
+    try:
+        return max(0, int(os.environ.get("DEEPLINK_GEN_CACHE_MB", ""))) * 1024 * 1024
+    except ValueError:
+        return DEFAULT_MB * 1024 * 1024
+
+
+def _store() -> Path:
+    return cache_dir() / f"store-{FORMAT}"
+
+
 def _path(kind: str, key: str) -> Path:
-    return cache_dir() / f"{kind}-{FORMAT}" / key[:2] / key[2:]
+    return _store() / kind / key[:2] / key[2:]
+
+
+def _read(path: Path) -> bytes | None:
+    """A regular file's bytes (never a FIFO or device someone put there), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit():
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def load(kind: str, key: str | None):
@@ -32,48 +71,65 @@ def load(kind: str, key: str | None):
     if key is None or not enabled():
         return None
     path = _path(kind, key)
+    raw = _read(path)
+    if raw is None:
+        return None
+    header, _, body = raw.partition(b"\n")
     try:
-        data = path.read_bytes()
-    except OSError:        # missing or unreadable
+        if header != _MAGIC + hashlib.sha256(body).hexdigest().encode():
+            raise codec.DecodeError("checksum")
+        value = codec.loads(body)
+    except codec.DecodeError:
+        _delete(path)
         return None
     try:
         os.utime(path)     # used now: the last to be deleted
     except OSError:
         pass
-    import pickle          # only now: a run that finds nothing stored never pays for it
-
-    try:
-        return pickle.loads(data)
-    except Exception:      # truncated, or pickled by other code
-        return None
+    return value
 
 
 def store(kind: str, key: str | None, value) -> None:
     if key is None or not enabled():
         return
-    import pickle
-
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:
+        body = codec.dumps(value)
+    except (TypeError, ValueError):
         return
     path = _path(kind, key)
     new = not path.exists()
-    write_cache(path, data)
-    if new:
-        _prune(path.parent.parent)
-
-
-def _prune(folder: Path) -> None:
-    """Delete all but the KEEP most recently used entries of a kind's *folder*."""
     try:
-        entries = sorted((entry.stat().st_mtime_ns, entry.path)
-                         for group in os.scandir(folder) if group.is_dir()
-                         for entry in os.scandir(group.path) if entry.is_file() and not entry.name.startswith("."))
+        write_atomic(path, _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    except OSError:
+        return
+    if new:
+        _prune()
+
+
+def _delete(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _prune() -> None:
+    """Keep the store under limit(), deleting the least recently used entries first."""
+    entries = []
+    try:
+        for kind in os.scandir(_store()):
+            for group in os.scandir(kind.path) if kind.is_dir() else ():
+                for entry in os.scandir(group.path) if group.is_dir() else ():
+                    if entry.is_file() and not entry.name.startswith("."):
+                        st = entry.stat()
+                        entries.append((st.st_mtime_ns, st.st_size, entry.path))
     except OSError:        # another process pruned first
         return
-    for _, path in entries[:-KEEP]:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+    total, bound = sum(size for _, size, _ in entries), limit()
+    if total <= bound:
+        return
+    for _, size, path in sorted(entries):
+        _delete(Path(path))
+        total -= size
+        if total <= bound * 3 // 4:
+            break

@@ -346,7 +346,7 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
 def _emit(text: str, out: Path | None, summary: str) -> None:
     """A report printed, or written to *out* (only if it changed) with *summary* printed."""
     from deeplink_gen.errors import display_path
-    from deeplink_gen.output.atomic import write_atomic
+    from deeplink_gen.atomic import write_atomic
 
     if out is None:
         click.echo(text, nl=False)

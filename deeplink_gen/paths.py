@@ -5,8 +5,6 @@ before anything else is loaded. (Output paths are defined in render/paths.py.)""
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import importlib.util
 import os
 from pathlib import Path
@@ -76,14 +74,6 @@ def schema_dir() -> Path:
     """The packaged schemas (wheel) or the repository's schemas/ (editable install)."""
     packaged = PACKAGE / "schemas"
     return packaged if packaged.is_dir() else PACKAGE.parent / "schemas"
-
-
-@functools.lru_cache(maxsize=1)
-def schema_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(schema_dir().glob("*.schema.json")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
 
 
 def cache_dir() -> Path:

@@ -45,7 +45,7 @@ def uncached(ws: Path, tmp_path: Path, monkeypatch, *args: str) -> dict[str, byt
 
 
 def stored(cache: Path, kind: str) -> list[Path]:
-    return [p for p in cache.glob(f"{kind}-*/**/*") if p.is_file()]
+    return [p for p in cache.glob(f"store-*/{kind}/**/*") if p.is_file()]
 
 
 def assert_not_stale(ws: Path, tmp_path: Path, monkeypatch, cache: Path, change, *args: str,
@@ -117,10 +117,13 @@ def test_option_change(workspace, tmp_path, monkeypatch, cache, before, after):
     assert_not_stale(workspace, tmp_path, monkeypatch, cache, lambda: None, *before, changed_args=after)
 
 
-def test_output_folder_is_part_of_the_key(workspace, tmp_path, cache):
+def test_a_second_output_folder_reuses_the_stored_render(workspace, tmp_path, cache):
+    """The rendered files do not depend on the folder they go into: the render stored for one folder
+    serves another (the stamps, which say what is on disk, are kept per folder)."""
     first = render(workspace, tmp_path / "a")
+    assert len(stored(cache, "render")) == 1 and len(stored(cache, "stamps")) == 1
     assert render(workspace, tmp_path / "b") == first
-    assert tree(tmp_path / "a" / "camb") == tree(tmp_path / "b" / "camb")
+    assert len(stored(cache, "render")) == 1 and len(stored(cache, "stamps")) == 2
 
 
 def test_template_change_in_a_copy_of_the_package(workspace, tmp_path, cache):
@@ -178,11 +181,11 @@ def test_templates_come_compiled_from_the_build_and_render_as_their_source(works
 
 def stored_op_code(cache: Path) -> set[str]:
     """The keys of every op's stored code (render/kernels.py op_code)."""
-    import pickle
+    from deeplink_gen import codec
 
     keys = set()
     for path in stored(cache, "op-code"):
-        keys |= set(pickle.loads(path.read_bytes()))
+        keys |= set(codec.loads(path.read_bytes().partition(b"\n")[2]))
     return keys
 
 
@@ -212,26 +215,51 @@ def test_op_code_is_reused_unless_its_plan_changed(workspace, tmp_path, cache):
     assert 0 < len(changed) < 10
 
 
-def test_each_kind_keeps_its_most_recently_used_entries(cache):
-    """Storing a new entry deletes all but the KEEP most recently used of its
-    kind (reading one counts as using it), so the folder stays bounded."""
+def test_the_store_stays_under_its_size_bound(cache, monkeypatch):
+    """Storing a new entry that takes the store over DEEPLINK_GEN_CACHE_MB deletes the least recently
+    used entries of any kind (reading one counts as using it) down to three quarters of the bound."""
     import hashlib
     import os
 
     from deeplink_gen import cache as stored_values
 
-    keep = stored_values.KEEP
-    keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(keep + 5)]
-    folder = cache / f"demo-{stored_values.FORMAT}"
-    for age, key in enumerate(keys[:keep]):
-        stored_values.store("demo", key, key)
-        os.utime(folder / key[:2] / key[2:], ns=(age * 10**9, age * 10**9))   # the first is the oldest
-    assert stored_values.load("demo", keys[0]) == keys[0]                       # ... until it is used
-    for key in keys[keep:]:
-        stored_values.store("demo", key, key)
-    assert len([p for p in folder.rglob("*") if p.is_file()]) == keep
-    assert [stored_values.load("demo", key) for key in keys[1:6]] == [None] * 5
-    assert [stored_values.load("demo", key) for key in [keys[0], *keys[6:]]] == [keys[0], *keys[6:]]
+    monkeypatch.setenv("DEEPLINK_GEN_CACHE_MB", "1")
+    value = "x" * 100_000                                    # 10 of them fill a megabyte
+    keys = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(14)]
+    for age, key in enumerate(keys[:9]):
+        kind = "demo" if age % 2 else "other"
+        stored_values.store(kind, key, value)
+        (path,) = [p for p in stored(cache, kind) if p.name == key[2:]]
+        os.utime(path, ns=(age * 10**9, age * 10**9))                                    # the first is the oldest
+    assert stored_values.load("other", keys[0]) == value                               # ... until it is used
+    for key in keys[9:]:
+        stored_values.store("demo", key, value)
+    kept = [p for p in cache.rglob("*") if p.is_file()]
+    assert 0 < sum(p.stat().st_size for p in kept) <= 1024 * 1024
+    assert stored_values.load("other", keys[0]) == value and stored_values.load("demo", keys[-1]) == value
+    assert stored_values.load("demo", keys[1]) is None and stored_values.load("other", keys[2]) is None
+
+
+def test_an_entry_is_data_checked_before_use(cache):
+    """A changed byte is a miss (and the entry is deleted); so is an entry whose checksum was made to
+    match but that names a type outside deeplink-gen's own (what pickle would have run)."""
+    import hashlib
+
+    from deeplink_gen import cache as stored_values
+
+    key = hashlib.sha256(b"k").hexdigest()
+    stored_values.store("render", key, {"camb": {"a.cpp": "diopiAdd(ctx)"}})
+    (path,) = stored(cache, "render")
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b"diopiAdd(", b"diopiAdX("))
+    assert stored_values.load("render", key) is None and not path.exists()
+    for body in (b'{"c":"os:system","f":{"command":"touch PWNED"}}', b'{"c":"subprocess:Popen","f":{}}',
+                 b'{"e":"deeplink_gen.cache:os","v":1}', b'{"c":"deeplink_gen.codec:json","f":{}}'):
+        header = raw.partition(b" ")[0] + b" cache 2 "
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        assert stored_values.load("render", key) is None, body
+        assert not path.exists()
 
 
 def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
@@ -243,8 +271,8 @@ def test_broken_cache_entries_are_misses(workspace, tmp_path, cache):
     first = run_subprocess(*args, env=env)
     assert first.returncode == 0, first.stderr
     before = tree(out / "camb")
-    entries = [p for p in cache.rglob("*") if p.is_file() and not p.name.startswith("aten-ops-")]
-    assert any("render-" in str(p) for p in entries)
+    entries = [p for p in cache.rglob("*") if p.is_file()]
+    assert any("/render/" in str(p) for p in entries)
     for damage in (lambda data: data[: len(data) // 2], lambda data: b"\x80\x04garbage", lambda data: b""):
         for path in entries:
             if path.is_file():
@@ -274,7 +302,7 @@ def test_no_cache_reads_and_writes_nothing(workspace, tmp_path, monkeypatch, cac
     again = run_cli("render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace", cwd=workspace)
     assert again.exit_code == 0 and again.output.startswith("0 written"), again.output
     kept = [p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()]
-    assert all(p.startswith("aten-ops-") for p in kept), kept     # only the torch op index
+    assert kept == []
 
 
 def test_summary_is_the_same_from_the_cache(workspace, tmp_path, cache):

@@ -8,7 +8,7 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.interfaces import diopi
 from deeplink_gen.model import Prototypes
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.render.templating import render
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.interfaces import dipu_link
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 
 _SKIPPED_DIRS = {"vendor", "third_party"}
 

@@ -13,7 +13,7 @@ from deeplink_gen import __version__
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
 from deeplink_gen.render.templating import render
 

@@ -25,11 +25,12 @@ def _names(root: Path, vendors: list[str] | None) -> list[str]:
     return [p.stem for p in vendor_files(root)] if vendors is None else list(vendors)
 
 
-def _digest(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None,
+def _digest(root: Path, vendors: list[str] | None, autocompare: bool | None,
             shards: int | None, diopi_include: Path | None, torch_version: str | None) -> str | None:
-    """What a render's output depends on (deeplink-gen.yaml's torch is one of the workspace's files)."""
+    """What a render's output depends on (deeplink-gen.yaml's torch is one of the workspace's files);
+    not the output folder: the same files go into any folder (the stamps are kept per folder)."""
     return inputs.workspace_digest(root, diopi_include, {
-        "render": _names(root, vendors), "out": str(out_root.resolve()), "autocompare": autocompare,
+        "render": _names(root, vendors), "autocompare": autocompare,
         "shards": shards, "torch_version": torch_version})
 
 
@@ -39,7 +40,7 @@ def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bo
     """Finish the render without loading anything if its inputs were rendered
     before: the exit code (the warnings and the summary printed) when done, else None."""
     names = _names(root, vendors)
-    digest = _digest(root, vendors, out_root, autocompare, shards, diopi_include, torch_version)
+    digest = _digest(root, vendors, autocompare, shards, diopi_include, torch_version)
     if not names or digest is None:
         return None
     warnings = cache.load("warnings", digest)
@@ -78,7 +79,7 @@ def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_ro
     carry *out_args* (--out ...). With *strict*, a warning stops the run
     before anything is rendered."""
     choices = (options.autocompare, options.shards, options.diopi_include, torch_version)
-    digest = _digest(root, vendors, out_root, *choices)
+    digest = _digest(root, vendors, *choices)
     checked = pipeline.load_checked(root, vendors, options)
     if warnings_out.show(checked.warnings, strict):
         return 1
@@ -89,7 +90,7 @@ def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_ro
                     for v in ws.vendors}
         return _check(out_root, rendered, chosen, vendors is None, show_diff, list(prefix), list(out_args))
     rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, options), options) for v in ws.vendors}
-    if _digest(root, vendors, out_root, *choices) != digest:   # an input changed while it was read
+    if _digest(root, vendors, *choices) != digest:   # an input changed while it was read
         digest = None
     cache.store("warnings", digest, checked.warnings)
     cache.store("render", digest, rendered)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.interfaces import aten, torch_snapshots
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.render.templating import render
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import re
 from pathlib import Path
 
+from deeplink_gen import cache, inputs
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.model import AtenOp, OpTable, TorchVersion
-from deeplink_gen.output.atomic import write_cache
-from deeplink_gen.paths import cache_dir, package_dir, torch_version_file, torchgen_native_dir
+from deeplink_gen.paths import package_dir, torch_version_file, torchgen_native_dir
 
 _CACHE_FORMAT = 4
 
@@ -107,14 +106,11 @@ def native_functions_digest() -> str:
 @functools.lru_cache(maxsize=1)
 def installed_rows() -> dict[str, list]:
     """The installed torch's index rows, built once per torch build and cached on disk."""
-    cache = cache_dir() / f"aten-ops-{_CACHE_FORMAT}-{native_functions_digest()[:20]}.json"
-    try:
-        raw = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raw = None
+    key = inputs.digest("aten-ops", str(_CACHE_FORMAT), native_functions_digest())
+    raw = cache.load("aten-ops", key)
     if not isinstance(raw, dict):
         raw = build_index(_native_dir() / "native_functions.yaml")
-        write_cache(cache, json.dumps(raw).encode("utf-8"))
+        cache.store("aten-ops", key, raw)
     return raw
 
 

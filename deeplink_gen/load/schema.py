@@ -11,11 +11,11 @@ from typing import Any
 
 import jsonschema
 
-from deeplink_gen import cache
+from deeplink_gen import cache, inputs
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, did_you_mean, sort_key
 from deeplink_gen.load.yamlfile import Document
-from deeplink_gen.paths import cache_dir, schema_dir, schema_digest
+from deeplink_gen.paths import schema_dir
 
 _TYPE_NAMES = {
     "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
@@ -146,24 +146,15 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
     return f"{_describe(value)} is not a C identifier"
 
 
-def _marker(raw: bytes, schema_name: str) -> Path:
-    key = hashlib.sha256(f"{schema_digest()}:{schema_name}:".encode() + raw).hexdigest()
-    return cache_dir() / "valid" / key[:2] / key[2:]
-
-
 def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic]:
     """check(), skipped for file contents that already passed the same schemas
-    (a marker per content digest in the cache directory)."""
-    marker = _marker(raw, schema_name)
-    if cache.enabled() and marker.is_file():
+    (stored per content digest; the schemas are part of every key)."""
+    key = inputs.digest("valid", schema_name, hashlib.sha256(raw).hexdigest())
+    if cache.load("valid", key) is True:
         return []
     problems = check(doc, schema_name)
-    if not problems and cache.enabled():
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
-            pass
+    if not problems:
+        cache.store("valid", key, True)
     return problems
 
 

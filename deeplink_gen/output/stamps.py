@@ -8,25 +8,18 @@ tree; DEEPLINK_GEN_NO_CACHE=1 neither reads nor writes them."""
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
-from deeplink_gen import cache
-from deeplink_gen.output.atomic import write_cache
-from deeplink_gen.paths import cache_dir
+from deeplink_gen import cache, inputs
 
 
-def _stamp_path(out_root: Path) -> Path:
-    key = hashlib.sha256(str(out_root.resolve()).encode()).hexdigest()[:24]
-    return cache_dir() / "stamps" / f"{key}.json"
+def _key(out_root: Path) -> str:
+    return inputs.digest("stamps", str(out_root.resolve()))
 
 
 def _load(out_root: Path) -> dict:
-    try:
-        data = json.loads(_stamp_path(out_root).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    data = cache.load("stamps", _key(out_root))
+    return data if isinstance(data, dict) else {}
 
 
 def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
@@ -63,5 +56,4 @@ def record(out_root: Path, rendered: dict[str, tuple[str | None, dict[str, str]]
             continue
         data[vendor] = {"inputs": digest, "files": {
             rel: hashlib.sha256(text.encode("utf-8")).hexdigest() for rel, text in sorted(files.items())}}
-    # Without a stamp the next render just does the full work.
-    write_cache(_stamp_path(out_root), json.dumps(data, sort_keys=True).encode("utf-8"))
+    cache.store("stamps", _key(out_root), data)      # without one the next render does the full work

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.output import swap
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.output.owned import MARKER, entries, not_ours
 
 STAGING = ".deeplink-gen-staging-"     # a tree being written, then the old tree being removed

@@ -19,7 +19,7 @@ from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.model import Workspace
-from deeplink_gen.output.atomic import write_atomic
+from deeplink_gen.atomic import write_atomic
 from deeplink_gen.validate import Context, validate
 
 

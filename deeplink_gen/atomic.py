@@ -51,11 +51,3 @@ def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
         except OSError:
             pass
         raise
-
-
-def write_cache(path: Path, data: bytes) -> None:
-    """An atomic write into the cache directory: failing only costs time later."""
-    try:
-        write_atomic(path, data)
-    except OSError:
-        pass
