@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from deeplink_gen.plan.adaptor import READ_WRITE
-from helpers import REPO, run_cli
+from helpers import REPO, diopi_include, dipu_checkout, git_apply, run_cli
 
 DATA = REPO / "tests" / "fixtures" / "diopi_adaptor"
 FUNCTIONS = REPO / "tests" / "fixtures" / "dipu" / "diopi_functions.yaml"
@@ -258,3 +259,25 @@ def test_coverage_impl_and_the_adaptor_agree(imported, tmp_path):
         reports.append({row["op"]: row["vendors"]["camb"].get("implemented") for row in doc["ops"]})
     assert reports[0] == reports[1]
     assert any(v is True for v in reports[0].values()) and any(v is False for v in reports[0].values())
+
+
+# The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu).
+BUILT = {"camb": "camb", "ascend": "ascend_npu", "kunlunxin": "kunlunxin", "topsrider": "topsrider"}
+
+
+@pytest.mark.parametrize("vendor", sorted(BUILT))
+def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_path):
+    ws, _data = imported[vendor]
+    out = ws / "generated" / vendor
+    source, = (out / "dipu" / "third_party" / "DIOPI" / "impl").glob("*/adaptor/diopi_adaptor.cpp")
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                           f"-I{diopi_include()}", str(source)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    patch = out / "onboarding" / "diopi.patch"
+    cmake = f"impl/{BUILT[vendor]}/CMakeLists.txt"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M)[-1] == cmake
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(patch, diopi).returncode == 0
+    rel = source.relative_to(out / "dipu" / "third_party" / "DIOPI" / "impl").as_posix()
+    assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
