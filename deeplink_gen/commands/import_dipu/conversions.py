@@ -43,8 +43,8 @@ class Conversions:
 
 
 class _Reader:
-    def __init__(self, path: Path, protos: Prototypes):
-        self.path, self.protos = str(path), protos
+    def __init__(self, path: Path):
+        self.path = str(path)
         self.notes: list[Diagnostic] = []
 
     def fail(self, line: int, key: str, message: str) -> UserError:
@@ -79,9 +79,9 @@ class _Reader:
             raise self.fail(line, where, f"expected a string of layouts such as 'NHWC,NCHW', got {text!r}")
         tokens, tensors = [], {}
         for token in text.replace(" ", "").split(","):
-            m = _TENSOR_LAYOUT.match(token)
             if not token:
                 continue
+            m = _TENSOR_LAYOUT.match(token)
             if token in LAYOUTS:
                 if token in tokens:
                     self.warn(line, f"{where}: {token} is listed twice")
@@ -139,7 +139,7 @@ def _keep_dropped(rules: dict[str, str], lower: dict[str, str]) -> dict[str, str
 
 
 def read_conversions(path: Path, protos: Prototypes) -> Conversions:
-    r = _Reader(path, protos)
+    r = _Reader(path)
     entries: dict[str, tuple[int, dict, dict[str, int]]] = {}
     common: tuple[int, dict, dict[str, int]] | None = None
     for name, line, body, lines in _items(path):
