@@ -473,8 +473,11 @@ def torch_snapshot(out: Path | None) -> None:
 @click.option("--functions", "functions", required=True, type=click.Path(dir_okay=False, path_type=Path),
               metavar="PATH", help="DIPU's diopi_functions.yaml.")
 @click.option("--convert-config", "convert_configs", multiple=True, metavar="VENDOR=PATH",
-              help="A DIOPI impl/<vendor>/convert_config.yaml; its layouts decide the memory-format "
-                   "placeholders of that vendor (repeatable).")
+              help="A DIOPI impl/<vendor>/convert_config.yaml: its dtype and layout rules become the vendor's "
+                   "dtypes: and layouts:, and its layouts decide the memory-format placeholders (repeatable).")
+@click.option("--impl", "impls", multiple=True, metavar="VENDOR=DIR",
+              help="A DIOPI impl/<vendor> folder: the functions it defines, found as DIOPI's adaptor generator "
+                   "finds them, become the vendor's adaptor.implemented, which the adaptor wraps (repeatable).")
 @click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
@@ -483,13 +486,15 @@ def torch_snapshot(out: Path | None) -> None:
               "are valid. Default: the installed torch.")
 @click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
 @click.pass_obj
-def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, torch_version, force) -> None:
+def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, out_dir, torch_version, force) -> None:
     """Migrate DIPU's op config into a deeplink-gen workspace.
 
     Applies DIPU's device and torch_ver filters for the named vendors, turns
     each entry into a catalog entry (custom code byte for byte), device
-    filters into vendor enable/disable overrides and convert_config layouts
-    into per-op memory_format settings. Problems of the upstream file are
+    filters into vendor enable/disable overrides, convert_config layouts
+    into per-op memory_format settings and its dtype and layout rules into
+    the vendor's dtypes: and layouts:, and an impl folder's functions into
+    the vendor's adaptor: section. Problems of the upstream file are
     printed as file:line: warning: ..., each fixed or its entry skipped. The
     result passes `deeplink-gen -C DIR validate`.
     """
@@ -499,19 +504,24 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, vendors, out_dir, 
     if not names or any(not v.isidentifier() or v != v.lower() for v in names):
         raise click.BadParameter("expected lower-case vendor names such as camb,ascend,droplet",
                                  param_hint="--vendors")
-    configs = {}
-    for item in convert_configs:
-        vendor, sep, path = item.partition("=")
-        if not sep or vendor not in names:
-            raise click.BadParameter(f"'{item}' is not VENDOR=PATH for one of {', '.join(names)}",
-                                     param_hint="--convert-config")
-        configs[vendor] = Path(path)
+    def by_vendor(items: tuple[str, ...], hint: str) -> dict[str, Path]:
+        out = {}
+        for item in items:
+            vendor, sep, path = item.partition("=")
+            if not sep or vendor not in names:
+                raise click.BadParameter(f"'{item}' is not VENDOR=PATH for one of {', '.join(names)}",
+                                         param_hint=hint)
+            out[vendor] = Path(path)
+        return out
+
+    configs = by_vendor(convert_configs, "--convert-config")
+    folders = by_vendor(impls, "--impl")
     existing = [p for sub in ("catalog", "vendors") for p in sorted((out_dir / sub).glob("*.yaml"))]
     existing += [p for p in (out_dir / "deeplink-gen.yaml",) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
     options = _options(ctx, torch_version, workspace=False)
-    result = import_dipu(functions, configs, names, out_dir, options)
+    result = import_dipu(functions, configs, names, out_dir, options, folders)
     for p in existing:
         if str(p) not in result.files:
             p.unlink()

@@ -181,6 +181,18 @@ CASES = [
      r"'diopiFoo' is not a DIOPI function"),
     ("function that fills in handles", "layouts:\n  functions:\n    diopiNonzero: [ND]\n", 3,
      r"diopiNonzero fills in tensor handles"),
+    ("keeping a dtype no lower level converts", "dtypes:\n  supported: [float32]\n  functions:\n    diopiMm:\n"
+                                                "      convert: {int64: int64}\n", 5,
+     r"dtypes\.functions\.diopiMm\.convert\.int64: keeps int64 as it is, but no lower level converts int64"),
+    ("common rule to itself", "dtypes:\n  supported: [float32]\n  convert:\n    int64: int64\n", 4,
+     r"converts int64 to itself"),
+    ("implemented function unknown", "adaptor:\n  implemented:\n    droplet: [diopiCastDtype, diopiCopyInp, diopiMM]\n",
+     3, r"adaptor\.implemented\.droplet: 'diopiMM' is not a DIOPI function; did you mean"),
+    ("implemented twice", "adaptor:\n  implemented:\n    droplet: [diopiCastDtype, diopiCopyInp, diopiMm]\n"
+                          "    other: [diopiMm]\n", 4, r"diopiMm is listed twice \(first at .*droplet\.yaml:"),
+    ("conversion primitives missing", "adaptor:\n  implemented:\n    droplet: [diopiMm, diopiCopyInp]\n", 2,
+     r"adaptor\.implemented: the adaptor converts tensors with diopiCastDtype and diopiCopyInp.*diopiCastDtype is "
+     r"not listed"),
 ]
 
 
@@ -194,10 +206,33 @@ def test_conversion_errors(workspace, name, text, line, message):
     assert "Traceback" not in result.output
 
 
+def test_adaptor_wraps_what_the_library_defines(workspace):
+    """With an adaptor section, the adaptor wraps every function it lists (in
+    the namespace that lists it), whatever the kernels call, and nothing else."""
+    base = replace_section(workspace / "vendors" / "droplet.yaml",
+                           "adaptor:\n  implemented:\n    droplet: [diopiCastDtype, diopiCopyInp, diopiAsin]\n"
+                           "    droplet_ext: [diopiCdist]\n")
+    assert base > 1
+    result = run_cli("render", "--vendor", "droplet", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    adaptor = workspace / "generated" / "droplet" / impl("droplet") / "adaptor"
+    text = (adaptor / "diopi_adaptor.cpp").read_text()
+    assert re.findall(r'extern "C" diopiError_t (\w+)\(', text) == ["diopiAsin", "diopiCastDtype", "diopiCdist",
+                                                                      "diopiCopyInp"]
+    assert "::impl::droplet_ext::diopiCdist(" in text and "::impl::droplet::diopiAsin(" in text
+    decls = (adaptor / "impl_functions.hpp").read_text()
+    assert "namespace droplet_ext {\n\ndiopiError_t diopiCdist(" in decls
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                           f"-I{diopi_include()}", str(adaptor / "diopi_adaptor.cpp")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_adaptor_wraps_only_the_functions_of_kept_ops(workspace):
-    """A vendor that disables mm and mm.out does not need diopiMm in its DIOPI
-    library: neither the adaptor nor its declarations name it, though the
-    vendor's layouts section still has a rule for it."""
+    """Without an adaptor section, a vendor that disables mm and mm.out does
+    not need diopiMm in its DIOPI library: neither the adaptor nor its
+    declarations name it, though the vendor's layouts section still has a rule
+    for it."""
     camb = workspace / "vendors" / "camb.yaml"
     text = camb.read_text().replace("    diopiAdd: [ND]", "    diopiMm: [ND]\n    diopiAdd: [ND]", 1)
     camb.write_text(text.replace("\nops:\n", "\nops:\n  mm: {enabled: false}\n  mm.out: {enabled: false}\n", 1))

@@ -50,7 +50,7 @@ def test_headers_written_from_the_snapshot_read_back_to_it(tmp_path):
     result = run_cli("diopi-snapshot", "--include", str(diopi_include()), "--out", str(out),
                      "--commit", "02f03c6a")
     assert result.exit_code == 0, result.output
-    assert "482 functions" in result.output
+    assert "486 functions" in result.output
     bundled, again = yaml.safe_load(SNAPSHOT.read_text()), yaml.safe_load(out.read_text())
     for key in ("functions", "runtime_functions", "runtime_header"):
         assert again[key] == bundled[key], key
@@ -129,3 +129,16 @@ def test_catalog_call_to_unknown_function_is_reported(workspace):
     assert result.exit_code == 1
     assert re.search(rf"{path.name}:{line}:\d+: error: ops\[mm.out\]\.call: 'diopiMatMull' is not a DIOPI operator",
                      result.output), result.output
+
+
+def test_deprecated_declarations_are_read():
+    """DIOPI 02f03c6a marks four functions_ext.h declarations [[deprecated(...)]]; they are
+    still declared (and implemented by camb), so the reader keeps them."""
+    from deeplink_gen.interfaces.diopi import parse_header
+
+    text = ('/** doc */\n[[deprecated("use diopiFlashAttention instead")]]\n'
+            "DIOPI_API diopiError_t diopiOld(diopiContextHandle_t ctx,\n    diopiTensorHandle_t out);\n")
+    found, problems = parse_header(text, "functions_ext.h", "functions_ext.h")
+    assert not problems
+    assert [(p.name, p.loc.line, operator) for p, operator in found] == [("diopiOld", 3, True)]
+    assert "diopiMultiHeadAttention" in _snapshot_functions(SNAPSHOT)

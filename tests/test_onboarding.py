@@ -63,13 +63,47 @@ def _added(patch: Path) -> list[str]:
 def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
     patch = rendered / vendor / "onboarding" / "dipu.patch"
     assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [CSRC]
-    assert not (rendered / vendor / "onboarding" / "diopi.patch").exists()
+    assert (rendered / vendor / "onboarding" / "diopi.patch").exists() == (vendor in ADAPTOR_FOLDERS)
     tree = dipu_checkout(tmp_path / "dipu")
     proc = git_apply(patch, tree, "--check")
     assert proc.returncode == 0, proc.stderr
     assert git_apply(patch, tree).returncode == 0
     _kernel_rule_gone((tree / CSRC).read_text())
     assert git_apply(patch, tree, "--reverse", "--check").returncode == 0     # recognisably applied
+
+
+# The DIOPI folder each bundled vendor with an adaptor builds (IMPL_OPT ascend builds impl/ascend_npu).
+ADAPTOR_FOLDERS = {"camb": "camb", "ascend": "ascend_npu"}
+
+
+@pytest.mark.parametrize("vendor", sorted(ADAPTOR_FOLDERS))
+def test_diopi_patch_hands_the_adaptor_over_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
+    """DIOPI's vendor CMakeLists.txt stops running DIOPI's generator and compiles the rendered adaptor."""
+    patch = rendered / vendor / "onboarding" / "diopi.patch"
+    cmake = f"impl/{ADAPTOR_FOLDERS[vendor]}/CMakeLists.txt"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [cmake]
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu/third_party/DIOPI"
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(patch, diopi, "--check").returncode == 0
+    assert git_apply(patch, diopi).returncode == 0
+    text = (diopi / cmake).read_text()
+    assert "python3" not in text and "add_custom_target" not in text
+    assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{vendor}/adaptor/diopi_adaptor.cpp)" in text
+    assert (rendered / vendor / "dipu/third_party/DIOPI/impl" / vendor / "adaptor" / "diopi_adaptor.cpp").is_file()
+    checklist = (rendered / vendor / "onboarding" / "ONBOARDING.md").read_text()
+    assert f"| 8 | DIOPI `{cmake}` |" in checklist and "**to replace (diopi.patch)**" in checklist
+
+
+def test_into_hands_the_adaptor_over(workspace: Path, tmp_path: Path):
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 0, result.output
+    diopi = tree / "dipu/third_party/DIOPI"
+    assert "list(APPEND IMPL_SRC ${DIOPI_IMPL_DIR}/camb/adaptor/diopi_adaptor.cpp)" in \
+        (diopi / "impl/camb/CMakeLists.txt").read_text()
+    assert (diopi / "impl/camb/adaptor/diopi_adaptor.cpp").is_file()
+    again = _into(workspace, "camb", tree)
+    assert again.exit_code == 0 and "0 applied" in again.stdout, again.output
 
 
 def test_new_vendor_patch_makes_every_edit(workspace: Path, tmp_path: Path):
@@ -234,7 +268,7 @@ def test_into_follows_a_changed_vendor_and_shard_count(workspace: Path, tmp_path
     result = _into(workspace, "camb", tree, "--shards", "3")
     assert result.exit_code == 0, result.output
     after = tree_state(tree)
-    assert "edits: 0 applied, 1 already applied" in result.stdout     # patched for 2 shards, fits 3
+    assert "edits: 0 applied, 2 already applied" in result.stdout     # patched for 2 shards, fits 3
     assert _listed(tree / OPS / "AutoGenedKernels.cmake") == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
     assert "_autocompare" in (tree / OPS / "AutoGenedKernels_0.cpp").read_text()
     # Files the change does not touch keep their bytes and mtime.
@@ -280,9 +314,9 @@ def test_into_refuses_a_tree_onboarded_for_another_new_vendor(workspace: Path, t
     assert result.exit_code == 1
     assert f"error: {BASEDEF}: VendorDeviceType::ZETA: neither" in result.stderr
     assert tree_state(tree) == before
-    # A vendor DIPU knows needs only the kernel rule, which is already there.
+    # A vendor DIPU knows needs only the kernel rule, which is already there, and DIOPI's adaptor rule.
     result = _into(workspace, "camb", tree)
-    assert result.exit_code == 0 and "edits: 0 applied, 1 already applied" in result.stdout
+    assert result.exit_code == 0 and "edits: 1 applied, 1 already applied" in result.stdout
 
 
 def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_path: Path):

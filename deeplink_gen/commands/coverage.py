@@ -1,7 +1,8 @@
 """`deeplink-gen coverage`: what each vendor really runs of one torch's op
 table. Loads and validates the workspace for that torch, resolves each
-vendor, reads the DIOPI libraries, the workload and the baseline it is
-given, and renders the report."""
+vendor, reads the DIOPI libraries (given with --impl, else the vendor
+file's adaptor.implemented), the workload and the baseline it is given, and
+renders the report."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
 from deeplink_gen.interfaces.workload import read_workload
+from deeplink_gen.model import DiopiLibrary
 from deeplink_gen.plan import coverage as plan
 from deeplink_gen.render import coverage as report
 
@@ -61,6 +63,10 @@ def run(root: Path, request: Request, options: pipeline.Options) -> plan.Coverag
         raise UserError([Diagnostic(None, "--impl", f"'{name}' is not a vendor of this report "
                                                     f"({', '.join(v.name for v in ws.vendors)})") for name in unknown])
     libraries = {name: read_library(path) for name, path in sorted(request.libraries.items())}
+    for v in ws.vendors:        # the adaptor exports exactly what the vendor file says the library defines
+        if v.name not in libraries and v.implemented is not None:
+            libraries[v.name] = DiopiLibrary(v.implemented.functions(), f"{v.path} adaptor.implemented",
+                                             "vendor file")
     cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(options.prototypes().names()))
     if request.against is not None:
         cov = replace(cov, workload=plan.against(cov, str(request.against), read_workload(request.against)))

@@ -102,13 +102,15 @@ _DECL = re.compile(
 
 
 def _blank_comments(text: str) -> str:
-    """Replace comments and preprocessor lines by spaces, keeping every newline."""
+    """Replace comments, preprocessor lines and C++ attributes (``[[deprecated("...")]]``)
+    by spaces, keeping every newline."""
     def keep_lines(m: re.Match) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
 
     text = blank_comments(text)
     text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", keep_lines, text, flags=re.M)
     text = re.sub(r'extern\s+"C"\s*\{', keep_lines, text)
+    text = re.sub(r"\[\[.*?\]\]", keep_lines, text, flags=re.S)
     return text
 
 

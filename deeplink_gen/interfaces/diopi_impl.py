@@ -41,13 +41,17 @@ def from_sources(folder: Path) -> frozenset[str]:
     if not dirs:
         raise _fail(folder, f"no {' or '.join(d + '/' for d in SOURCE_DIRS)} here: DIOPI's adaptor generator "
                             "finds a vendor's functions there (give DIOPI's impl/<vendor> folder)")
+    return frozenset().union(*(scan(d) for d in dirs))
+
+
+def scan(folder: Path) -> frozenset[str]:
+    """The functions defined by the files below *folder*, found as DIOPI's generator finds them."""
     found: set[str] = set()
-    for d in dirs:
-        for root, subdirs, files in os.walk(d):
-            subdirs.sort()
-            for name in sorted(files):
-                text = Path(root, name).read_text(encoding="utf-8", errors="replace")
-                found.update(m.group(1) for m in _DEFINITION.finditer(text))
+    for root, subdirs, files in os.walk(folder):
+        subdirs.sort()
+        for name in sorted(files):
+            text = Path(root, name).read_text(encoding="utf-8", errors="replace")
+            found.update(m.group(1) for m in _DEFINITION.finditer(text))
     return frozenset(found)
 
 

@@ -9,8 +9,8 @@ from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.load.yamlfile import Document
 from deeplink_gen.model import (
-    SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, LayoutRules, Located,
-    OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
+    SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
+    Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
 )
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.model.testconfig import TOLERANCES
@@ -43,6 +43,7 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     overrides = tuple(_override(doc, op, o, diags) for op, o in (raw.get("ops") or {}).items())
     runtime = parse_runtime(doc, diags)
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
+                  implemented=parse_implemented(doc),
                   tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
                   sources=read_sources(doc.path),
                   diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
@@ -131,6 +132,17 @@ def parse_layouts(doc: Document) -> LayoutRules:
         functions.append(FunctionLayouts(fn, doc.loc(where, key=True), prefer, tensors, contiguous))
     default = Located(raw["default"], doc.loc(("layouts", "default"))) if "default" in raw else None
     return LayoutRules(default, tuple(functions))
+
+
+def parse_implemented(doc: Document) -> Implemented | None:
+    raw = doc.data.get("adaptor")
+    if raw is None:
+        return None
+    where = ("adaptor", "implemented")
+    return Implemented(doc.loc(where, key=True), tuple(
+        Namespace(ns, doc.loc(where + (ns,), key=True),
+                  tuple(Located(f, doc.loc(where + (ns, i))) for i, f in enumerate(functions)))
+        for ns, functions in raw["implemented"].items()))
 
 
 # ---------------------------------------------------------------- tests

@@ -5,6 +5,7 @@ package imports nothing of deeplink-gen but `errors`."""
 from deeplink_gen.model.catalog import HOOKS, Autograd, CallArg, Catalog, CatalogEntry, DiopiCall
 from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 from deeplink_gen.model.dtypes import DtypeRules, FunctionDtypes, Rule
+from deeplink_gen.model.implemented import Implemented, Namespace
 from deeplink_gen.model.interfaces import (
     AtenOp, DiopiArgKind, DiopiLibrary, DiopiParam, DipuFunction, DipuParam, OpTable, Prototype, Prototypes,
     RuntimeHeader,
@@ -21,7 +22,7 @@ from deeplink_gen.model.workspace import Workspace
 
 __all__ = [
     "HOOKS", "Autograd", "CallArg", "Catalog", "CatalogEntry", "DiopiCall", "Located", "TorchGate",
-    "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "AtenOp", "DiopiArgKind", "DiopiLibrary", "DiopiParam",
+    "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "Implemented", "Namespace", "AtenOp", "DiopiArgKind", "DiopiLibrary", "DiopiParam",
     "DipuFunction", "DipuParam", "OpTable", "Prototype", "Prototypes", "RuntimeHeader", "FunctionLayouts", "LayoutRules", "ResolvedOp",
     "ResolvedVendor", "Setting", "Skipped", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
     "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "DiopiTestRule",

@@ -1,7 +1,9 @@
 """A vendor's dtypes section: which DIOPI dtypes its kernels take and how the
 others are converted. Precedence is common < per function < per tensor
 argument, merged per source dtype: a function rule for float64 replaces the
-common float64 rule and keeps the common int64 rule."""
+common float64 rule and keeps the common int64 rule. A rule from a dtype to
+itself (``int64: int64``, per function or tensor) keeps that dtype as it is:
+it cancels the lower level's rule for it, as DIOPI's replacing levels do."""
 
 from __future__ import annotations
 
@@ -27,6 +29,11 @@ class Rule:
     target: str
     loc: Loc
     level: str          # one of LEVELS
+
+    @property
+    def keeps(self) -> bool:
+        """A rule to the dtype itself: no conversion (cancels a lower level's rule)."""
+        return self.source == self.target
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,8 @@ class DtypeRules:
         return tuple(d for d in DTYPES if d in accepted)
 
     def rules(self, function: str, tensor: str | None = None) -> tuple[Rule, ...]:
-        """Merged rules for a tensor of *function* (or the function level), sorted by source."""
+        """Merged rules for a tensor of *function* (or the function level), sorted
+        by source; a dtype a level keeps as it is has no rule."""
         merged = {r.source: r for r in self.convert}
         f = self.of(function)
         if f is not None:
@@ -66,7 +74,7 @@ class DtypeRules:
                 for name, _loc, rules in f.tensors:
                     if name == tensor:
                         merged.update({r.source: r for r in rules})
-        return tuple(merged[k] for k in sorted(merged, key=DTYPES.index))
+        return tuple(merged[k] for k in sorted(merged, key=DTYPES.index) if not merged[k].keeps)
 
 
 def accepted(supported: tuple[str, ...] | None, rules: tuple[Rule, ...]) -> tuple[str, ...]:

@@ -197,7 +197,7 @@ class DiopiLibrary:
 
     functions: frozenset[str]
     source: str          # the path as given
-    how: str             # "sources" (found as DIOPI's adaptor generator finds them) or "symbols"
+    how: str             # "sources" (found as DIOPI's adaptor generator finds them), "symbols" or "vendor file"
 
     def defines(self, function: str) -> bool:
         return function in self.functions

@@ -10,6 +10,7 @@ from deeplink_gen.errors import Loc
 from deeplink_gen.model.catalog import CatalogEntry
 from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 from deeplink_gen.model.dtypes import DtypeRules
+from deeplink_gen.model.implemented import Implemented
 from deeplink_gen.model.layouts import LayoutRules
 from deeplink_gen.model.runtime import BuildSpec, RuntimeSpec
 from deeplink_gen.model.testconfig import TestConfig
@@ -76,6 +77,7 @@ class Vendor:
     overrides: tuple[OpOverride, ...]
     dtypes: DtypeRules = DtypeRules()
     layouts: LayoutRules = LayoutRules()
+    implemented: Implemented | None = None        # adaptor.implemented: what the DIOPI library defines
     tests: TestConfig = TestConfig()
     runtime: RuntimeSpec | None = None
     build: BuildSpec | None = None
@@ -86,6 +88,12 @@ class Vendor:
     @property
     def name(self) -> str:
         return self.identity.name
+
+    @property
+    def converts(self) -> bool:
+        """Whether the dtypes or layouts sections say anything (then the vendor gets an adaptor)."""
+        d, lay = self.dtypes, self.layouts
+        return bool(d.convert or d.functions or lay.default is not None or lay.functions)
 
     def at(self, version: TorchVersion) -> "Vendor":
         """This vendor for one torch version: only the op overrides and test

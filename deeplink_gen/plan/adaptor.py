@@ -1,7 +1,8 @@
-"""The adaptor plan: for every DIOPI function the vendor's kernels call or
-its dtypes/layouts sections name, which tensors the ``extern "C"`` wrapper
-converts (dtype cast, memory layout) before calling ``impl::<vendor>::diopiX``
-and copies back after; functions that need nothing are forwarded unchanged.
+"""The adaptor plan: for every DIOPI function the vendor's DIOPI library
+defines (its adaptor section; without one, every function its kernels call),
+which tensors the ``extern "C"`` wrapper converts (dtype cast, memory layout)
+before calling ``impl::<namespace>::diopiX`` and copies back after;
+functions that need nothing are forwarded unchanged.
 
 Unlike DIOPI's adaptor generator, every conversion's status is checked (a
 failing cast or copy-back is returned, not lost), a tensor whose dtype and
@@ -64,6 +65,7 @@ class ForwardedArg:
 @dataclass(frozen=True)
 class FunctionPlan:
     proto: Prototype
+    namespace: str                 # impl::<namespace> defines it
     args: tuple[ForwardedArg, ...]
     tensors: tuple[TensorPlan, ...]
     note: str                      # why a function is forwarded unchanged
@@ -81,7 +83,7 @@ class FunctionPlan:
 class AdaptorPlan:
     functions: tuple[FunctionPlan, ...]
     casts: tuple[CastPlan, ...]
-    declared: tuple[Prototype, ...]        # impl::<vendor> functions the adaptor calls
+    declared: tuple[tuple[str, tuple[Prototype, ...]], ...]   # per namespace, the functions the adaptor calls
     headers: tuple[str, ...]
 
 
@@ -103,13 +105,23 @@ def named_functions(vendor: Vendor) -> set[str]:
 
 
 def functions_of(rv: ResolvedVendor, protos: Prototypes) -> list[str]:
-    """DIOPI functions the adaptor wraps: those the kernels of the ops the
-    vendor keeps call, plus the two conversion primitives (which the vendor
-    must implement anyway; forwarded unchanged). A function only the dtypes
-    or layouts sections name is left out: wrapping it would make the vendor's
-    library need a symbol no kernel uses."""
-    names = {r.entry.call.function for r in rv.enabled_ops} | set(CONVERSION_PRIMITIVES)
+    """DIOPI functions the adaptor wraps: every one the vendor's adaptor
+    section says its library defines. Without that section, those the
+    kernels of the ops the vendor keeps call, plus the two conversion
+    primitives (which the vendor must implement anyway; forwarded unchanged);
+    a function only the dtypes or layouts sections name is left out then:
+    wrapping it would make the vendor's library need a symbol no kernel uses."""
+    if rv.vendor.implemented is not None:
+        names = set(rv.vendor.implemented.functions())
+    else:
+        names = {r.entry.call.function for r in rv.enabled_ops} | set(CONVERSION_PRIMITIVES)
     return sorted(n for n in names if protos.get(n) is not None)
+
+
+def namespace_of(vendor: Vendor, function: str) -> str:
+    """The C++ namespace (impl::<namespace>) that defines *function*."""
+    found = vendor.implemented.namespace_of(function) if vendor.implemented is not None else None
+    return found or vendor.identity.diopi_impl
 
 
 def _tensor_plan(p: Prototype, i: int, param: DiopiParam, vendor: Vendor, casts: dict[str, CastPlan]) -> TensorPlan | None:
@@ -136,11 +148,12 @@ def _tensor_plan(p: Prototype, i: int, param: DiopiParam, vendor: Vendor, casts:
 
 
 def plan_function(p: Prototype, vendor: Vendor, casts: dict[str, CastPlan]) -> FunctionPlan:
+    ns = namespace_of(vendor, p.name)
     plain = tuple(ForwardedArg(q.name) for q in p.params)
     if p.name in CONVERSION_PRIMITIVES:
-        return FunctionPlan(p, plain, (), "a conversion primitive of this adaptor")
+        return FunctionPlan(p, ns, plain, (), "a conversion primitive of this adaptor")
     if p.allocates:
-        return FunctionPlan(p, plain, (), "fills in tensor handles; forwarded unconverted")
+        return FunctionPlan(p, ns, plain, (), "fills in tensor handles; forwarded unconverted")
     args, tensors = [], []
     for i, param in enumerate(p.params):
         plan = _tensor_plan(p, i, param, vendor, casts)
@@ -148,13 +161,16 @@ def plan_function(p: Prototype, vendor: Vendor, casts: dict[str, CastPlan]) -> F
         if plan is not None:
             tensors.append(plan)
     if not tensors:
-        return FunctionPlan(p, plain, (), "no conversion applies")
-    return FunctionPlan(p, tuple(args), tuple(tensors), "")
+        return FunctionPlan(p, ns, plain, (), "no conversion applies")
+    return FunctionPlan(p, ns, tuple(args), tuple(tensors), "")
 
 
 def plan_adaptor(rv: ResolvedVendor, protos: Prototypes) -> AdaptorPlan:
     casts: dict[str, CastPlan] = {}
     functions = tuple(plan_function(protos.get(n), rv.vendor, casts) for n in functions_of(rv, protos))
-    declared = tuple(protos.get(n) for n in sorted({f.name for f in functions} | set(CONVERSION_PRIMITIVES)))
-    return AdaptorPlan(functions, tuple(casts[k] for k in sorted(casts)), declared,
-                       tuple(sorted({d.header for d in declared})))
+    by_ns: dict[str, list[Prototype]] = {}
+    for f in functions:
+        by_ns.setdefault(f.namespace, []).append(f.proto)
+    return AdaptorPlan(functions, tuple(casts[k] for k in sorted(casts)),
+                       tuple((ns, tuple(by_ns[ns])) for ns in sorted(by_ns)),
+                       tuple(sorted({f.proto.header for f in functions})))

@@ -16,7 +16,8 @@ from deeplink_gen.plan.adaptor import named_functions
 @dataclass(frozen=True)
 class Item:
     name: str                                   # common_config or a DIOPI function
-    dtype: str                                  # DIOPI's rule text: (int64)->int32, (float64)->float32
+    dtype: str | None                           # DIOPI's rule text: (int64)->int32, (float64)->float32;
+                                                # "" converts nothing, None leaves the lower level's rules
     layout: str
     tensor_dtype: tuple[tuple[str, str], ...]
     omitted: tuple[str, ...]
@@ -38,16 +39,18 @@ def plan_convert_config(vendor: Vendor) -> list[Item]:
     common, omitted = rules_text(dtypes.convert)
     layout = layouts.default.value if layouts.default is not None else ""
     if common or layout or omitted:
-        out.append(Item("common_config", common, layout, (), tuple(omitted)))
+        out.append(Item("common_config", common or None, layout, (), tuple(omitted)))
     for fn in sorted(named_functions(vendor)):
         d = dtypes.of(fn)
-        dtype, omitted = rules_text(dtypes.rules(fn)) if d is not None and d.convert else ("", [])
+        dtype, omitted = rules_text(dtypes.rules(fn)) if d is not None and d.convert else (None, [])
+        if not dtype and not common:
+            dtype = None       # nothing to convert either way
         tensor_dtype = []
         if d is not None:
             for t, _loc, _rules in d.tensors:
                 text, more = rules_text(dtypes.rules(fn, t))
                 omitted += [f"{t}: {o}" for o in more]
-                if text:
+                if text or dtype or (dtype is None and common):
                     tensor_dtype.append((t, text))
         lf = layouts.of(fn)
         if lf is not None:

@@ -1,7 +1,10 @@
-"""The onboarding plan: every edit DIPU (and, optionally, DIOPI) needs outside
-the vendor folder, whether upstream already has it, and, for the ones it
-does not have, where each goes in the upstream files: the changes the
-onboarding patches are made of, still without their text.
+"""The onboarding plan: every edit DIPU (and DIOPI) needs outside the vendor
+folder, whether upstream already has it, and, for the ones it does not have,
+where each goes in the upstream files: the changes the onboarding patches
+are made of, still without their text. DIOPI's edits: an IMPL_* list when
+DIOPI does not know the vendor's DIOPI_IMPL_OPT, and, for a vendor with an
+adaptor whose DIOPI folder runs DIOPI's adaptor generator, that rule
+replaced by compiling the rendered adaptor.
 
 "Upstream has it" compares the vendor's whole identity with DIPU's own
 spelling of that vendor (interfaces/dipu.py UPSTREAM): folder name, device
@@ -28,6 +31,7 @@ VENDER_HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
 DIOPI_IMPL_CMAKE = "impl/CMakeLists.txt"           # from DIOPI's root
 DIOPI_ROOT = "dipu/third_party/DIOPI"               # DIOPI's root in a deeplink.framework checkout
 CONTEXT = 3                                         # context lines around each change, as git diff
+DIOPI_KEYS = ("diopi", "adaptor")                   # the rows whose edits are DIOPI's (diopi.patch)
 
 
 class Status(enum.Enum):
@@ -60,7 +64,7 @@ class Row:
     """One line of the checklist."""
 
     number: int
-    key: str                  # aliases, branch, enum, name_map, type_str, kernels, diopi
+    key: str                  # aliases, branch, enum, name_map, type_str, kernels, diopi, adaptor
     file: str                 # from the deeplink.framework root
     status: Status
     upstream: str | None      # upstream's value, for PRESENT and CHANGE rows
@@ -84,11 +88,11 @@ class OnboardingPlan:
 
     @property
     def dipu_changes(self) -> tuple[Change, ...]:
-        return tuple(c for r in self.rows if r.key != "diopi" for c in r.changes)
+        return tuple(c for r in self.rows if r.key not in DIOPI_KEYS for c in r.changes)
 
     @property
     def diopi_changes(self) -> tuple[Change, ...]:
-        return tuple(c for r in self.rows if r.key == "diopi" for c in r.changes)
+        return tuple(c for r in self.rows if r.key in DIOPI_KEYS for c in r.changes)
 
     @property
     def new_vendor(self) -> bool:
@@ -200,6 +204,16 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
             Change(DIOPI_IMPL_CMAKE, last_list + 1, 0, "impl_list", (impl_list, (impl_opt.upper(), impl_opt))),
             Change(DIOPI_IMPL_CMAKE, _at(ex, lambda line: line == "else()", impl_chain), 0, "impl_branch",
                    (impl_list, diopi_dir)))
+
+    # 8: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator.
+    vendor_cmake = f"impl/{diopi_dir}/CMakeLists.txt"
+    if vendor.converts and vendor_cmake in sites:
+        ex = sites[vendor_cmake]
+        start = _at(ex, lambda line: line == "# adaptor")
+        rule = _at(ex, lambda line: line == "if(USE_ADAPTOR)", start)
+        stop = _at(ex, lambda line: line == "endif()", rule) + 1
+        row("adaptor", f"{DIOPI_ROOT}/{vendor_cmake}", Status.REPLACE, None, "diopi.patch",
+            Change(vendor_cmake, start, stop - start, "adaptor_rule", (impl_opt,)))
 
     return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, kernels_cmake,
                           device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None, vendor.build is not None,

@@ -4,9 +4,9 @@ layouts section."""
 
 from __future__ import annotations
 
-from deeplink_gen.plan.adaptor import plan_adaptor
+from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
+from deeplink_gen.plan.adaptor import namespace_of, plan_adaptor
 from deeplink_gen.render import paths
-from deeplink_gen.render.convert_config import has_conversions
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
@@ -14,10 +14,10 @@ FILES = ("impl_functions.hpp", "adaptor_runtime.hpp", "diopi_adaptor.cpp")
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
-    if not has_conversions(job.vendor):
+    if not job.vendor.converts:
         return {}
     plan = plan_adaptor(job.rv, job.protos)
-    ctx = dict(source=job.source, ns=job.vendor.identity.diopi_impl, vendor=job.vendor.identity,
-               plans=plan.functions, casts=plan.casts, decls=plan.declared, commit=job.protos.commit,
-               headers=plan.headers)
+    ctx = dict(source=job.source, vendor=job.vendor.identity, plans=plan.functions, casts=plan.casts,
+               decls=plan.declared, commit=job.protos.commit, headers=plan.headers,
+               primitives={p: namespace_of(job.vendor, p) for p in CONVERSION_PRIMITIVES})
     return {paths.adaptor(job.vendor, name): render_template(f"adaptor/{name}.j2", **ctx) for name in FILES}

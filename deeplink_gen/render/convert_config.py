@@ -3,16 +3,10 @@ its memory-format placeholders, so layouts are always written as strings."""
 
 from __future__ import annotations
 
-from deeplink_gen.model import Vendor
 from deeplink_gen.plan.convert_config import plan_convert_config
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
-
-
-def has_conversions(vendor: Vendor) -> bool:
-    """Whether the vendor's dtypes/layouts sections say anything (then it gets an adaptor)."""
-    return bool(plan_convert_config(vendor))
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from deeplink_gen.model import Workspace
 from deeplink_gen.validate.catalog import check_autograd, check_duplicates, check_entry
 from deeplink_gen.validate.context import Context
 from deeplink_gen.validate.dtypes import check_dtypes, check_layouts
+from deeplink_gen.validate.implemented import check_implemented
 from deeplink_gen.validate.event_timing import check_event_timing
 from deeplink_gen.validate.runtime import check_runtime
 from deeplink_gen.validate.sources import check_sources
@@ -45,6 +46,7 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
             check_event_timing(vendor.runtime, diags)
         check_dtypes(vendor, ctx.protos, diags)
         check_layouts(vendor, ctx.protos, diags)
+        check_implemented(vendor, ctx.protos, diags)
         check_sources(vendor, diags)
         check_overrides(vendor, catalog, ctx, complete, diags)
         for o in vendor.overrides:

@@ -40,9 +40,12 @@ def check_dtypes(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None
     dtypes = vendor.dtypes
     supported = set(dtypes.supported.value) if dtypes.supported is not None else set(DTYPES)
 
-    def check_rule(rule: Rule, where: tuple) -> None:
-        if rule.source == rule.target:
-            diags.add(rule.loc, where + (rule.source,), f"converts {rule.source} to itself")
+    def check_rule(rule: Rule, where: tuple, below: tuple[Rule, ...] = ()) -> None:
+        if rule.keeps:
+            if not any(r.source == rule.source for r in below):
+                diags.add(rule.loc, where + (rule.source,),
+                          f"keeps {rule.source} as it is, but no lower level converts {rule.source}"
+                          if rule.level != "common" else f"converts {rule.source} to itself")
         elif rule.target not in supported:
             diags.add(rule.loc, where + (rule.source,),
                       f"converts to {rule.target}, which is not in dtypes.supported "
@@ -54,12 +57,12 @@ def check_dtypes(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None
         where = ("dtypes", "functions", f.function)
         p = _check_function(f.function, f.loc, "dtypes", protos, diags)
         for r in f.convert:
-            check_rule(r, where + ("convert",))
+            check_rule(r, where + ("convert",), dtypes.convert)
         for t, tloc, rules in f.tensors:
             if p is not None:
                 _check_tensor(p, t, tloc, where + ("tensors", t), diags)
             for r in rules:
-                check_rule(r, where + ("tensors", t))
+                check_rule(r, where + ("tensors", t), dtypes.rules(f.function))
     # Chains and cycles, on every merged rule set that can apply.
     seen: set[tuple] = set()
     scopes: list[tuple[str | None, str | None, tuple]] = [(None, None, ("dtypes", "convert"))]

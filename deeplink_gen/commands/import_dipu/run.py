@@ -9,7 +9,9 @@ from typing import Any
 import yaml
 
 from deeplink_gen import pipeline
+from deeplink_gen.commands.import_dipu.conversions import read_conversions
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
+from deeplink_gen.commands.import_dipu.implemented import read_implemented
 from deeplink_gen.commands.import_dipu.read import read_convert_config, read_functions, warning
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
 from deeplink_gen.commands.import_dipu.translate import translate
@@ -18,7 +20,7 @@ from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.model import Workspace
+from deeplink_gen.model import Prototypes, Workspace
 from deeplink_gen.atomic import write_atomic
 from deeplink_gen.validate import Context, validate
 
@@ -63,7 +65,8 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000, default_flow_style=False)
 
 
-def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: str) -> dict[Path, str]:
+def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: str,
+           sections: dict[str, dict]) -> dict[Path, str]:
     """The workspace's files, by path."""
     name = Path(source).name
     texts = {out / "catalog" / "dipu.yaml": "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
@@ -78,6 +81,7 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
         body: dict = {"vendor": {"name": v, "device_type": up.device_type if up else v.upper(),
                                  "cmake_aliases": list(up.cmake_aliases) if up else [v.upper(), v],
                                  "diopi_impl": up.diopi_impl if up else v}}
+        body.update(sections.get(v, {}))
         if sel.overrides[v]:
             body["ops"] = sel.overrides[v]
         texts[out / "vendors" / f"{v}.yaml"] = ("# yaml-language-server: $schema=../schemas/vendor.schema.json\n"
@@ -136,8 +140,26 @@ def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str
     return bool(bad or bad_replacements)
 
 
+def _diopi_sections(vendors: list[str], convert_configs: dict[str, Path], impls: dict[str, Path],
+                    protos: Prototypes, notes: list[Diagnostic]) -> dict[str, dict]:
+    """Per vendor, the dtypes:, layouts: and adaptor: sections its DIOPI convert_config.yaml and
+    impl folder say."""
+    sections: dict[str, dict] = {v: {} for v in vendors}
+    for v, cfg in sorted(convert_configs.items()):
+        conv = read_conversions(cfg, protos)
+        notes += conv.notes
+        sections[v].update({k: val for k, val in (("dtypes", conv.dtypes), ("layouts", conv.layouts)) if val})
+    for v, folder in sorted(impls.items()):
+        up = UPSTREAM.get(v)
+        implemented, more = read_implemented(folder, up.diopi_impl if up else v, protos)
+        notes += more
+        if implemented:
+            sections[v]["adaptor"] = {"implemented": implemented}
+    return sections
+
+
 def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
-                options: pipeline.Options) -> ImportResult:
+                options: pipeline.Options, impls: dict[str, Path] | None = None) -> ImportResult:
     path = str(functions)
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
@@ -146,6 +168,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         common, per_fn, cfg_notes = read_convert_config(cfg)
         layouts[v] = (common, per_fn)
         notes += cfg_notes
+    sections = _diopi_sections(vendors, convert_configs, impls or {}, options.prototypes(), notes)
     imported = []
     table = options.op_table()
     dialect = dialect_of(ups)
@@ -158,7 +181,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     sel = select(imported, vendors, layouts, path, notes)
     # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
     while True:
-        texts = _texts(out, sel, vendors, path, str(options.torch_version))
+        texts = _texts(out, sel, vendors, path, str(options.torch_version), sections)
         problems = _problems(out, texts, options)
         if not problems:
             break

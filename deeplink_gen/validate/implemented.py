@@ -1,0 +1,34 @@
+"""Checks of a vendor's adaptor section: every function it lists is a DIOPI
+function, listed once, and when a listed function's wrapper converts a
+tensor, the two conversion primitives the adaptor converts with are listed."""
+
+from __future__ import annotations
+
+from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
+from deeplink_gen.model import Prototypes, Vendor
+from deeplink_gen.plan.adaptor import plan_function
+
+
+def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None:
+    implemented = vendor.implemented
+    if implemented is None:
+        return
+    first = {}
+    for ns in implemented.namespaces:
+        for f in ns.functions:
+            where = ("adaptor", "implemented", ns.name)
+            if f.value in first:
+                diags.add(f.loc, where, f"{f.value} is listed twice (first at {first[f.value]})")
+                continue
+            first[f.value] = f.loc
+            if protos.get(f.value) is None:
+                diags.add(f.loc, where, f"'{f.value}' is not a DIOPI function{did_you_mean(f.value, protos.names())}")
+    missing = [p for p in CONVERSION_PRIMITIVES if p not in first]
+    converting = next((f for f in sorted(first) if protos.get(f) is not None
+                       and plan_function(protos.get(f), vendor, {}).tensors), None)
+    if missing and converting is not None:
+        diags.add(implemented.loc, ("adaptor", "implemented"),
+                  f"the adaptor converts tensors with {' and '.join(CONVERSION_PRIMITIVES)}, which the DIOPI "
+                  f"library must define ({converting} converts); {' and '.join(missing)} "
+                  f"{'is' if len(missing) == 1 else 'are'} not listed")
