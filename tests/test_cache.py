@@ -6,7 +6,10 @@ DEEPLINK_GEN_NO_CACHE=1 keeps the cache directory untouched."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,28 +158,31 @@ def test_template_change_in_a_copy_of_the_package(workspace, tmp_path, cache):
 
 
 def test_templates_come_compiled_from_the_build_and_render_as_their_source(workspace, tmp_path, cache):
-    """The install compiled every template (hatch_build.py); a run uses those
-    modules, keeps no compiled code in the cache folder, and renders exactly
-    what the templates' source renders."""
+    """The install compiled the templates (hatch_build.py). A package whose compiled templates match
+    its templates uses them, keeps no compiled code in the cache folder, and renders exactly what the
+    templates' source renders in a copy without them."""
     from deeplink_gen.render import precompile
-    from deeplink_gen.render.templating import environment
 
-    assert precompile.fresh(REPO / "deeplink_gen"), "the installed package's compiled templates are missing or stale"
-    assert type(environment().loader).__name__ == "ModuleLoader"
-    out = tmp_path / "compiled"
-    result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out),
-                            "--allow-outside-workspace", env={"DEEPLINK_GEN_CACHE_DIR": str(cache)})
-    assert result.returncode == 0, result.stderr
-    assert not [p for p in cache.rglob("*") if "template" in p.name]
-    package = tmp_path / "package"
-    shutil.copytree(REPO / "deeplink_gen", package / "deeplink_gen",
-                    ignore=shutil.ignore_patterns("__pycache__", precompile.COMPILED))
-    shutil.copytree(REPO / "schemas", package / "schemas")
-    result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(tmp_path / "source"),
-                            "--allow-outside-workspace", cwd=tmp_path,
-                            env={"PYTHONPATH": str(package), "DEEPLINK_GEN_NO_CACHE": "1"})
-    assert result.returncode == 0, result.stderr
-    assert tree(tmp_path / "source" / "camb") == tree(out / "camb")
+    assert (REPO / "deeplink_gen" / precompile.COMPILED / "sources.json").is_file(), "the build hook did not run"
+    renders = {}
+    for kind in ("compiled", "source"):
+        package = tmp_path / kind
+        shutil.copytree(REPO / "deeplink_gen", package / "deeplink_gen",
+                        ignore=shutil.ignore_patterns("__pycache__", precompile.COMPILED))
+        shutil.copytree(REPO / "schemas", package / "schemas")
+        if kind == "compiled":
+            precompile.build(package / "deeplink_gen")
+        env = {"PYTHONPATH": str(package), "DEEPLINK_GEN_CACHE_DIR": str(cache / kind)}
+        probe = subprocess.run([sys.executable, "-c", "from deeplink_gen.render.templating import environment;"
+                                "print(type(environment().loader).__name__)"],
+                               env={**os.environ, **env}, cwd=tmp_path, capture_output=True, text=True)
+        assert probe.stdout.strip() == ("ModuleLoader" if kind == "compiled" else "PackageLoader"), probe.stderr
+        result = run_subprocess("-C", str(workspace), "render", "--vendor", "camb", "--out", str(tmp_path / f"out-{kind}"),
+                                "--allow-outside-workspace", cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+        assert not [p for p in (cache / kind).rglob("*") if "template" in p.name]
+        renders[kind] = tree(tmp_path / f"out-{kind}" / "camb")
+    assert renders["compiled"] == renders["source"]
 
 
 def stored_op_code(cache: Path) -> set[str]:
