@@ -156,6 +156,8 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
                f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
                f"({', '.join(v.name for v in ws.vendors)}), torch {options.torch_version}"
                f"{' (shipped op table)' if options.snapshot else ''}")
+    if not ws.vendors:
+        click.echo("no vendor yet: `deeplink-gen new-vendor NAME` scaffolds one in vendors/")
 
 
 @main.command()

@@ -10,6 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli
@@ -105,3 +106,24 @@ def test_the_wheel_carries_catalog_schemas_and_examples(tmp_path: Path):
                  "deeplink_gen/schemas/workspace.schema.json", "deeplink_gen/examples/vendors/droplet.yaml",
                  "deeplink_gen/interfaces/data/diopi_prototypes.yaml", "deeplink_gen/templates/workspace/deeplink-gen.yaml.j2"):
         assert name in names, name
+
+
+@pytest.mark.parametrize("command", [["validate"], ["render", "--all"], ["render", "--all", "--check"],
+                                     ["coverage"], ["explain", "add.out", "--vendor", "camb"]])
+def test_a_folder_that_is_not_a_workspace_is_an_error(tmp_path: Path, command: list[str]):
+    """The wrong folder never succeeds silently (`up to date: 0 files`, `ok: ... 0 vendors`)."""
+    (tmp_path / "src").mkdir()
+    result = run_cli(*command, cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert f"{tmp_path.resolve()} is not a deeplink-gen workspace" in result.stderr
+    assert "deeplink-gen init" in result.stderr
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_a_workspace_without_vendors_has_nothing_to_render(tmp_path: Path, check: list[str]):
+    assert run_cli("init", str(tmp_path)).exit_code == 0
+    result = run_cli("render", "--all", *check, cwd=tmp_path)
+    assert result.exit_code == 1 and "nothing to render" in result.stderr and "new-vendor NAME" in result.stderr
+    result = run_cli("validate", cwd=tmp_path)
+    assert result.exit_code == 0 and "no vendor yet: `deeplink-gen new-vendor NAME`" in result.output

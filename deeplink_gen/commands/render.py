@@ -16,7 +16,7 @@ import click
 
 from deeplink_gen import cache, inputs, pipeline
 from deeplink_gen.commands import warnings_out
-from deeplink_gen.errors import Diagnostic
+from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.output import stamps
 from deeplink_gen.paths import vendor_files
 
@@ -84,6 +84,10 @@ def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_ro
     if warnings_out.show(checked.warnings, strict):
         return 1
     ws = checked.ws
+    if not ws.vendors:
+        raise UserError([Diagnostic(None, "--all", (
+            f"nothing to render: {root / 'vendors'} has no vendor file; "
+            f"`{' '.join(prefix)} new-vendor NAME` scaffolds one"))])
     if check:
         chosen = {v.name: _recorded_options(out_root / v.name, options) for v in ws.vendors}
         rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, chosen[v.name]), chosen[v.name])

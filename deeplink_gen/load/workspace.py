@@ -76,11 +76,15 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     to speak of (no directory, no catalog, an unknown vendor asked for)."""
     if not root.is_dir():
         raise UserError([Diagnostic(Loc(str(root)), "(workspace)", "workspace directory does not exist")])
+    all_vendor_paths = vendor_files(root)
+    if not all_vendor_paths and not workspace_file(root).is_file() and not catalog_files(root):
+        raise UserError([Diagnostic(None, "(workspace)", (
+            f"{root.resolve()} is not a deeplink-gen workspace: it has no deeplink-gen.yaml, vendors/*.yaml or catalog/*.yaml; "
+            "run in the workspace's folder (or give it with -C DIR), or make this one with `deeplink-gen init`"))])
     if not uses_bundled_catalog(root) and not catalog_files(root):
         raise UserError([Diagnostic(Loc(str(workspace_file(root))), "(workspace)",
                                     "bundled_catalog is false but catalog/ has no *.yaml files: there is no catalog")])
     diags = Diagnostics()
-    all_vendor_paths = vendor_files(root)
     available = [p.stem for p in all_vendor_paths]
     for name in only or ():
         if name not in available:
