@@ -1,6 +1,6 @@
 """Measure deeplink-gen's speed as ratios within one run.
 
-    python bench/bench.py [--runs 5] [--scale 10]
+    python bench/bench.py [--runs 5] [--scale 10] [--dipu CHECKOUT]
 
 Reports (min and median of --runs):
   * whole processes (`python -m deeplink_gen ...`, start-up and imports included),
@@ -12,7 +12,10 @@ Reports (min and median of --runs):
     that changes no op's plan), with a warm cache (the rendered files are stored),
     and with nothing changed; for the
     workspace import-dipu makes of tests/fixtures/dipu (camb, --autocompare) and
-    for the bundled workspace (--all, 3 vendors);
+    for the bundled workspace (--all); with --dipu CHECKOUT, of that
+    deeplink.framework checkout's own op file instead, beside DIPU's generator
+    run on it for camb as DIPU's build runs it, each row's median as a multiple
+    of the generator's;
   * `validate` of the bundled workspace (the CLI, in-process, after imports);
   * `render --all` of the bundled vendors into an empty directory (in-process);
   * `render --all` again with nothing changed (and asserts it rewrote no file);
@@ -80,18 +83,37 @@ def render(root: Path, out: Path, *select: str) -> str:
     return run("-C", str(root), "render", *(select or ("--all",)), "--out", str(out), "--allow-outside-workspace")
 
 
-def process_rows(runs: int) -> list:
-    """Whole-process wall times, each case with its own cache folder."""
+def dipu_generator(checkout: Path, out: Path) -> list[str]:
+    """DIPU's own kernel generator as its build runs it for camb (autogen_wrapped_code.sh; its extra
+    features, autocompare among them, on)."""
+    scripts = checkout / "dipu" / "scripts" / "autogen_diopi_wrapper"
+    cmd = [sys.executable, str(scripts / "autogen_diopi_wrapper.py"), f"--out={out}",
+           f"--config={scripts / 'diopi_functions.yaml'}", "--print_op_arg=True", "--use_diopi_adapter=False",
+           "--print_func_call_info=True", "--generate_device_guard=True", "--enable_dipu_extra_feature=True",
+           '--fun_config_dict={"current_device":"camb","current_torch_ver":"2.2.2"}']
+    convert = checkout / "dipu" / "third_party" / "DIOPI" / "impl" / "camb" / "convert_config.yaml"
+    return cmd + ([f"--convert_config={convert}"] if convert.is_file() else [])
+
+
+def process_rows(runs: int, checkout: Path | None) -> list:
+    """Whole-process wall times, each case with its own cache folder. With a
+    deeplink.framework *checkout*, its op file is imported and rendered beside
+    DIPU's generator run on it, and the rows say how many times its time each takes."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         env = dict(os.environ, PYTHONPATH=str(REPO), DEEPLINK_GEN_CACHE_DIR=str(tmp / "cache"))
         env.pop("DEEPLINK_GEN_NO_CACHE", None)
         fixtures = REPO / "tests" / "fixtures" / "dipu"
+        functions, convert = fixtures / "diopi_functions.yaml", fixtures / "camb_convert_config.yaml"
+        if checkout is not None:
+            functions = checkout / "dipu" / "scripts" / "autogen_diopi_wrapper" / "diopi_functions.yaml"
+            real = checkout / "dipu" / "third_party" / "DIOPI" / "impl" / "camb" / "convert_config.yaml"
+            convert = real if real.is_file() else convert
         imported = tmp / "imported"
-        subprocess.run([sys.executable, "-m", "deeplink_gen", "import-dipu", "--functions",
-                        str(fixtures / "diopi_functions.yaml"), "--convert-config",
-                        f"camb={fixtures / 'camb_convert_config.yaml'}", "--vendors", "camb", "--out", str(imported)],
+        subprocess.run([sys.executable, "-m", "deeplink_gen", "import-dipu", "--functions", str(functions),
+                        "--convert-config", f"camb={convert}", "--vendors", "camb", "--out", str(imported),
+                        "--torch-version", "2.2.2"],
                        check=True, capture_output=True, env=env)
         out = tmp / "out"
 
@@ -102,7 +124,7 @@ def process_rows(runs: int) -> list:
         def clear(*kinds: str) -> None:
             shutil.rmtree(out, ignore_errors=True)
             for kind in kinds:
-                for path in (tmp / "cache").glob(kind):
+                for path in (tmp / "cache").glob(f"store-*/{kind}"):
                     shutil.rmtree(path, ignore_errors=True)
 
         def case(label: str, cmd: list[str], before=lambda: None) -> None:
@@ -116,13 +138,17 @@ def process_rows(runs: int) -> list:
 
         case("python -c pass (process)", [sys.executable, "-c", "pass"])
         case("deeplink-gen --help (process)", [sys.executable, "-m", "deeplink_gen", "--help"])
+        if checkout is not None:
+            case("DIPU's generator, camb, autocompare (process)", dipu_generator(checkout, tmp / "dipu.cpp"))
         subprocess.run(command(REPO, "--all"), check=True, capture_output=True, env=env)   # the op index
         ops = len(pipeline.load(imported).catalog.entries)
-        for label, cmd in ((f"import of DIPU fixture ({ops} ops), camb, --autocompare",
+        source = "DIPU's op file" if checkout is not None else "DIPU fixture"
+        vendors = len(list((REPO / "vendors").glob("*.yaml")))
+        for label, cmd in ((f"import of {source} ({ops} ops), camb, --autocompare",
                             command(imported, "--vendor", "camb", "--autocompare")),
-                           ("bundled workspace, --all (3 vendors)", command(REPO, "--all"))):
+                           (f"bundled workspace, --all ({vendors} vendors)", command(REPO, "--all"))):
             case(f"{label}: cold cache (process)", cmd, lambda: clear("[!a]*"))
-            case(f"{label}: inputs changed (process)", cmd, lambda: clear("render-*", "model-*", "stamps"))
+            case(f"{label}: inputs changed (process)", cmd, lambda: clear("render", "model", "stamps", "warnings"))
             case(f"{label}: warm cache, empty output (process)", cmd, lambda: clear())
             case(f"{label}: nothing changed (process)", cmd)
     return rows
@@ -197,6 +223,9 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--compile", action="store_true",
                         help="also time g++ -fsyntax-only of camb's kernels: one file vs 2 shards with 2 jobs")
+    parser.add_argument("--dipu", type=Path, metavar="CHECKOUT",
+                        help="a deeplink.framework checkout: render the import of its op file beside its own "
+                             "generator (needs its DIOPI submodule for camb's convert_config.yaml)")
     args = parser.parse_args()
     runs = args.runs
     torch_snapshots.installed()  # read (or build) the op table renders use, outside the measurements
@@ -217,7 +246,7 @@ def main() -> None:
                 assert render(root, out, *select).startswith("0 written"), "a no-change render rewrote files"
             rows.append((f"{label}, nothing changed", timed(again, runs)))
 
-    full_and_unchanged("render --all (3 vendors)", REPO)
+    full_and_unchanged(f"render --all ({len(list((REPO / 'vendors').glob('*.yaml')))} vendors)", REPO)
     bundled = len(pipeline.load(REPO).catalog.entries)
     with tempfile.TemporaryDirectory() as tmp:
         make_synthetic(Path(tmp), 400)
@@ -236,7 +265,7 @@ def main() -> None:
 
     if args.compile:
         rows.extend(compile_rows())
-    processes = process_rows(runs)
+    processes = process_rows(runs, args.dipu)
 
     base = rows[0][1][0]
     print(f"in-process (after imports)               {'min s':>8} {'median s':>9} {'x validate':>11}")
@@ -244,9 +273,11 @@ def main() -> None:
         print(f"{label:40} {mn:8.3f} {med:9.3f} {mn / base:11.2f}")
     print()
     floor = processes[0][1][0]
-    print(f"{'whole process':72} {'min s':>8} {'median s':>9} {'x python':>9}")
+    dipu = next((t for label, t in processes if label.startswith("DIPU's generator")), None)
+    print(f"{'whole process':72} {'min s':>8} {'median s':>9} {'x python':>9}"
+          + (f" {'x DIPU (median)':>16}" if dipu else ""))
     for label, (mn, med) in processes:
-        print(f"{label:72} {mn:8.3f} {med:9.3f} {mn / floor:9.2f}")
+        print(f"{label:72} {mn:8.3f} {med:9.3f} {mn / floor:9.2f}" + (f" {med / dipu[1]:16.2f}" if dipu else ""))
     print()
     print(f"synthetic catalog, one vendor, autocompare on (bundled catalog: {bundled} ops)")
     print(f"{'scale':>6} {'ops':>6} {'min s':>8} {'median s':>9} {'ms/op':>7}")
