@@ -562,7 +562,7 @@ def init(ctx: Context, directory: Path | None) -> None:
 @click.argument("name")
 @click.option("--like", metavar="VENDOR", help="Start from vendors/VENDOR.yaml, or from the example of that name "
               "that ships with deeplink-gen (ascend, camb, cuda, droplet, hostsim); comments kept, identity changed, its "
-              "vendors/VENDOR/ sources copied too.")
+              "adaptor section (what its DIOPI library defines) left out, its vendors/VENDOR/ sources copied too.")
 @click.option("--device-type", metavar="ENUM", help="The VendorDeviceType enumerator (default: NAME upper-cased).")
 @click.option("--runtime-prefix", metavar="PREFIX", help="Pre-fill the device runtime with CUDA-style calls "
               "using PREFIX (tang: tangStreamCreate, tangMalloc, ...). Default: every function unsupported.")

@@ -106,6 +106,13 @@ def replace_section(path: Path, text: str) -> int:
     return data.count("\n") + 1
 
 
+def drop_section(path: Path, key: str) -> None:
+    """Remove the top-level section *key* (and the comment lines after it) from a YAML file."""
+    data = path.read_text()
+    assert re.search(rf"^{key}:\n", data, re.M), f"no {key}: in {path}"
+    path.write_text(re.sub(rf"^{key}:\n(?:[ #].*\n|\n)*", "", data, flags=re.M))
+
+
 def error_lines(result) -> list[str]:
     """The error lines of a run that must fail cleanly: exit 1, no traceback."""
     assert result.exit_code == 1, result.output

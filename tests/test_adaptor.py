@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from helpers import BUNDLED_VENDORS, REPO, diopi_include, replace_section, run_cli
+from helpers import BUNDLED_VENDORS, REPO, diopi_include, drop_section, edit, replace_section, run_cli
 
 
 
@@ -228,12 +228,28 @@ def test_adaptor_wraps_what_the_library_defines(workspace):
     assert proc.returncode == 0, proc.stderr
 
 
-def test_adaptor_wraps_only_the_functions_of_kept_ops(workspace):
-    """Without an adaptor section, a vendor that disables mm and mm.out does
-    not need diopiMm in its DIOPI library: neither the adaptor nor its
-    declarations name it, though the vendor's layouts section still has a rule
-    for it."""
+def test_the_adaptor_section_wraps_what_the_library_defines_whatever_the_ops_keep(workspace):
+    """camb's adaptor section lists what its DIOPI library defines: a camb that
+    disables mm and mm.out still wraps diopiMm (DIOPI's library exports it
+    only through the adaptor), and every wrapper is a listed function."""
     camb = workspace / "vendors" / "camb.yaml"
+    listed = yaml.safe_load(camb.read_text())["adaptor"]["implemented"]["camb"]
+    assert "diopiMm" in listed
+    edit(camb, "\nops:\n", "\nops:\n  mm: {enabled: false}\n  mm.out: {enabled: false}\n")
+    result = run_cli("render", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    text = (workspace / "generated" / "camb" / impl("camb") / "adaptor" / "diopi_adaptor.cpp").read_text()
+    assert re.findall(r'extern "C" diopiError_t (\w+)\(', text) == sorted(listed)
+    assert "::impl::camb::diopiMm(" in text
+
+
+def test_adaptor_wraps_only_the_functions_of_kept_ops(workspace):
+    """Without an adaptor section (camb's removed), a vendor that disables mm
+    and mm.out does not need diopiMm in its DIOPI library: neither the adaptor
+    nor its declarations name it, though the vendor's layouts section still
+    has a rule for it."""
+    camb = workspace / "vendors" / "camb.yaml"
+    drop_section(camb, "adaptor")
     text = camb.read_text().replace("    diopiAdd: [ND]", "    diopiMm: [ND]\n    diopiAdd: [ND]", 1)
     camb.write_text(text.replace("\nops:\n", "\nops:\n  mm: {enabled: false}\n  mm.out: {enabled: false}\n", 1))
     result = run_cli("render", "--vendor", "camb", cwd=workspace)

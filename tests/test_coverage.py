@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from deeplink_gen.interfaces.aten import installed_torch_version
-from helpers import BUNDLED_VENDORS, REPO, coverage_report, edit, error_lines, native_functions_yaml, run_cli, run_subprocess
+from helpers import BUNDLED_VENDORS, REPO, coverage_report, drop_section, edit, error_lines, native_functions_yaml, run_cli, run_subprocess
 
 VENDORS = BUNDLED_VENDORS
 # The bundled workspace renders for DIPU's torch (deeplink-gen.yaml); most tests here look at
@@ -102,7 +102,17 @@ def test_the_summary_counts(report: dict):
                      result.output, re.M), result.output
     assert re.search(r"^cpu-fallback\s+991\s+32\.0%\s+990\s+31\.9%\s+990\s+31\.9%\s+991\s+32\.0%\s+990\s+31\.9%$",
                      result.output, re.M)
-    assert re.search(r"^DIOPI function defined\s+unknown\s+unknown\s+unknown\s+unknown\s+unknown$", result.output, re.M)
+    # ascend and camb list what their DIOPI libraries define (adaptor.implemented); the others do not,
+    # and without --impl nothing says what theirs define.
+    assert re.search(r"^DIOPI function defined\s+251\s+262\s+unknown\s+unknown\s+unknown$", result.output, re.M)
+    assert re.search(r"^DIOPI function missing\s+22\s+12\s+unknown\s+unknown\s+unknown$", result.output, re.M)
+    for vendor, count in (("camb", 301), ("ascend", 283)):
+        assert re.search(rf"^  {vendor}: DIOPI functions from \S*vendors/{vendor}\.yaml adaptor\.implemented "
+                         rf"\(vendor file: {count} functions\)$", result.output, re.M), result.output
+    for v in report["vendors"]:
+        yes, no, unknown = (v["implemented"][k] for k in ("yes", "no", "unknown"))
+        assert yes + no + unknown == v["reach"]["registered"], v["name"]
+        assert (unknown == 0) == (v["name"] in ("ascend", "camb")), v["name"]
 
 
 def test_coverage_agrees_with_the_manifests(target_report: dict):
@@ -206,7 +216,8 @@ def test_impl_symbol_lists_and_libraries(tmp_path: Path):
     assert camb["library"] == {"source": str(symbols), "how": "symbols", "functions": 3}
     assert _cell(report, "mul.out", "camb")["implemented"] is False      # undefined (U)
     assert "implemented" not in _cell(report, "linear", "camb")
-    assert _cell(report, "add.out", "ascend")["implemented"] is None       # no --impl for ascend
+    assert _cell(report, "add.out", "ascend")["implemented"] is True       # no --impl: ascend's vendor file lists it
+    assert _cell(report, "add.out", "cuda")["implemented"] is None         # no --impl, no list: unknown
     if shutil.which("gcc") and shutil.which("nm"):
         source = tmp_path / "lib.c"
         source.write_text("int diopiAdd(void) { return 0; }\nint diopiRelu(void) { return 0; }\n"
@@ -282,7 +293,15 @@ def test_baseline_regressions_fail_the_run(workspace: Path, tmp_path: Path):
     # Without --fail-on-regression the report says so and the run succeeds.
     assert run_cli("coverage", "--vendor", "camb", "--impl", str(impl), "--baseline", str(baseline),
                    cwd=workspace).exit_code == 0
-    # Without --impl the functions cannot be compared: said, not counted.
+    # Without --impl the vendor file's adaptor.implemented says what the library defines: compared with it.
+    report = coverage_report(workspace, "--baseline", str(baseline))
+    assert report["baseline"]["regressions"] == [{"vendor": "camb", "kind": "unregistered", "name": "add.out"}]
+    edit(workspace / "vendors/camb.yaml", " diopiRelu,", "")
+    report = coverage_report(workspace, "--baseline", str(baseline))
+    assert report["baseline"]["regressions"] == [{"vendor": "camb", "kind": "unregistered", "name": "add.out"},
+                                                 {"vendor": "camb", "kind": "unimplemented", "name": "diopiRelu"}]
+    # Without either the functions cannot be compared: said, not counted.
+    drop_section(workspace / "vendors/camb.yaml", "adaptor")
     report = coverage_report(workspace, "--baseline", str(baseline))
     assert report["baseline"]["regressions"] == [{"vendor": "camb", "kind": "unregistered", "name": "add.out"}]
     assert "camb: DIOPI functions not compared (no --impl for camb)" in report["baseline"]["notes"]

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from deeplink_gen.plan.adaptor import READ_WRITE
-from helpers import REPO, diopi_include, dipu_checkout, git_apply, run_cli
+from helpers import REPO, coverage_report, diopi_include, dipu_checkout, git_apply, run_cli
 
 DATA = REPO / "tests" / "fixtures" / "diopi_adaptor"
 FUNCTIONS = REPO / "tests" / "fixtures" / "dipu" / "diopi_functions.yaml"
@@ -259,6 +259,50 @@ def test_coverage_impl_and_the_adaptor_agree(imported, tmp_path):
         reports.append({row["op"]: row["vendors"]["camb"].get("implemented") for row in doc["ops"]})
     assert reports[0] == reports[1]
     assert any(v is True for v in reports[0].values()) and any(v is False for v in reports[0].values())
+
+
+# ---- the bundled camb and ascend vendor files, whose adaptor sections list what DIOPI 02f03c6a's
+# impl folders define
+
+BUNDLED = ("camb", "ascend")
+
+
+def _rendered_wrappers(vendor: str) -> dict[str, set[str]]:
+    """Per wrapper of the committed adaptor, the namespaces (impl::<ns>) it calls its function in."""
+    source = REPO / "generated" / vendor / "dipu" / "third_party" / "DIOPI" / "impl" / vendor / "adaptor"
+    text = (source / "diopi_adaptor.cpp").read_text()
+    return {m.group(1): set(re.findall(rf"::impl::(\w+)::{m.group(1)}\(", m.group(0)))
+            for m in re.finditer(r'^extern "C" diopiError_t (\w+)\(.*?^}\n', text, re.M | re.S)}
+
+
+@pytest.mark.parametrize("vendor", BUNDLED)
+def test_bundled_adaptor_wraps_what_diopis_generator_wraps(vendor):
+    theirs = {fn: {w["calls"]} for fn, w in _data(vendor)["wrappers"].items()}
+    assert _rendered_wrappers(vendor) == theirs
+    listed = yaml.safe_load((REPO / "vendors" / f"{vendor}.yaml").read_text())["adaptor"]["implemented"]
+    assert {fn: {ns} for ns, functions in listed.items() for fn in functions} == theirs
+    assert set(_ours(REPO, vendor)) == set(theirs)
+
+
+@pytest.mark.parametrize("vendor", BUNDLED)
+def test_bundled_coverage_and_coverage_impl_agree(vendor, tmp_path):
+    """coverage reads the bundled vendor file's list as what the library defines; given the DIOPI
+    folder (--impl, rebuilt from the extracted data) it finds the same registered ops defined."""
+    data = _data(vendor)
+    folder = _diopi_tree(tmp_path / "DIOPI", vendor, data)
+    listed = coverage_report(REPO, "--vendor", vendor)
+    scanned = coverage_report(REPO, "--vendor", vendor, "--impl", f"{vendor}={folder}")
+
+    def cells(report: dict) -> dict:
+        return {row["op"]: row["vendors"][vendor].get("implemented") for row in report["ops"]}
+
+    assert cells(listed) == cells(scanned)
+    assert any(v is True for v in cells(listed).values()) and any(v is False for v in cells(listed).values())
+    assert listed["vendors"][0]["library"]["functions"] == len(data["wrappers"])
+    # --impl scans the folder it is given (functions/ and functions_ext/); the functions that
+    # impl/ascend_npu's diopi_impl/ alone defines are outside it, and no bundled kernel calls them.
+    own = set().union(*(fs for folder_, fs in data["defined"].items() if folder_.startswith(f"impl/{vendor}/")))
+    assert scanned["vendors"][0]["library"]["functions"] == len(own)
 
 
 # The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu).

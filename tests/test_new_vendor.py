@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -132,6 +133,39 @@ def test_like_takes_every_bundled_vendor_in_an_empty_folder(tmp_path: Path, like
     assert result.exit_code == 0, result.output
     assert (vendor_dir(tmp_path / "generated", "acme") / "deviceimpl.cpp").is_file()
     assert '"device_type": "ACME"' in (tmp_path / "generated" / "acme" / "manifest.json").read_text()
+
+
+@pytest.mark.parametrize("like", ["camb", "ascend"])
+def test_like_leaves_out_the_adaptor_section_of_the_copied_library(tmp_path: Path, like: str):
+    """The adaptor section lists what the copied vendor's DIOPI library defines: kept, the copy's
+    adaptor would call impl::<like>:: functions the new vendor's library lacks. It is left out
+    with its comment, the file says so, and the rest is the same text."""
+    result = run_cli("new-vendor", "acme", "--like", like, cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "vendors" / "acme.yaml").read_text()
+    original = (REPO / "vendors" / f"{like}.yaml").read_text()
+    assert "\nadaptor:\n" in original and "\nadaptor:" not in text
+    assert f"# {like}'s adaptor section, the DIOPI functions {like}'s DIOPI library defines, was left out:" in text
+    rest = original.split("\ndefaults:", 1)[1]
+    section = re.search(r"\n(?:#.*\n)*adaptor:\n(?: .*\n)*\n", rest)
+    assert text.split("\ndefaults:", 1)[1] == rest.replace(section.group(0), "\n", 1)
+    result = run_cli("render", "--vendor", "acme", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    adaptor = tmp_path / "generated" / "acme" / "dipu/third_party/DIOPI/impl/acme/adaptor/diopi_adaptor.cpp"
+    assert set(re.findall(r"::impl::(\w+)::", adaptor.read_text())) == {"acme"}
+
+
+def test_like_leaves_out_a_block_style_adaptor_section_that_ends_the_file(tmp_path: Path):
+    """As import-dipu writes it (one function a line), last in the file, without a final newline."""
+    ws = copy_workspace(tmp_path / "ws")
+    source = ws / "vendors" / "droplet.yaml"
+    source.write_text(source.read_text() + "adaptor:\n  implemented:\n    droplet:\n    - diopiCastDtype\n"
+                      "    - diopiCopyInp\n    - diopiAdd")
+    result = run_cli("new-vendor", "acme", "--like", "droplet", cwd=ws)
+    assert result.exit_code == 0, result.output
+    text = (ws / "vendors" / "acme.yaml").read_text()
+    assert "adaptor:" not in text and "diopiCopyInp" not in text and text.endswith('sources: ["*.cpp"]\n')
+    assert run_cli("validate", "--vendor", "acme", "--strict", cwd=ws).exit_code == 0
 
 
 def test_sources_folder_is_copied_into_the_vendor_folder(scaffolded: Path):

@@ -130,8 +130,36 @@ def _like_source(root: Path, like: str) -> Path:
                   f"(available: {', '.join(available) or 'none'})")
 
 
+def _last_end(node) -> int:
+    """Where the text of *node* ends: its last scalar, or a flow collection's closing bracket."""
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+        return node.end_mark.index
+    last = node.value[-1]
+    return _last_end(last[1] if isinstance(node, yaml.MappingNode) else last)
+
+
+def _without_section(text: str, key_node, value_node) -> tuple[int, int]:
+    """The span of a top-level section to remove: its lines, the comment lines right above
+    it, and a blank line after it when one is also before it."""
+    start = text.rfind("\n", 0, key_node.start_mark.index) + 1
+    while start > 0:
+        above = text.rfind("\n", 0, start - 1) + 1
+        if not text[above:start].startswith("#"):
+            break
+        start = above
+    end = text.find("\n", _last_end(value_node))
+    end = len(text) if end < 0 else end + 1
+    if text.startswith("\n", end) and text[:start].endswith("\n\n"):
+        end += 1
+    return start, end
+
+
 def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
-    """The text of vendor file *path* with its identity changed, comments kept."""
+    """The text of vendor file *path* with its identity changed, comments kept. Its
+    adaptor section is left out: it lists what *like*'s DIOPI library defines (the
+    adaptor would call impl::<like>:: functions the new vendor's library lacks)."""
     import yaml
 
     doc = yamlfile.load(path)                       # file:line:col errors for a broken source
@@ -153,6 +181,9 @@ def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
     for key_node, value_node in ident.value:
         if key_node.value in new:
             edits.append((value_node.start_mark.index, value_node.end_mark.index, new[key_node.value]))
+    adaptor = next(((k, v) for k, v in root_node.value if k.value == "adaptor"), None)
+    if adaptor is not None:
+        edits.append((*_without_section(text, *adaptor), ""))
     for start, end, value in sorted(edits, reverse=True):
         text = text[:start] + value + text[end:]
     lines = text.splitlines(keepends=True)
@@ -160,6 +191,10 @@ def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
         lines = lines[1:]
     note = (f"# {name}: scaffolded by `deeplink-gen new-vendor {name} --like {like}`; only the identity\n"
             f"# was changed, so the comments below may still speak of {like}.\n")
+    if adaptor is not None:
+        note += (f"# {like}'s adaptor section, the DIOPI functions {like}'s DIOPI library defines, was left out:\n"
+                 f"# without one the adaptor wraps the functions {name}'s kernels call; `deeplink-gen import-dipu\n"
+                 f"# --impl {name}=DIR` writes {name}'s from its DIOPI impl folder.\n")
     return MODELINE + "\n" + note + "".join(lines)
 
 
