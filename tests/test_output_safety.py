@@ -9,8 +9,6 @@ import fcntl
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -223,20 +221,27 @@ def test_concurrent_renders_into_one_folder_exclude_each_other(workspace: Path, 
         assert not list(out.glob(".*"))
 
 
+def _waits_for_the_lock(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run the CLI while this process holds *folder*'s lock, releasing it only once the run says it waits."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    proc = subprocess.Popen([sys.executable, "-m", "deeplink_gen", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, DEEPLINK_GEN_NO_CACHE="1"))
+    try:
+        first = proc.stderr.readline()               # blocks until the run has met the lock
+        assert not os.path.lexists(folder / "camb" / "manifest.json")
+    finally:
+        os.close(fd)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, first + err)
+
+
 def test_a_render_waits_for_the_one_writing_and_says_so(workspace: Path):
     out = workspace / "generated"
     out.mkdir()
-    fd = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    release = threading.Timer(1.5, os.close, (fd,))
-    release.start()
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--vendor", "camb"],
-                          env=dict(os.environ, DEEPLINK_GEN_NO_CACHE="1"), capture_output=True, text=True, timeout=120)
-    release.join()
+    proc = _waits_for_the_lock(out, "-C", str(workspace), "render", "--vendor", "camb")
     assert proc.returncode == 0, proc.stderr
-    assert f"waiting for another deeplink-gen writing to {out}" in proc.stderr
-    assert time.monotonic() - started >= 1.4
+    assert proc.stderr.startswith(f"waiting for another deeplink-gen writing to {out} to finish")
     assert (out / "camb" / "manifest.json").is_file()
 
 
@@ -260,15 +265,9 @@ def test_into_killed_at_every_step_is_finished_and_cleaned_by_the_next_run(works
 
 def test_into_waits_for_another_render_into_the_same_checkout(workspace: Path, tmp_path: Path):
     tree = dipu_checkout(tmp_path / "dipu")
-    fd = os.open(tree, os.O_RDONLY | os.O_DIRECTORY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    release = threading.Timer(1.0, os.close, (fd,))
-    release.start()
-    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--vendor", "droplet",
-                           "--into", str(tree)], capture_output=True, text=True, timeout=120)
-    release.join()
+    proc = _waits_for_the_lock(tree, "-C", str(workspace), "render", "--vendor", "droplet", "--into", str(tree))
     assert proc.returncode == 0, proc.stderr
-    assert f"waiting for another deeplink-gen writing to {tree}" in proc.stderr
+    assert proc.stderr.startswith(f"waiting for another deeplink-gen writing to {tree} to finish")
 
 
 def test_a_report_that_cannot_be_written_is_an_error(workspace: Path):
