@@ -535,8 +535,12 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, ou
 
 @main.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--tool", metavar="REQUIREMENT", help="What the CI workflow installs deeplink-gen with (a pip "
+              "requirement: deeplink-gen==X.Y.Z, a URL, ./tools/<wheel>). Default: this deeplink-gen as it was "
+              "installed: from an index, that version; from git, that commit; from a wheel file, a copy of it in "
+              "tools/.")
 @click.pass_obj
-def init(ctx: Context, directory: Path | None) -> None:
+def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
     """Make DIRECTORY (default: the -C workspace) a deeplink-gen workspace.
 
     Creates vendors/, schemas/ (the JSON Schemas vendor files name on their
@@ -550,10 +554,12 @@ def init(ctx: Context, directory: Path | None) -> None:
     from deeplink_gen.commands.init import init as command
 
     root = directory if directory is not None else ctx.root
-    result = command(root)
+    result = command(root, tool)
     for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
         for item in items:
             click.echo(f"{label:9} {root / item}")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     cd = "" if root == Path(".") else f" -C {root}"
     click.echo(f"next: deeplink-gen{cd} new-vendor NAME   (or: new-vendor NAME --like droplet)")
 

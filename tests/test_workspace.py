@@ -5,6 +5,7 @@ in an empty folder; a workspace's catalog/ adds ops and replaces bundled ones.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -127,3 +128,47 @@ def test_a_workspace_without_vendors_has_nothing_to_render(tmp_path: Path, check
     assert result.exit_code == 1 and "nothing to render" in result.stderr and "new-vendor NAME" in result.stderr
     result = run_cli("validate", cwd=tmp_path)
     assert result.exit_code == 0 and "no vendor yet: `deeplink-gen new-vendor NAME`" in result.output
+
+
+def _install_step(ws: Path) -> list[str]:
+    """The arguments of the workflow's `pip install` step."""
+    import shlex
+
+    steps = yaml.safe_load((ws / ".github/workflows/deeplink-gen.yml").read_text())["jobs"]["check"]["steps"]
+    (run,) = [s["run"] for s in steps if str(s.get("run", "")).startswith("pip install")]
+    return shlex.split(run)[2:]
+
+
+def test_init_workflow_installs_this_deeplink_gen_from_a_wheel(tmp_path: Path):
+    """Installed from a wheel file (PEP 610 says so in its dist-info), init copies that wheel into the
+    workspace and the workflow installs it from there, where CI has it."""
+    wheel = tmp_path / "dist" / "deeplink_gen-0.1.0-py3-none-any.whl"
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"PK wheel bytes")
+    site = tmp_path / "site"
+    info = site / "deeplink_gen-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: deeplink-gen\nVersion: 0.1.0\n")
+    (info / "direct_url.json").write_text(json.dumps({"url": wheel.as_uri(), "archive_info": {}}))
+    ws = tmp_path / "ws"
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "init", str(ws)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": f"{site}:{REPO}"}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert _install_step(ws)[1] == "./tools/deeplink_gen-0.1.0-py3-none-any.whl"
+    assert (ws / "tools" / wheel.name).read_bytes() == wheel.read_bytes()
+    assert "note:" not in proc.stderr
+
+
+def test_init_workflow_from_a_source_folder_says_what_ci_cannot_reach(tmp_path: Path):
+    """This test suite's deeplink-gen runs from its source folder (an editable install or a checkout)."""
+    result = run_cli("init", str(tmp_path / "ws"))
+    assert result.exit_code == 0
+    assert _install_step(tmp_path / "ws")[1] == "deeplink-gen==0.1.0"
+    assert "CI cannot reach" in result.stderr and "init --tool" in result.stderr
+
+
+def test_init_tool_gives_the_requirement(tmp_path: Path):
+    requirement = "deeplink-gen @ git+https://example.com/deeplink-gen.git@0123abc"
+    assert run_cli("init", str(tmp_path / "ws"), "--tool", requirement).exit_code == 0
+    args = _install_step(tmp_path / "ws")
+    assert args[0].startswith("torch==") and args[1:] == [requirement]

@@ -6,23 +6,25 @@ edit are written only when missing."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deeplink_gen import __version__
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
 from deeplink_gen.atomic import write_atomic
+from deeplink_gen.commands.tool_source import ToolSource, installed_source, place
 from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
 from deeplink_gen.render.templating import render
 
+WORKFLOW = ".github/workflows/deeplink-gen.yml"
 SCHEMAS = ("vendor.schema.json", "catalog.schema.json", "workspace.schema.json")
 # Files init writes once (the user may edit them), by template.
 ONCE = {
     WORKSPACE_FILE: "workspace/deeplink-gen.yaml.j2",
     ".vscode/settings.json": "workspace/vscode-settings.json.j2",
-    ".github/workflows/deeplink-gen.yml": "workspace/github-workflow.yml.j2",
+    WORKFLOW: "workspace/github-workflow.yml.j2",
     ".pre-commit-config.yaml": "workspace/pre-commit-config.yaml.j2",
 }
 
@@ -32,6 +34,7 @@ class InitResult:
     created: list[str] = field(default_factory=list)
     refreshed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def ensure_schemas(root: Path, result: InitResult) -> None:
@@ -56,16 +59,24 @@ def ensure_layout(root: Path, result: InitResult) -> None:
     ensure_schemas(root, result)
 
 
-def init(root: Path) -> InitResult:
+def init(root: Path, tool: str | None = None) -> InitResult:
+    """*tool*: the requirement CI installs deeplink-gen with (default: tool_source.installed_source())."""
     result = InitResult()
     ensure_layout(root, result)
+    source = ToolSource(tool) if tool is not None else installed_source()
     context = dict(torch_version=str(installed_torch_version()), target_torch=SUPPORTED_TORCHS[-1],
-                   tool_version=__version__)
+                   tool_requirement=shlex.quote(source.requirement))
     for rel, template in ONCE.items():
         target = root / rel
         if target.exists():
             result.kept.append(rel)
             continue
+        if rel == WORKFLOW:
+            copied = place(source, root)
+            if copied is not None:
+                result.created.append(copied)
+            if source.note is not None:
+                result.notes.append(source.note)
         write_atomic(target, render(template, **context).encode("utf-8"))
         result.created.append(rel)
     return result

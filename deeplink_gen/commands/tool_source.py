@@ -1,0 +1,72 @@
+"""What the CI workflow `init` writes installs deeplink-gen with: this very
+deeplink-gen, found from how it was installed (PEP 610: its dist-info's
+direct_url.json). From a package index: `deeplink-gen==VERSION`; from a git
+URL: that URL at the installed commit; from a wheel file that still exists:
+a copy of it in the workspace's tools/, installed from there; from any
+other URL: that URL. From a local folder (a source checkout, an editable
+install) there is nothing CI can reach, so the workflow asks the index for
+this version and a note says how to do better; `init --tool REQUIREMENT`
+decides it outright."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from deeplink_gen import __version__
+
+DIST = "deeplink-gen"
+
+
+@dataclass(frozen=True)
+class ToolSource:
+    requirement: str            # what pip installs in CI
+    wheel: Path | None = None   # a wheel to copy into the workspace's tools/ first
+    note: str | None = None     # why CI may not find it
+
+
+def _direct_url() -> dict | None:
+    try:
+        text = metadata.distribution(DIST).read_text("direct_url.json")
+        data = json.loads(text) if text else None
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def installed_source() -> ToolSource:
+    pinned = f"{DIST}=={__version__}"
+    info = _direct_url()
+    if info is None:
+        return ToolSource(pinned)
+    url = str(info.get("url", ""))
+    vcs = info.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("commit_id"):
+        return ToolSource(f"{DIST} @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}")
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        path = Path(unquote(parsed.path))
+        if "archive_info" in info and path.suffix == ".whl" and path.is_file():
+            return ToolSource(f"./tools/{path.name}", wheel=path)
+        return ToolSource(pinned, note=(
+            f"deeplink-gen runs from {path}, which CI cannot reach, so the workflow installs {pinned} from the "
+            f"package index; to install this build instead: pip wheel --no-deps -w tools {path}, then "
+            f"deeplink-gen init --tool ./tools/<the wheel> (after deleting the workflow file)"))
+    if url:
+        return ToolSource(f"{DIST} @ {url}")
+    return ToolSource(pinned)
+
+
+def place(source: ToolSource, root: Path) -> str | None:
+    """Copy the source's wheel into *root*/tools/ (unless there); its path from the root, else None."""
+    if source.wheel is None:
+        return None
+    target = root / "tools" / source.wheel.name
+    if not (target.is_file() and target.read_bytes() == source.wheel.read_bytes()):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source.wheel, target)
+    return f"tools/{source.wheel.name}"
