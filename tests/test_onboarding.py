@@ -398,3 +398,20 @@ def test_into_usage_errors_exit_2(workspace: Path, tmp_path: Path, args: list[st
     result = run_cli("render", *[a.format(tree=tree) for a in args], cwd=workspace)
     assert result.exit_code == 2, result.output
     assert tree_state(tree) == before
+
+
+def test_each_render_ends_with_the_next_step(workspace: Path, tmp_path: Path):
+    """render says how to put the vendor into DIPU; render --into says how to build DIPU then, without a
+    DIOPI library while DIOPI has no implementation folder for the vendor."""
+    _new_vendor(workspace)
+    for _ in range(2):                    # written, then unchanged (the stamps' short cut)
+        result = run_cli("render", "--vendor", "acme", cwd=workspace)
+        assert result.stdout.splitlines()[-1].startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "acme", tree)
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith(f"next: build DIPU: cd {tree / 'dipu'} && cmake -S . -B build"), last
+    assert "-DDEVICE=ACME -DWITH_DIOPI_LIBRARY=DISABLE && cmake --build build" in last
+    result = _into(workspace, "droplet", dipu_checkout(tmp_path / "dipu2"))
+    last = result.stdout.splitlines()[-1]
+    assert "-DDEVICE=DROPLET && cmake --build build" in last and "WITH_DIOPI_LIBRARY" not in last

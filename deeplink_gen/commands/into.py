@@ -23,7 +23,7 @@ from deeplink_gen import pipeline
 from deeplink_gen.commands import warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
-from deeplink_gen.interfaces.dipu import DIPU_COMMIT
+from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
 from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
 from deeplink_gen.render import paths
@@ -45,6 +45,7 @@ class Outcome:
     removed: list[str] = field(default_factory=list)
     edits: list[Edit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    without_diopi: bool = False   # DIOPI has no library for the vendor yet: DIPU builds without one
 
 
 def _read(path: Path) -> bytes | None:
@@ -71,6 +72,12 @@ def run(root: Path, vendor: str, options: pipeline.Options, dest: Path, force: b
     else:
         outcome = into(dest, v, files, force)          # refused: not a checkout
     _report(v.name, dest, outcome)
+    device = v.identity.cmake_aliases[0] if v.identity.cmake_aliases else v.name
+    torchs = ", ".join(SUPPORTED_TORCHS[:-1]) + " or " + SUPPORTED_TORCHS[-1]
+    click.echo(f"next: build DIPU: cd {dest / 'dipu'} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+               f"-DDEVICE={device}{' -DWITH_DIOPI_LIBRARY=DISABLE' if outcome.without_diopi else ''} && "
+               f"cmake --build build -j8   (with torch {torchs} installed; "
+               f"onboarding/ONBOARDING.md of `deeplink-gen render --vendor {v.name}` says what else)")
     return 0
 
 
@@ -98,8 +105,10 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
         elif not diopi_ready:
             out.notes.append(f"onboarding/diopi.patch not applied: {DIOPI_ROOT} is not populated")
         else:
+            out.without_diopi = True
             out.notes.append(f"onboarding/diopi.patch not applied: {impl} does not exist; build DIPU with "
-                             f"DIPU_WITH_DIOPI_LIBRARY=DISABLE until DIOPI has that implementation")
+                             f"-DWITH_DIOPI_LIBRARY=DISABLE (setup.py: DIPU_WITH_DIOPI_LIBRARY=DISABLE) until DIOPI "
+                             "has that implementation")
     changes: dict[str, bytes | None] = {}
     touched = set(wanted)                      # every file this run may write: a killed run's leftovers are swept
     conflicts: list[Diagnostic] = []

@@ -52,6 +52,7 @@ def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bo
             return 1
         count = sum(len(files) for files in current.values())
         click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
+        _next(names)
         return 0
     rendered = cache.load("render", digest)
     if not (isinstance(rendered, dict) and sorted(rendered) == sorted(names)
@@ -68,6 +69,13 @@ def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | No
     stamps.record(out_root, {name: (digest, files) for name, files in rendered.items()})
     click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
                f"{len(report.removed)} removed ({', '.join(rendered)})")
+    _next(list(rendered))
+
+
+def _next(names: list[str]) -> None:
+    vendor = names[0] if len(names) == 1 else "NAME"
+    click.echo(f"next: deeplink-gen render --vendor {vendor} --into CHECKOUT   (into a deeplink.framework "
+               "checkout: the files and onboarding/dipu.patch; then build DIPU)")
 
 
 def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
