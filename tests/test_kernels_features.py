@@ -244,3 +244,15 @@ def test_an_unregistered_op_has_no_twin_everywhere(workspace: Path):
     manifest = json.loads((workspace / "generated" / "droplet" / "manifest.json").read_text())
     (mul,) = [op for op in manifest["ops"] if op["op"] == "mul.out"]
     assert mul["flags"]["autocompare"] is False and mul["flags"]["register"] is False
+
+
+def test_explain_of_an_op_outside_the_catalog_says_how_to_add_it(workspace: Path):
+    result = run_cli("explain", "cosh", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"'cosh' is an op of torch [\d.]+ that the op catalog does not define: add it to a "
+                     r"catalog/\*\.yaml", result.stderr), result.stderr
+    assert "did you mean" not in result.stderr and "DIOPI declares no diopiCosh" in result.stderr
+    result = run_cli("explain", "asin.out", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 1 and "DIOPI declares diopiAsin and diopiAsinInp" in result.stderr
+    result = run_cli("explain", "coshh", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 1 and re.search(r"nor an op of torch [\d.]+; did you mean 'cosh'\?", result.stderr)

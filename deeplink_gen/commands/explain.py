@@ -111,4 +111,19 @@ def run(root: Path, op: str, vendor: str, options: pipeline.Options) -> list[str
     skipped = next((s for s in rv.skipped if s.op == op), None)
     if skipped is not None:
         return [f"{op}: not rendered: {skipped.reason}"]
-    raise UserError([Diagnostic(None, None, f"'{op}' is not in the op catalog{did_you_mean(op, ws.catalog.names())}")])
+    raise UserError([Diagnostic(None, None, _not_in_catalog(op, ws, options))])
+
+
+def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
+    """Why *op* has nothing to explain: a torch op the catalog lacks (and how to add it, with the DIOPI
+    functions its name suggests), or no op at all (and the nearest name)."""
+    table = options.op_table()
+    if op not in table.ops:
+        return (f"'{op}' is neither in the op catalog nor an op of torch {table.version}"
+                f"{did_you_mean(op, [*ws.catalog.names(), *table.ops])}")
+    base = "diopi" + "".join(part.capitalize() for part in op.split(".")[0].strip("_").split("_"))
+    declared = [f for f in (base, base + "Inp") if options.prototypes().get(f) is not None]
+    diopi = (f"; DIOPI declares {' and '.join(declared)}" if declared
+             else f"; DIOPI declares no {base}: the op needs one, or a catalog entry with dummy_call or custom code")
+    return (f"'{op}' is an op of torch {table.version} that the op catalog does not define: add it to a "
+            f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; README: \"The op catalog\"){diopi}")
