@@ -248,23 +248,26 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
 
 
 @main.command()
-@click.argument("op")
+@click.argument("op", required=False)
 @click.option("--vendor", required=True, metavar="NAME", help="The vendor whose settings to explain.")
 @click.option("--autocompare/--no-autocompare", default=None, help="As for render.")
 @click.option("--torch-version", metavar="X.Y[.Z]", help="As for validate: the installed torch or a shipped op table.")
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N", help="As for render.")
 @click.pass_obj
-def explain(ctx: Context, op: str, vendor: str, autocompare, torch_version, shards) -> None:
-    """Show how OP is rendered for a vendor, and where each setting came from.
+def explain(ctx: Context, op: str | None, vendor: str, autocompare, torch_version, shards) -> None:
+    """Show how OP is rendered for a vendor, and where each setting came from;
+    without OP, list every op of the vendor, one per line: whether it is
+    enabled and registered, its DIOPI function, and where its definition is.
 
     Precedence: command line > vendor op override > vendor default > catalog >
-    built-in default; a catalog entry marking an op as not comparable, without
-    CPU fallback or without device guard always wins.
+    built-in default; a fact of the op (a catalog entry marking it as not
+    comparable, without CPU fallback or without device guard; no
+    registration; a helper; a dummy call) always wins.
     """
     from deeplink_gen.commands import explain as command
 
     options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
-    lines = command.run(ctx.root, op, vendor, options)
+    lines = command.run(ctx.root, op, vendor, options) if op is not None else command.listing(ctx.root, vendor, options)
     click.echo("\n".join(lines))
 
 

@@ -256,3 +256,16 @@ def test_explain_of_an_op_outside_the_catalog_says_how_to_add_it(workspace: Path
     assert result.exit_code == 1 and "DIOPI declares diopiAsin and diopiAsinInp" in result.stderr
     result = run_cli("explain", "coshh", "--vendor", "camb", cwd=workspace)
     assert result.exit_code == 1 and re.search(r"nor an op of torch [\d.]+; did you mean 'cosh'\?", result.stderr)
+
+
+def test_explain_without_an_op_lists_the_vendors_ops(workspace: Path):
+    vendor = workspace / "vendors" / "camb.yaml"
+    assert "\nops:\n" in vendor.read_text()
+    vendor.write_text(vendor.read_text().replace("\nops:\n", "\nops:\n  abs.out: {enabled: false}\n", 1))
+    result = run_cli("explain", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    catalog = run_cli("validate", cwd=workspace).stdout.split(" catalog ops")[0].split()[-1]
+    assert re.match(rf"camb: {int(catalog) - 1} of {catalog} catalog ops enabled, torch ", lines[0]), lines[0]
+    assert re.search(r"^  add\.out +registered +diopiAdd +catalog \(.*pointwise\.yaml:\d+:\d+\)$", result.stdout, re.M)
+    assert re.search(r"^  abs\.out +disabled +diopiAbs ", result.stdout, re.M)

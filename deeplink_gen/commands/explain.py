@@ -1,6 +1,7 @@
 """`deeplink-gen explain OP --vendor V`: every setting that shapes one op for
 one vendor, with the place each comes from: its definition, the switches,
-the vendor's reason, and the dtype and layout rules its DIOPI function gets."""
+the vendor's reason, and the dtype and layout rules its DIOPI function gets.
+Without OP, one line per op of the vendor."""
 
 from __future__ import annotations
 
@@ -127,3 +128,18 @@ def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
              else f"; DIOPI declares no {base}: the op needs one, or a catalog entry with dummy_call or custom code")
     return (f"'{op}' is an op of torch {table.version} that the op catalog does not define: add it to a "
             f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; README: \"The op catalog\"){diopi}")
+
+
+def listing(root: Path, vendor: str, options: pipeline.Options) -> list[str]:
+    """Every op of *vendor*, one line each: state, DIOPI function, definition; then the ops this torch skips."""
+    ws = pipeline.load_valid(root, [vendor], options)
+    rv = pipeline.resolve(ws, ws.vendor(vendor), options)
+    width = max((len(r.op) for r in rv.ops), default=0)
+    lines = [f"{vendor}: {len(rv.enabled_ops)} of {len(rv.ops)} catalog ops enabled, torch {rv.torch_version} "
+             "(explain OP --vendor V shows one)"]
+    for r in rv.ops:
+        state = ("registered" if r.on("register") else "helper") if r.enabled.value else "disabled"
+        where = "vendor" if r.replaced is not None else "catalog"
+        lines.append(f"  {r.op:{width}}  {state:10}  {r.entry.call.function:28}  {where} ({r.entry.loc})")
+    lines += [f"  {s.op:{width}}  skipped: {s.reason}" for s in rv.skipped]
+    return lines
