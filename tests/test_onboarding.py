@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from helpers import (
-    dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
+    DIPU_CHECKOUT, dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
 )
+from deeplink_gen.interfaces.dipu import edit_sites
 
 CSRC = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
 OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
@@ -55,6 +56,23 @@ def _listed(cmake: Path) -> list[str]:
 
 def _added(patch: Path) -> list[str]:
     return [line[1:] for line in patch.read_text().splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+# ---------------------------------------------------------------- the upstream lines
+
+def test_the_checkout_fixture_holds_the_upstream_excerpts():
+    """The stand-in checkout and the excerpts the patches take their context from are the
+    same upstream lines: the first line of each fixture file says which lines it holds."""
+    for path, ex in edit_sites().items():
+        fixture = DIPU_CHECKOUT / (path if ex.repo == "dipu" else f"dipu/third_party/DIOPI/{path}")
+        head, *body = fixture.read_text().splitlines(keepends=True)
+        m = re.search(rf"lines (\d+)-(\d+) of {re.escape(path)} at ", head)
+        assert m, (fixture, head)
+        first, last = int(m.group(1)), int(m.group(2))
+        assert len(body) == last - first + 1, fixture
+        assert first <= ex.first_line and ex.first_line + len(ex.lines) - 1 <= last, path
+        start = ex.first_line - first
+        assert tuple(body[start:start + len(ex.lines)]) == ex.lines, path
 
 
 # ---------------------------------------------------------------- the patch, with git apply
