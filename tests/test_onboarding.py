@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,8 @@ BASEDEF = "dipu/torch_dipu/csrc_dipu/runtime/device/basedef.h"
 HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
 DIPU_CMAKE = "dipu/CMakeLists.txt"
 DIOPI_CMAKE = "dipu/third_party/DIOPI/impl/CMakeLists.txt"
-EDITED = (DIPU_CMAKE, CSRC, BASEDEF, HELPER)
+TEST_BASE = "dipu/tests/pytorch_test_base.py"
+EDITED = (DIPU_CMAKE, CSRC, BASEDEF, HELPER, TEST_BASE)
 
 
 def _new_vendor(ws: Path, name: str = "acme") -> Path:
@@ -58,6 +61,36 @@ def _added(patch: Path) -> list[str]:
     return [line[1:] for line in patch.read_text().splitlines() if line.startswith("+") and not line.startswith("+++")]
 
 
+class _Torch:
+    """Enough of torch for the module level of DIPU's pytorch_test_base.py: its dtypes, as names."""
+
+    def __getattr__(self, name: str) -> str:
+        return f"torch.{name}"
+
+
+def _test_base_loads(tree: Path, vendor_type: str, monkeypatch) -> dict:
+    """Run the module level of the checkout's dipu/tests/pytorch_test_base.py for a device of
+    *vendor_type*, every tests.pytorch_config_<type> a stand-in; the names it defines."""
+    for module in set(re.findall(r"^\s*from (tests\.pytorch_config_\w+) import", (tree / TEST_BASE).read_text(), re.M)):
+        config = types.ModuleType(module)
+        config.DISABLED_TESTS, config.TEST_PRECISIONS = {f"{module}.disabled"}, {f"{module}.precision": 1e-2}
+        monkeypatch.setitem(sys.modules, module, config)
+    ns = {"dipu": types.SimpleNamespace(vendor_type=vendor_type), "torch": _Torch(), "DeviceTypeTestBase": object}
+    exec(compile((tree / TEST_BASE).read_text(), str(tree / TEST_BASE), "exec"), ns)
+    return ns
+
+
+def _loaded_config(ns: dict) -> str | None:
+    """The config module whose settings the test base took, or None (DIPU's defaults)."""
+    if not ns["_DISABLED_TESTS"]:
+        assert ns["_TEST_PRECISIONS"] == {}
+        return None
+    (disabled,) = ns["_DISABLED_TESTS"]
+    module = disabled.removesuffix(".disabled")
+    assert ns["_TEST_PRECISIONS"] == {f"{module}.precision": 1e-2}
+    return module
+
+
 # ---------------------------------------------------------------- the upstream lines
 
 def test_the_checkout_fixture_holds_the_upstream_excerpts():
@@ -77,10 +110,17 @@ def test_the_checkout_fixture_holds_the_upstream_excerpts():
 
 # ---------------------------------------------------------------- the patch, with git apply
 
-@pytest.mark.parametrize("vendor", ["camb", "ascend", "cuda", "droplet"])
-def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered: Path, vendor: str, tmp_path: Path):
+# The bundled vendors DIPU knows by their whole identity, with their device types; only MLU, GCU,
+# CUDA and MUXI have a branch in DIPU's pytorch_test_base.py that loads their test config.
+KNOWN = {"camb": "MLU", "ascend": "NPU", "cuda": "CUDA", "droplet": "DROPLET"}
+
+
+@pytest.mark.parametrize("vendor", sorted(KNOWN))
+def test_known_vendor_patch_is_the_kernel_rule_and_the_missing_test_config_and_git_applies_it(
+        rendered: Path, vendor: str, tmp_path: Path, monkeypatch):
     patch = rendered / vendor / "onboarding" / "dipu.patch"
-    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == [CSRC]
+    covered = KNOWN[vendor] in ("MLU", "CUDA")
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == ([CSRC] if covered else [TEST_BASE, CSRC])
     assert (rendered / vendor / "onboarding" / "diopi.patch").exists() == (vendor in ADAPTOR_FOLDERS)
     tree = dipu_checkout(tmp_path / "dipu")
     proc = git_apply(patch, tree, "--check")
@@ -88,6 +128,12 @@ def test_known_vendor_patch_is_only_the_kernel_rule_and_git_applies_it(rendered:
     assert git_apply(patch, tree).returncode == 0
     _kernel_rule_gone((tree / CSRC).read_text())
     assert git_apply(patch, tree, "--reverse", "--check").returncode == 0     # recognisably applied
+    config = KNOWN[vendor].lower()
+    assert (rendered / vendor / f"dipu/tests/pytorch_config_{config}.py").is_file()
+    assert _loaded_config(_test_base_loads(tree, KNOWN[vendor], monkeypatch)) == f"tests.pytorch_config_{config}"
+    row = re.search(r"^\| 7 \| `dipu/tests/pytorch_test_base.py` \|.*$",
+                    (rendered / vendor / "onboarding" / "ONBOARDING.md").read_text(), re.M)
+    assert row and row.group().endswith("| present upstream |" if covered else "| **to add (dipu.patch)** |"), row
 
 
 # The DIOPI folder each bundled vendor with an adaptor builds (IMPL_OPT ascend builds impl/ascend_npu).
@@ -109,7 +155,7 @@ def test_diopi_patch_hands_the_adaptor_over_and_git_applies_it(rendered: Path, v
     assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{vendor}/adaptor/diopi_adaptor.cpp)" in text
     assert (rendered / vendor / "dipu/third_party/DIOPI/impl" / vendor / "adaptor" / "diopi_adaptor.cpp").is_file()
     checklist = (rendered / vendor / "onboarding" / "ONBOARDING.md").read_text()
-    assert f"| 8 | DIOPI `{cmake}` |" in checklist and "**to replace (diopi.patch)**" in checklist
+    assert f"| 9 | DIOPI `{cmake}` |" in checklist and "**to replace (diopi.patch)**" in checklist
 
 
 def test_into_hands_the_adaptor_over(workspace: Path, tmp_path: Path):
@@ -139,11 +185,45 @@ def test_new_vendor_patch_makes_every_edit(workspace: Path, tmp_path: Path):
     assert '    case devapis::VendorDeviceType::ACME:\n      return "ACME";\n    default:' in helper
     assert "  DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE(acme, ACME);\n#undef" in helper
     _kernel_rule_gone((tree / CSRC).read_text())
+    assert ('        torch.bfloat16,\n    }\nelif dipu.vendor_type == "ACME":\n'
+            "    from tests.pytorch_config_acme import DISABLED_TESTS, TEST_PRECISIONS\n\n"
+            "    _DISABLED_TESTS = DISABLED_TESTS\n    _TEST_PRECISIONS = TEST_PRECISIONS\n\n\nclass DIPUTestBase"
+            ) in (tree / TEST_BASE).read_text()
     # DIOPI does not know IMPL_OPT acme: an optional patch from DIOPI's root.
     diopi = out / "onboarding" / "diopi.patch"
     assert git_apply(diopi, tree / "dipu" / "third_party" / "DIOPI", "--check").returncode == 0
     assert set(_added(diopi)) == {'list(APPEND IMPL_ACME "ACME" "acme")', "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)",
                                   "    add_subdirectory(acme)"}
+
+
+def test_a_new_vendors_pytorch_tests_load_its_config(workspace: Path, tmp_path: Path, monkeypatch):
+    """DIPU's pytorch_test_base.py picks a config by device type for MLU, GCU, CUDA and MUXI only:
+    the patch adds ACME's branch, which git apply and render --into make alike, and the others
+    keep theirs."""
+    out = _render(_new_vendor(workspace), "acme")
+    reference = dipu_checkout(tmp_path / "reference")
+    pristine = _test_base_loads(reference, "ACME", monkeypatch)
+    assert _loaded_config(pristine) is None                                  # upstream: never loaded
+    assert git_apply(out / "onboarding" / "dipu.patch", reference).returncode == 0
+    tree = dipu_checkout(tmp_path / "dipu")
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 0, result.output
+    assert (tree / TEST_BASE).read_bytes() == (reference / TEST_BASE).read_bytes()
+    assert (tree / "dipu/tests/pytorch_config_acme.py").is_file()             # the module the branch imports
+    for vendor_type, module in (("ACME", "tests.pytorch_config_acme"), ("MLU", "tests.pytorch_config_mlu"),
+                                ("GCU", "tests.pytorch_config_gcu"), ("CUDA", "tests.pytorch_config_cuda"),
+                                ("MUXI", "tests.pytorch_config_muxi"), ("NPU", None)):
+        ns = _test_base_loads(tree, vendor_type, monkeypatch)
+        assert _loaded_config(ns) == module, vendor_type
+    # ACME keeps DIPU's default unsupported dtypes; MLU still gets its own.
+    assert _test_base_loads(tree, "ACME", monkeypatch)["device_unsupported_dtypes"] == \
+        {"torch.complex32", "torch.complex64", "torch.complex128"}
+    assert "torch.float64" in _test_base_loads(tree, "MLU", monkeypatch)["device_unsupported_dtypes"]
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    assert ('| 7 | `dipu/tests/pytorch_test_base.py` | `elif dipu.vendor_type == "ACME":` in the chain that picks '
+            "the PyTorch test config, importing `DISABLED_TESTS, TEST_PRECISIONS` from `tests.pytorch_config_acme` "
+            "(rendered) | **to add (dipu.patch)** |") in checklist
+    assert "edit 7 adds the branch that imports it for `ACME`" in checklist
 
 
 def test_patch_does_not_depend_on_shards_and_its_kernel_hunk_not_on_the_vendor(workspace: Path):
@@ -184,7 +264,8 @@ def test_scaffolding_a_vendor_dipu_knows_keeps_its_identity(workspace: Path):
     assert "device_type: KLX" in text and "cmake_aliases: [kunlunxin, klx]" in text
     assert "diopi_impl: kunlunxin" in text
     patch = (_render(workspace, "kunlunxin") / "onboarding" / "dipu.patch").read_text()
-    assert re.findall(r"^diff --git a/(\S+)", patch, re.M) == [CSRC]
+    # DIPU's identity edits are all there; its test base loads no config for KLX.
+    assert re.findall(r"^diff --git a/(\S+)", patch, re.M) == [TEST_BASE, CSRC]
 
 
 def test_an_alias_of_another_dipu_vendor_is_an_error(workspace: Path):
@@ -244,7 +325,7 @@ def test_into_writes_files_and_applies_the_edits(workspace: Path, tmp_path: Path
     tree = dipu_checkout(tmp_path / "dipu")
     result = _into(workspace, "acme", tree, "--shards", "2")
     assert result.exit_code == 0, result.output
-    assert "edits: 6 applied, 0 already applied" in result.stdout
+    assert "edits: 7 applied, 0 already applied" in result.stdout
     _kernel_rule_gone((tree / CSRC).read_text())
     assert _listed(tree / OPS / "AutoGenedKernels.cmake") == ["AutoGenedKernels_0.cpp", "AutoGenedKernels_1.cpp"]
     assert (tree / OPS / "AutoGenedKernels_1.cpp").is_file()
@@ -275,7 +356,8 @@ def test_into_twice_changes_nothing(workspace: Path, tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert tree_state(tree) == before
     assert "0 written" in result.stdout and "0 removed" in result.stdout
-    assert "edits: 0 applied, 6 already applied" in result.stdout
+    assert "edits: 0 applied, 7 already applied" in result.stdout
+    assert (tree / TEST_BASE).read_text().count('elif dipu.vendor_type == "ACME":') == 1
 
 
 def test_into_follows_a_changed_vendor_and_shard_count(workspace: Path, tmp_path: Path):
@@ -343,7 +425,7 @@ def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_p
     edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
     result = _into(workspace, "acme", tree, "--force")
     assert result.exit_code == 0, result.output
-    assert "edits: 5 applied, 0 already applied" in result.stdout
+    assert "edits: 6 applied, 0 already applied" in result.stdout
     assert f"warning: {CSRC}: kernels: include aten/ops/AutoGenedKernels.cmake instead of DIPU's generator rule: " \
            "not applied" in result.stderr
     assert "add_custom_command" in (tree / CSRC).read_text()
@@ -353,7 +435,7 @@ def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_p
     empty = tmp_path / "empty"
     empty.mkdir()
     result = _into(workspace, "acme", empty, "--force")
-    assert result.exit_code == 0 and result.stderr.count("not applied, the file does not have") == 6
+    assert result.exit_code == 0 and result.stderr.count("not applied, the file does not have") == 7
     assert (empty / OPS / "AutoGenedKernels.cpp").is_file()
 
 
@@ -371,7 +453,7 @@ def test_diopi_parts_need_a_populated_submodule(workspace: Path, tmp_path: Path)
     impl.write_text("add_library(diopi_impl SHARED)\n")
     result = _into(workspace, "acme", tree)
     assert result.exit_code == 0, result.output
-    assert "edits: 8 applied" in result.stdout
+    assert "edits: 9 applied" in result.stdout
     text = (tree / DIOPI_CMAKE).read_text()
     assert "elseif (${IMPL_OPT} IN_LIST IMPL_ACME)\n    add_subdirectory(acme)\nelse()" in text
     assert impl.read_text() == "add_library(diopi_impl SHARED)\n"

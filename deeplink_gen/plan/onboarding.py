@@ -4,7 +4,10 @@ where each goes in the upstream files: the changes the onboarding patches
 are made of, still without their text. DIOPI's edits: an IMPL_* list when
 DIOPI does not know the vendor's DIOPI_IMPL_OPT, and, for a vendor with an
 adaptor whose DIOPI folder runs DIOPI's adaptor generator, that rule
-replaced by compiling the rendered adaptor.
+replaced by compiling the rendered adaptor. And DIPU's PyTorch test base
+(dipu/tests/pytorch_test_base.py) loads the rendered pytorch_config of a
+device type only when its if/elif chain names that type, so any other type
+gets a branch at the chain's end.
 
 "Upstream has it" compares the vendor's whole identity with DIPU's own
 spelling of that vendor (interfaces/dipu.py UPSTREAM): folder name, device
@@ -28,6 +31,7 @@ DIPU_CMAKE = "dipu/CMakeLists.txt"
 CSRC_CMAKE = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
 BASEDEF = "dipu/torch_dipu/csrc_dipu/runtime/device/basedef.h"
 VENDER_HELPER = "dipu/torch_dipu/csrc_dipu/utils/vender_helper.hpp"
+TEST_BASE = "dipu/tests/pytorch_test_base.py"
 DIOPI_IMPL_CMAKE = "impl/CMakeLists.txt"           # from DIOPI's root
 DIOPI_ROOT = "dipu/third_party/DIOPI"               # DIOPI's root in a deeplink.framework checkout
 CONTEXT = 3                                         # context lines around each change, as git diff
@@ -64,7 +68,7 @@ class Row:
     """One line of the checklist."""
 
     number: int
-    key: str                  # aliases, branch, enum, name_map, type_str, kernels, diopi, adaptor
+    key: str                  # aliases, branch, enum, name_map, type_str, kernels, test_config, diopi, adaptor
     file: str                 # from the deeplink.framework root
     status: Status
     upstream: str | None      # upstream's value, for PRESENT and CHANGE rows
@@ -184,7 +188,22 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
     row("kernels", CSRC_CMAKE, Status.REPLACE, None, "csrc_dipu_CMakeLists.txt.snippet",
         Change(CSRC_CMAKE, start, stop - start, "kernel_rule", (kernels_cmake,)))
 
-    # 7: DIOPI's impl/CMakeLists.txt, when DIOPI has no IMPL_* list for diopi_impl.
+    # 7: DIPU's PyTorch test base imports dipu/tests/pytorch_config_<type>.py (rendered for every
+    # vendor) only for the device types of its if/elif chain; any other type gets a branch there.
+    ex = sites[TEST_BASE]
+    module = f"tests.pytorch_config_{device_type.lower()}"
+    if device_type in PYTORCH_CONFIG_TYPES:
+        row("test_config", TEST_BASE, Status.PRESENT, device_type, "pytorch_test_base.py.snippet")
+    else:
+        chain = _at(ex, lambda line: line.startswith("if dipu.vendor_type == "))
+        end = _at(ex, lambda line: line != "" and not line[0].isspace() and not line.startswith(("elif ", "else:")),
+                  chain + 1)
+        while ex.line(end - 1).strip() == "":
+            end -= 1
+        row("test_config", TEST_BASE, Status.ADD, None, "pytorch_test_base.py.snippet",
+            Change(TEST_BASE, end, 0, "test_config", (device_type, module)))
+
+    # 8: DIOPI's impl/CMakeLists.txt, when DIOPI has no IMPL_* list for diopi_impl.
     impl = impl_choice(impl_opt)
     file = f"{DIOPI_ROOT}/{DIOPI_IMPL_CMAKE}"
     snippet = "diopi_impl_CMakeLists.txt.snippet"
@@ -205,7 +224,7 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
             Change(DIOPI_IMPL_CMAKE, _at(ex, lambda line: line == "else()", impl_chain), 0, "impl_branch",
                    (impl_list, diopi_dir)))
 
-    # 8: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator.
+    # 9: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator.
     vendor_cmake = f"impl/{diopi_dir}/CMakeLists.txt"
     if vendor.converts and vendor_cmake in sites:
         ex = sites[vendor_cmake]

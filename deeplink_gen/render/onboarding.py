@@ -18,7 +18,7 @@ from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import environment, render as render_template
 
 SNIPPETS = ("dipu_CMakeLists.txt.snippet", "basedef.h.snippet", "vender_helper.hpp.snippet",
-            "csrc_dipu_CMakeLists.txt.snippet", "diopi_impl_CMakeLists.txt.snippet")
+            "csrc_dipu_CMakeLists.txt.snippet", "pytorch_test_base.py.snippet", "diopi_impl_CMakeLists.txt.snippet")
 
 
 @dataclass(frozen=True)
