@@ -31,14 +31,33 @@ class Loc:
             return shown
         return f"{shown}:{self.line}:{self.col}"
 
+    @classmethod
+    def at(cls, file: str, data: bytes | str, offset: int) -> Loc:
+        """Where the character (or byte, in *data* as bytes) at 0-based *offset* of *data* is."""
+        newline = b"\n" if isinstance(data, bytes) else "\n"
+        before = data[:offset]
+        return cls(file, before.count(newline) + 1, offset - (before.rfind(newline) + 1) + 1)
+
 
 def display_path(path: str) -> str:
-    """Paths are shown relative to the current directory when below it."""
+    """Paths are shown relative to the current directory when below it, and
+    safely (printable_name)."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+        rel = ".."
+    return printable_name(path if rel.startswith("..") else rel)
+
+
+def printable_name(name: str) -> str:
+    """*name* with what a terminal would not show as written escaped: the
+    bytes of a file name that are not UTF-8 (Python decodes them as lone
+    surrogates; shown as \\xff), control characters and line breaks."""
+    if name.isprintable():
+        return name
+    return "".join(c if c.isprintable() else
+                   f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else
+                   c.encode("unicode_escape").decode("ascii") for c in name)
 
 
 def key_path(parts: Iterable[object]) -> str:

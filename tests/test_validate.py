@@ -167,9 +167,9 @@ def test_hand_written_sources_are_checked_by_validate(workspace: Path):
     (folder / "deviceimpl.cpp").write_text("// mine\n")
     (folder / "blob.bin").write_bytes(b"\xff\xfe\x00binary")
     errors = error_lines(run_cli("validate", "--vendor", "droplet", cwd=workspace))
-    assert any("vendors/droplet/deviceimpl.cpp: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
+    assert any("vendors/droplet/deviceimpl.cpp:1:1: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
                for e in errors), errors
-    assert any("vendors/droplet/blob.bin: error: (sources): not UTF-8 text" in e for e in errors), errors
+    assert any("vendors/droplet/blob.bin:1:1: error: (sources): not UTF-8 text (byte 0xff)" in e for e in errors), errors
 
 
 @pytest.mark.parametrize("name, why", [("class", "is a C/C++ keyword"),

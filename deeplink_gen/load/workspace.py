@@ -3,8 +3,10 @@ read, schema-check and parse every file, collecting every shape error."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
@@ -19,7 +21,7 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
     docs = []
     for path in paths:
         try:
-            raw = yamlfile.read(path)
+            raw = inputfile.read(path)
             doc = yamlfile.loads(raw, str(path))
         except UserError as exc:
             diags.extend(exc.diagnostics)
@@ -35,7 +37,7 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
 def _settings(root: Path) -> yamlfile.Document | None:
     """deeplink-gen.yaml, schema-checked, if there is one; raises UserError for a broken file."""
     path = workspace_file(root)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     diags = Diagnostics()
     docs = read_documents([path], "workspace", diags)
@@ -76,8 +78,9 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     to speak of (no directory, no catalog, an unknown vendor asked for)."""
     if not root.is_dir():
         raise UserError([Diagnostic(Loc(str(root)), "(workspace)", "workspace directory does not exist")])
-    if not uses_bundled_catalog(root) and not catalog_files(root):
-        raise UserError([Diagnostic(Loc(str(workspace_file(root))), "(workspace)",
+    settings = _settings(root)
+    if settings is not None and settings.data.get("bundled_catalog") is False and not catalog_files(root):
+        raise UserError([Diagnostic(settings.loc(("bundled_catalog",)), "bundled_catalog",
                                     "bundled_catalog is false but catalog/ has no *.yaml files: there is no catalog")])
     diags = Diagnostics()
     all_vendor_paths = vendor_files(root)

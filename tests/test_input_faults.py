@@ -1,0 +1,115 @@
+"""Input files that are not what they seem: names too long to become file
+names, file names that are not UTF-8, files symlinked out of the workspace or
+to devices, FIFOs, unreadable and oversized files, and a workspace path that
+is not ASCII under the C locale. Each gives exit 1 with an error at
+file:line:col (or simply works), never a traceback or a hang, and a failed
+render writes nothing. Cases that could hang run as a process with a timeout."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import diopi_include, error_lines, run_cli, run_subprocess
+
+HANG = 60       # seconds: a run that takes longer is taken for a hang
+
+
+def _shim(workspace: Path) -> Path:
+    """vendors/droplet/shim.cpp, a hand-written source (droplet has a build section, so it is copied)."""
+    folder = workspace / "vendors" / "droplet"
+    folder.mkdir(exist_ok=True)
+    shim = folder / "shim.cpp"
+    shim.write_text("int droplet_shim;\n")
+    return shim
+
+
+def test_a_source_file_name_that_is_not_utf8_is_refused_and_shown_safely(workspace: Path):
+    _shim(workspace)
+    (workspace / "vendors" / "droplet" / os.fsdecode(b"bad\xff.cpp")).write_text("int bad;\n")
+    for args in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*args, cwd=workspace))
+        assert any(re.search(r"vendors/droplet/bad\\xff\.cpp:1:1: error: \(sources\): .*not UTF-8", e)
+                   for e in errors), errors
+    assert not (workspace / "generated").exists()
+
+
+def test_a_source_file_that_is_not_utf8_text_is_refused_at_the_first_bad_byte(workspace: Path):
+    _shim(workspace).write_bytes(b"int a;\nint caf\xe9;\n")
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(r"vendors/droplet/shim\.cpp:2:8: error: \(sources\): not UTF-8", e) for e in errors), errors
+
+
+def _make_unreadable(path: Path, fault: str) -> None:
+    if path.exists():
+        path.unlink()
+    if fault == "chmod 000":
+        path.write_text("x: 1\n")
+        path.chmod(0)
+    elif fault == "a directory":
+        path.mkdir()
+    elif fault == "a dangling symlink":
+        path.symlink_to(path.parent / "no-such-file")
+    elif fault == "a symlink loop":
+        path.symlink_to(path.name)
+
+
+PLACES = ["vendors/droplet.yaml", "catalog/pointwise.yaml", "deeplink-gen.yaml", "vendors/droplet/shim.cpp"]
+
+
+@pytest.mark.parametrize("fault", ["chmod 000", "a directory", "a dangling symlink", "a symlink loop"])
+@pytest.mark.parametrize("rel", PLACES)
+def test_unreadable_input_files_are_located_errors(workspace: Path, rel: str, fault: str):
+    if fault == "chmod 000" and os.geteuid() == 0:
+        pytest.skip("root reads a file whatever its mode; the other faults cover unreadable files")
+    if fault == "a directory" and rel.endswith(".cpp"):
+        pytest.skip("a folder in vendors/<name>/ is a folder of sources")
+    _shim(workspace)
+    _make_unreadable(workspace / rel, fault)
+    for args in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*args, cwd=workspace))
+        assert any(re.search(rf"{re.escape(rel)}:1:1: error: ", e) for e in errors), errors
+    assert not (workspace / "generated").exists()
+
+
+SPECIAL = {
+    "a FIFO": lambda path: os.mkfifo(path),
+    "a symlink to /dev/zero": lambda path: path.symlink_to("/dev/zero"),
+    "a symlink to /dev/urandom": lambda path: path.symlink_to("/dev/urandom"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIAL))
+@pytest.mark.parametrize("rel", PLACES + ["--diopi-include diopi/functions_ext.h"])
+def test_only_regular_files_are_read(tmp_path: Path, workspace: Path, rel: str, kind: str):
+    """A FIFO would block its reader forever and a device never ends: neither is read, anywhere."""
+    _shim(workspace)
+    args: tuple[str, ...] = ()
+    if rel.startswith("--diopi-include"):
+        include = tmp_path / "include"
+        shutil.copytree(diopi_include(), include)         # the test headers, one of them replaced below
+        rel = rel.split()[1]
+        args = ("--diopi-include", str(include))
+        path = include / rel
+    else:
+        path = workspace / rel
+    path.unlink()
+    SPECIAL[kind](path)
+    commands = [("validate",), ("render", "--all")] if kind == "a FIFO" else [("validate",)]
+    for command in commands:
+        proc = run_subprocess("-C", str(workspace), *args, *command, timeout=HANG)
+        assert proc.returncode == 1, proc.stderr[-3000:]
+        assert "Traceback" not in proc.stderr
+        assert re.search(rf"{re.escape(rel)}:1:1: error: .*not a regular file", proc.stderr), proc.stderr[-3000:]
+    assert not (workspace / "generated").exists()
+
+
+def test_an_oversized_source_file_is_refused(workspace: Path):
+    with open(_shim(workspace), "wb") as fh:
+        fh.truncate(17 * 1024 * 1024)
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(r"shim\.cpp:1:1: error: .*larger than 16 MiB", e) for e in errors), errors
