@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import diopi_include, error_lines, run_cli, run_subprocess
+from helpers import diopi_include, edit, error_lines, line_of, run_cli, run_subprocess
 
+LONG = 260      # longer than any file name may be (255 bytes)
 HANG = 60       # seconds: a run that takes longer is taken for a hang
 
 
@@ -26,6 +27,24 @@ def _shim(workspace: Path) -> Path:
     shim = folder / "shim.cpp"
     shim.write_text("int droplet_shim;\n")
     return shim
+
+
+@pytest.mark.parametrize("old, key", [
+    ("device_type: DROPLET", "vendor.device_type"),
+    ("diopi_impl: droplet", "vendor.diopi_impl"),
+    ("name: TangRT", "build.toolkit.name"),
+])
+def test_names_that_become_file_names_have_a_bounded_length(workspace: Path, old: str, key: str):
+    path = workspace / "vendors" / "droplet.yaml"
+    line = line_of(path, old)
+    field, value = old.split(": ")
+    long = (value[0] * LONG).upper() if value.isupper() else value[0] * LONG
+    edit(path, old, f"{field}: {long}")
+    for args in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*args, cwd=workspace))
+        assert any(re.search(rf"droplet\.yaml:{line}:\d+: error: {re.escape(key)}: .*longer than 48 characters", e)
+                   for e in errors), errors
+    assert not (workspace / "generated").exists()
 
 
 def test_a_source_file_name_that_is_not_utf8_is_refused_and_shown_safely(workspace: Path):

@@ -31,6 +31,7 @@ def parse_identity(doc: Document) -> VendorIdentity:
         name_loc=doc.loc(("vendor", "name")),
         device_type_loc=doc.loc(("vendor", "device_type")),
         aliases_loc=doc.loc(("vendor", "cmake_aliases")),
+        diopi_impl_loc=doc.loc(("vendor", "diopi_impl")),
     )
 
 

@@ -13,7 +13,7 @@ from deeplink_gen.errors import Diagnostics, did_you_mean
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
-from deeplink_gen.validate.names import vendor_name_problem
+from deeplink_gen.validate.names import length_problem, vendor_name_problem
 from deeplink_gen.validate.context import Context
 
 
@@ -25,6 +25,15 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     problem = vendor_name_problem(vendor.name)
     if problem:
         diags.add(vendor.identity.name_loc, ("vendor", "name"), f"vendor name '{vendor.name}' {problem}")
+    ident, toolkit = vendor.identity, vendor.build.toolkit if vendor.build is not None else None
+    named = [(ident.device_type, ident.device_type_loc, ("vendor", "device_type")),
+             (ident.diopi_impl, ident.diopi_impl_loc, ("vendor", "diopi_impl"))]
+    if toolkit is not None:
+        named.append((toolkit.name, toolkit.name_loc, ("build", "toolkit", "name")))
+    for value, loc, key in named:
+        problem = length_problem(value)
+        if problem:
+            diags.add(loc, key, f"{problem} ({len(value)}): it becomes part of file and folder names")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
     for alias in vendor.identity.cmake_aliases:
