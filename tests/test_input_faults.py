@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import diopi_include, edit, error_lines, line_of, run_cli, run_subprocess
+from helpers import KERNELS, copy_workspace, diopi_include, edit, error_lines, line_of, run_cli, run_subprocess
 
 LONG = 260      # longer than any file name may be (255 bytes)
 HANG = 60       # seconds: a run that takes longer is taken for a hang
@@ -61,6 +61,28 @@ def test_a_source_file_that_is_not_utf8_text_is_refused_at_the_first_bad_byte(wo
     _shim(workspace).write_bytes(b"int a;\nint caf\xe9;\n")
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert any(re.search(r"vendors/droplet/shim\.cpp:2:8: error: \(sources\): not UTF-8", e) for e in errors), errors
+
+
+def test_a_vendor_file_symlinked_from_outside_the_workspace_is_read_and_named_by_its_link(tmp_path: Path,
+                                                                                            workspace: Path):
+    outside = tmp_path / "elsewhere" / "droplet.yaml"
+    outside.parent.mkdir()
+    link = workspace / "vendors" / "droplet.yaml"
+    link.rename(outside)
+    link.symlink_to(outside)
+    result = run_cli("render", "--vendor", "droplet", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    kernels = (workspace / "generated" / "droplet" / KERNELS).read_text()
+    assert "vendors/droplet.yaml" in kernels.splitlines()[0]
+    assert str(outside.parent) not in kernels
+
+
+def test_drift_names_bundled_catalog_files_in_a_workspace_of_its_own(tmp_path: Path):
+    """A user's workspace on the bundled catalog: its entries are named deeplink_gen/catalog/..."""
+    ws = copy_workspace(tmp_path / "ws", own_catalog=False)
+    result = run_cli("drift", "--from", "2.1.1", "--to", "2.13", "--format", "json", cwd=ws)
+    assert result.exit_code in (0, 1), result.output
+    assert "deeplink_gen/catalog/" in result.stdout
 
 
 def _make_unreadable(path: Path, fault: str) -> None:
