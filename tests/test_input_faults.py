@@ -154,3 +154,37 @@ def test_an_oversized_source_file_is_refused(workspace: Path):
         fh.truncate(17 * 1024 * 1024)
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert any(re.search(r"shim\.cpp:1:1: error: .*larger than 16 MiB", e) for e in errors), errors
+
+
+@pytest.mark.parametrize("env", [{"LC_ALL": "C", "LANG": "C"}, {"LC_ALL": "", "LANG": "C"}], ids=["LC_ALL=C", "LANG=C"])
+def test_a_non_ascii_workspace_path_under_the_c_locale(tmp_path: Path, env: dict):
+    ws = copy_workspace(tmp_path / "wörk späce")
+    _shim(ws)
+    for args in (("validate",), ("render", "--vendor", "droplet")):
+        proc = run_subprocess("-C", str(ws), *args, env=env, timeout=HANG * 3)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    plain = copy_workspace(tmp_path / "plain")
+    _shim(plain)
+    assert run_cli("render", "--vendor", "droplet", cwd=plain).exit_code == 0
+    assert (ws / "generated" / "droplet" / KERNELS).read_bytes() == (plain / "generated" / "droplet" / KERNELS).read_bytes()
+    (ws / "vendors" / "droplet.yaml").write_text("vendor: [\n")
+    proc = run_subprocess("-C", str(ws), "validate", env=env, timeout=HANG)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert re.search(r"droplet\.yaml:\d+:\d+: error: ", proc.stderr), proc.stderr
+
+
+def test_a_non_ascii_workspace_path_read_as_ascii(tmp_path: Path):
+    """Without Python's UTF-8 mode the C locale decodes file names as ASCII, each other byte
+    held as a lone surrogate: paths must still be hashed, named in errors and rendered."""
+    ws = copy_workspace(tmp_path / "wörk späce")
+    _shim(ws)
+    env = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    proc = run_subprocess("-C", str(ws), "validate", env=env, timeout=HANG)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = run_subprocess("-C", str(ws), "render", "--vendor", "droplet", env={**env, "DEEPLINK_GEN_NO_CACHE": "1"},
+                          timeout=HANG * 3)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (ws / "vendors" / "droplet.yaml").write_text("vendor: [\n")
+    proc = run_subprocess("-C", str(ws), "validate", env=env, timeout=HANG)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert re.search(r"droplet\.yaml:\d+:\d+: error: ", proc.stderr), proc.stderr
