@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from deeplink_gen.errors import MAX_SHOWN
 from helpers import REPO, edit, error_lines, line_of, run_cli
 
 
@@ -63,6 +64,20 @@ def test_several_errors_in_one_run(workspace: Path):
     edit(workspace / "catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)", "diopiMm(ctx, out, self, mat3)")
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert {e.split(":")[0].split("/")[-1] for e in errors} >= {"camb.yaml", "ascend.yaml", "reduce.yaml"}
+
+
+def test_errors_shown_are_capped_and_the_rest_counted(workspace: Path):
+    """20,000 overrides of unknown ops print the first hundred errors (their did-you-mean
+    worked out for those alone) and count the others."""
+    path = workspace / "vendors" / "droplet.yaml"
+    unknown = "".join(f"  no_such_op_{i:05}.out: {{enabled: false}}\n" for i in range(20000))
+    edit(path, "\nops:\n", "\nops:\n  addmn.out: {enabled: false}\n" + unknown)
+    result = run_cli("validate", cwd=workspace)
+    errors = error_lines(result)
+    assert len(errors) == MAX_SHOWN
+    assert re.search(r"droplet\.yaml:\d+:\d+: error: ops\[addmn\.out\]: 'addmn\.out' is not in the op catalog; "
+                     r"did you mean 'addmm\.out'\?", errors[0]), errors[0]
+    assert result.stderr.splitlines()[-2:] == [f"... and {20001 - MAX_SHOWN} more errors not shown", "20001 errors"]
 
 
 def test_conflicting_settings_name_both_locations(workspace: Path):

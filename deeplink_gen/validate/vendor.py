@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deeplink_gen.cpptext import mentioned_wrappers
-from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.errors import Diagnostics, Suggestion
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
@@ -51,8 +51,7 @@ def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bo
         if entry is None or not ctx.admits(o.torch):
             # An override gated out of the chosen torch is only checked to name a catalog op.
             if complete and not catalog.all(o.op):
-                diags.add(o.loc, ("ops", o.op),
-                          f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
+                diags.add(o.loc, ("ops", o.op), f"'{o.op}' is not in the op catalog", Suggestion(o.op, catalog.names()))
             continue
         if o.replace is not None:
             _check_replacement(o, diags)
