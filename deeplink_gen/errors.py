@@ -41,23 +41,24 @@ class Loc:
 
 def display_path(path: str) -> str:
     """Paths are shown relative to the current directory when below it, and
-    safely (printable_name)."""
+    printable."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
         rel = ".."
-    return printable_name(path if rel.startswith("..") else rel)
+    return printable(path if rel.startswith("..") else rel)
 
 
-def printable_name(name: str) -> str:
-    """*name* with what a terminal would not show as written escaped: the
+def printable(text: str) -> str:
+    """*text* with what a terminal would not show as written escaped: the
     bytes of a file name that are not UTF-8 (Python decodes them as lone
-    surrogates; shown as \\xff), control characters and line breaks."""
-    if name.isprintable():
-        return name
+    surrogates; shown as \\xff), control characters and line breaks (so a
+    diagnostic stays on its line)."""
+    if text.isprintable():
+        return text
     return "".join(c if c.isprintable() else
                    f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else
-                   c.encode("unicode_escape").decode("ascii") for c in name)
+                   c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def key_path(parts: Iterable[object]) -> str:
@@ -117,7 +118,7 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.loc}: " if self.loc is not None else ""
         what = f"{self.path}: " if self.key is not None else ""
-        return f"{where}{self.severity}: {what}{self.text}"
+        return printable(f"{where}{self.severity}: {what}{self.text}")
 
 
 class DeeplinkGenError(Exception):

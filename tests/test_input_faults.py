@@ -57,6 +57,13 @@ def test_a_source_file_name_that_is_not_utf8_is_refused_and_shown_safely(workspa
     assert not (workspace / "generated").exists()
 
 
+def test_a_vendor_file_name_that_is_not_utf8_is_shown_safely_in_every_message(workspace: Path):
+    """Its stem is quoted in the message too, not only named in the location."""
+    (workspace / "vendors" / os.fsdecode(b"bad\xff.yaml")).write_bytes((workspace / "vendors" / "droplet.yaml").read_bytes())
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(r"vendors/bad\\xff\.yaml:\d+:\d+: error: vendor\.name: .*'bad\\xff\.yaml'", e) for e in errors), errors
+
+
 def test_a_source_file_that_is_not_utf8_text_is_refused_at_the_first_bad_byte(workspace: Path):
     _shim(workspace).write_bytes(b"int a;\nint caf\xe9;\n")
     errors = error_lines(run_cli("validate", cwd=workspace))
