@@ -57,6 +57,16 @@ def test_a_source_file_name_that_is_not_utf8_is_refused_and_shown_safely(workspa
     assert not (workspace / "generated").exists()
 
 
+def test_a_source_file_name_too_long_to_write_beside_is_refused(workspace: Path):
+    """240 bytes is a valid name, but not one the output can be written under (through a temporary file beside)."""
+    _shim(workspace).rename(workspace / "vendors" / "droplet" / ("n" * 236 + ".cpp"))
+    for args in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*args, cwd=workspace))
+        assert any(re.search(r"n{236}\.cpp:1:1: error: \(sources\): a name in its path is longer than 200 bytes", e)
+                   for e in errors), errors
+    assert not (workspace / "generated").exists()
+
+
 def test_a_vendor_file_name_that_is_not_utf8_is_shown_safely_in_every_message(workspace: Path):
     """Its stem is quoted in the message too, not only named in the location."""
     (workspace / "vendors" / os.fsdecode(b"bad\xff.yaml")).write_bytes((workspace / "vendors" / "droplet.yaml").read_bytes())

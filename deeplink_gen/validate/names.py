@@ -10,6 +10,10 @@ import keyword
 import re
 
 MAX_NAME = 48       # characters of a name that becomes part of file and folder names
+# Bytes of one file or folder name copied into the output (a hand-written source): the
+# file system allows 255, and the output is written through a temporary file beside it
+# whose name is longer.
+MAX_FILE_NAME = 200
 
 # C and C++ keywords (C++17 and C23, alternative operator spellings included).
 C_KEYWORDS = frozenset("""

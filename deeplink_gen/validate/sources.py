@@ -1,7 +1,7 @@
 """Checks of a vendor's hand-written files (vendors/<name>/): each is named in
-UTF-8 without control characters (the name is written into the output and
-manifest.json), is UTF-8 text, and none is named like a file render writes
-into the vendor folder."""
+UTF-8 without control characters and not too long (the name is written into
+the output and manifest.json), is UTF-8 text, and none is named like a file
+render writes into the vendor folder."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostics, Loc
 from deeplink_gen.model import Vendor
 from deeplink_gen.render.paths import vendor_folder_files
+from deeplink_gen.validate.names import MAX_FILE_NAME
 
 
 def check_sources(vendor: Vendor, diags: Diagnostics) -> None:
@@ -23,6 +24,9 @@ def check_sources(vendor: Vendor, diags: Diagnostics) -> None:
             continue
         if CONTROL.search(s.rel):
             diags.add(s.loc, "(sources)", "the file name holds a control character or line break; rename the file")
+            continue
+        if any(len(part.encode("utf-8")) > MAX_FILE_NAME for part in s.rel.split("/")):
+            diags.add(s.loc, "(sources)", f"a name in its path is longer than {MAX_FILE_NAME} bytes; rename it")
             continue
         if s.rel in rendered:
             diags.add(s.loc, "(sources)", f"'{s.rel}' is also a rendered file of the vendor folder; rename it")
