@@ -26,7 +26,6 @@ def read(path: str | Path, *, shown: str | None = None, key: tuple | str = (), h
     def fail(message: str) -> UserError:
         return UserError([Diagnostic(Loc(shown or str(path), 1, 1), key, message)])
 
-    limit = MAX_BYTES if head is None else head
     too_large = f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; larger input files are not read"
     try:
         fd = os.open(path, _FLAGS)
@@ -39,20 +38,15 @@ def read(path: str | Path, *, shown: str | None = None, key: tuple | str = (), h
             raise fail(f"{kind} is not a regular file; only regular files are read")
         if head is None and st.st_size > MAX_BYTES:
             raise fail(too_large)
+        want = MAX_BYTES + 1 if head is None else head    # a byte past the limit: the file grew since fstat
         chunks, got = [], 0
-        while got <= limit:           # one byte past the limit tells a file that grew since fstat
-            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
-            if not chunk:
-                break
+        while got < want and (chunk := os.read(fd, min(1 << 20, want - got))):
             chunks.append(chunk)
             got += len(chunk)
     except OSError as exc:
         raise fail(f"cannot read file: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
-    if head is not None:
-        return data[:head]
-    if len(data) > MAX_BYTES:
+    if got > MAX_BYTES:
         raise fail(too_large)
-    return data
+    return b"".join(chunks)
