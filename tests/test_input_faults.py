@@ -18,6 +18,7 @@ from helpers import KERNELS, copy_workspace, diopi_include, edit, error_lines, l
 
 LONG = 260      # longer than any file name may be (255 bytes)
 HANG = 60       # seconds: a run that takes longer is taken for a hang
+MEMORY = 2 << 30    # bytes of address space for a run that might read a device without end
 
 
 def _shim(workspace: Path) -> Path:
@@ -159,7 +160,7 @@ def test_only_regular_files_are_read(tmp_path: Path, workspace: Path, rel: str, 
     SPECIAL[kind](path)
     commands = [("validate",), ("render", "--all")] if kind == "a FIFO" else [("validate",)]
     for command in commands:
-        proc = run_subprocess("-C", str(workspace), *args, *command, timeout=HANG)
+        proc = run_subprocess("-C", str(workspace), *args, *command, timeout=HANG, memory=MEMORY)
         assert proc.returncode == 1, proc.stderr[-3000:]
         assert "Traceback" not in proc.stderr
         assert re.search(rf"{re.escape(rel)}:1:1: error: .*not a regular file", proc.stderr), proc.stderr[-3000:]
