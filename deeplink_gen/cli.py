@@ -23,10 +23,10 @@ class Context:
 
 
 def _fail(exc: UserError) -> None:
-    from deeplink_gen.errors import count
+    from deeplink_gen.errors import count, shown
 
-    for d in exc.diagnostics:
-        click.echo(str(d), err=True)
+    for line in shown(exc.diagnostics):
+        click.echo(line, err=True)
     if any(d.loc is not None for d in exc.diagnostics):
         errors = sum(d.is_error for d in exc.diagnostics)
         warnings = len(exc.diagnostics) - errors

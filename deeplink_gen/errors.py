@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 _IDENT_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -31,14 +31,34 @@ class Loc:
             return shown
         return f"{shown}:{self.line}:{self.col}"
 
+    @classmethod
+    def at(cls, file: str, data: bytes | str, offset: int) -> Loc:
+        """Where the character (or byte, in *data* as bytes) at 0-based *offset* of *data* is."""
+        newline = b"\n" if isinstance(data, bytes) else "\n"
+        before = data[:offset]
+        return cls(file, before.count(newline) + 1, offset - (before.rfind(newline) + 1) + 1)
+
 
 def display_path(path: str) -> str:
-    """Paths are shown relative to the current directory when below it."""
+    """Paths are shown relative to the current directory when below it, and
+    printable."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+        rel = ".."
+    return printable(path if rel.startswith("..") else rel)
+
+
+def printable(text: str) -> str:
+    """*text* with what a terminal would not show as written escaped: the
+    bytes of a file name that are not UTF-8 (Python decodes them as lone
+    surrogates; shown as \\xff), control characters and line breaks (so a
+    diagnostic stays on its line)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else
+                   f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else
+                   c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def key_path(parts: Iterable[object]) -> str:
@@ -54,16 +74,31 @@ def key_path(parts: Iterable[object]) -> str:
     return out or "(top level)"
 
 
+@dataclass(frozen=True, eq=False)
+class Suggestion:
+    """``; did you mean 'X'?`` for *word* among *candidates*, then *after*:
+    worked out only when its diagnostic is printed, so that thousands of
+    unknown names cost no more than the few shown (see MAX_SHOWN)."""
+
+    word: str
+    candidates: Iterable[str]        # a list, set or dict (its keys), not an iterator
+    after: str = ""
+
+    def __str__(self) -> str:
+        return did_you_mean(self.word, self.candidates) + self.after
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem: where (loc), which key (a path into the document as a
-    tuple, a label such as ``--vendor``, or None), what. A warning never
-    stops a run."""
+    tuple, a label such as ``--vendor``, or None), what (the message, then
+    the hint when printed). A warning never stops a run."""
 
     loc: Loc | None
     key: tuple | str | None
     message: str
     severity: str = "error"          # "error" | "warning"
+    hint: Suggestion | None = field(default=None, compare=False)
 
     @property
     def is_error(self) -> bool:
@@ -75,10 +110,15 @@ class Diagnostic:
             return ""
         return self.key if isinstance(self.key, str) else key_path(self.key)
 
+    @property
+    def text(self) -> str:
+        """The message with its hint."""
+        return self.message if self.hint is None else f"{self.message}{self.hint}"
+
     def __str__(self) -> str:
         where = f"{self.loc}: " if self.loc is not None else ""
         what = f"{self.path}: " if self.key is not None else ""
-        return f"{where}{self.severity}: {what}{self.message}"
+        return printable(f"{where}{self.severity}: {what}{self.text}")
 
 
 class DeeplinkGenError(Exception):
@@ -86,11 +126,15 @@ class DeeplinkGenError(Exception):
 
 
 class UserError(DeeplinkGenError):
-    """Bad input: carries every diagnostic found, printed without a traceback."""
+    """Bad input: carries every diagnostic found, printed without a traceback
+    (the first MAX_SHOWN of them)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics = sorted(set(diagnostics), key=sort_key)
-        super().__init__("\n".join(str(d) for d in self.diagnostics))
+        super().__init__()
+
+    def __str__(self) -> str:
+        return "\n".join(shown(self.diagnostics))
 
 
 def fail(message: str, loc: Loc | None = None, key: tuple | str | None = None) -> UserError:
@@ -113,8 +157,8 @@ class Diagnostics:
     def __init__(self) -> None:
         self.items: list[Diagnostic] = []
 
-    def add(self, loc: Loc | None, key: tuple | str | None, message: str) -> None:
-        self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message))
+    def add(self, loc: Loc | None, key: tuple | str | None, message: str, hint: Suggestion | None = None) -> None:
+        self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message, hint=hint))
 
     def warn(self, loc: Loc | None, key: tuple | str | None, message: str) -> None:
         self.items.append(Diagnostic(loc, tuple(key) if isinstance(key, list) else key, message, "warning"))
@@ -138,6 +182,20 @@ def split(items: Iterable[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnosti
 
 def count(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+MAX_SHOWN = 100      # diagnostics printed per run; the rest are counted
+
+
+def shown(items: list[Diagnostic]) -> list[str]:
+    """The lines that print *items* (sorted): the first MAX_SHOWN, then how many more there are."""
+    lines = [str(d) for d in items[:MAX_SHOWN]]
+    rest = items[MAX_SHOWN:]
+    if rest:
+        errors = sum(d.is_error for d in rest)
+        more = [count(n, f"more {word}") for n, word in ((errors, "error"), (len(rest) - errors, "warning")) if n]
+        lines.append(f"... and {' and '.join(more)} not shown")
+    return lines
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

@@ -17,24 +17,33 @@ import os
 import sys
 from pathlib import Path
 
+from deeplink_gen import inputfile
+from deeplink_gen.errors import UserError
 from deeplink_gen.paths import PACKAGE, package_dir, schema_dir, torch_version_file, torchgen_native_dir, workspace_file
 
 # Libraries whose code shapes output besides torchgen (covered by the torch identity).
 _LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
 
 
-def _files(root: Path, skip: tuple[str, ...] = ()) -> list[Path]:
-    """Every file below *root* outside folders named in *skip*, sorted; none for a missing root."""
+def _files(root: Path, skip: tuple[str, ...] = (), *, folders: bool = False) -> list[Path]:
+    """Every file below *root* outside folders named in *skip* (with *folders*,
+    every folder too), sorted; none for a missing root."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in skip]
-        found += [Path(dirpath) / name for name in filenames]
+        found += [Path(dirpath) / name for name in filenames + (dirnames if folders else [])]
     return sorted(found)
 
 
-def _stat_line(path: Path) -> str:
+def key_bytes(text: str) -> bytes:
+    """*text* as bytes to hash: UTF-8, and a file name that is not UTF-8 (Python
+    holds its bytes as lone surrogates, as every name under the C locale) too."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _stat_line(path: Path) -> bytes:
     st = path.stat()
-    return f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n"
+    return key_bytes(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n")
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,13 +52,13 @@ def tool_digest() -> str:
     renders with, and the Python running it (paths, sizes and mtimes)."""
     h = hashlib.sha256(f"{sys.version}\0{sys.implementation.cache_tag}\n".encode())
     for path in [*_files(PACKAGE, skip=("__pycache__",)), *_files(schema_dir())]:
-        h.update(_stat_line(path).encode())
+        h.update(_stat_line(path))
     for name in _LIBRARIES:     # their top-level files: installing another version rewrites them
         lib = package_dir(name)
-        h.update(f"{name}\0{lib}\n".encode())
+        h.update(key_bytes(f"{name}\0{lib}\n"))
         if lib is not None and lib.is_dir():
             for path in sorted(p for p in lib.iterdir() if p.is_file()):
-                h.update(_stat_line(path).encode())
+                h.update(_stat_line(path))
     return h.hexdigest()
 
 
@@ -58,26 +67,27 @@ def torch_digest() -> str:
     """The installed torch: its version file and torchgen's op tables (path, size, mtime)."""
     h = hashlib.sha256()
     torchgen = package_dir("torchgen")
-    h.update(f"{torchgen}\n".encode())
+    h.update(key_bytes(f"{torchgen}\n"))
     if torchgen is not None:
         version = torch_version_file(torchgen)
         native = torchgen_native_dir(torchgen)
         for path in (version, native / "native_functions.yaml", native / "tags.yaml"):
             if path.is_file():
-                h.update(_stat_line(path).encode() + path.read_bytes() if path == version
-                         else _stat_line(path).encode())
+                h.update(_stat_line(path) + path.read_bytes() if path == version else _stat_line(path))
     return h.hexdigest()
 
 
 def digest(*parts: str) -> str:
     """The tool and torch digests with *parts*: a key for a value made from those alone."""
-    return hashlib.sha256("\0".join((tool_digest(), torch_digest(), *parts)).encode()).hexdigest()
+    return hashlib.sha256(key_bytes("\0".join((tool_digest(), torch_digest(), *parts)))).hexdigest()
 
 
-def _hash_tree(h, label: str, files: list[Path], base: Path) -> None:
-    for path in files:
-        data = path.read_bytes()
-        h.update(f"{label}\0{path.relative_to(base).as_posix()}\0{len(data)}\0".encode())
+def _hash_tree(h, label: str, paths: list[Path], base: Path) -> None:
+    """The name of each path and the bytes of each file (read as input files are: UserError
+    for what is not a regular file of bounded size)."""
+    for path in paths:
+        data = b"/" if path.is_dir() else inputfile.read(path)
+        h.update(key_bytes(f"{label}\0{path.relative_to(base).as_posix()}\0{len(data)}\0"))
         h.update(data)
 
 
@@ -94,10 +104,10 @@ def workspace_digest(root: Path, diopi_include: Path | None, extra: dict) -> str
                             ("bundled", PACKAGE / "catalog"),
                             ("diopi", diopi_include if diopi_include is not None else None)):
             if base is not None:
-                _hash_tree(h, label, _files(base), base)
+                _hash_tree(h, label, _files(base, folders=True), base)
         settings = workspace_file(root)
-        if settings.is_file():
+        if os.path.lexists(settings):
             _hash_tree(h, "settings", [settings], root)
-    except (OSError, ValueError):
+    except (OSError, UserError):
         return None
     return h.hexdigest()

@@ -32,6 +32,21 @@ def torch_version_file(torchgen: Path) -> Path:
     return torchgen.parent / "torch" / "version.py"
 
 
+def workspace_name(path: str | Path, root: Path | None) -> str:
+    """How generated files and reports name an input file: relative to the
+    workspace *root* (a file or folder linked from elsewhere by its place in
+    the workspace), deeplink_gen/... for what ships with deeplink-gen, else
+    *path* as given."""
+    for base, prefix in ((root, ""), (PACKAGE, "deeplink_gen/")):
+        if base is None:
+            continue
+        for inside, folder in ((Path(os.path.abspath(path)), Path(os.path.abspath(base))),
+                               (Path(path).resolve(), Path(base).resolve())):
+            if inside.is_relative_to(folder):
+                return prefix + inside.relative_to(folder).as_posix()
+    return str(path)
+
+
 def vendor_files(root: Path) -> list[Path]:
     return sorted((root / "vendors").glob("*.yaml"))
 

@@ -41,11 +41,22 @@ def run_cli(*args: str, cwd: Path | None = None):
     return CliRunner().invoke(main, argv, catch_exceptions=False)
 
 
-def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_subprocess(*args: str, cwd: Path | None = None, env: dict | None = None,
+                   timeout: float = 300, memory: int | None = None) -> subprocess.CompletedProcess:
+    """This checkout's CLI as a process, from any *cwd*; a run past *timeout*
+    seconds (a hang) raises subprocess.TimeoutExpired, and with *memory* its
+    address space is limited to that many bytes (a runaway read fails there)."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), full_env.get("PYTHONPATH")]))
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "deeplink_gen", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=limit if memory is not None else None)
 
 
 def coverage_report(root: Path, *args: str) -> dict:

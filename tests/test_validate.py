@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from deeplink_gen.errors import MAX_SHOWN
 from helpers import REPO, edit, error_lines, line_of, run_cli
 
 
@@ -63,6 +64,20 @@ def test_several_errors_in_one_run(workspace: Path):
     edit(workspace / "catalog/reduce.yaml", "diopiMm(ctx, out, self, mat2)", "diopiMm(ctx, out, self, mat3)")
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert {e.split(":")[0].split("/")[-1] for e in errors} >= {"camb.yaml", "ascend.yaml", "reduce.yaml"}
+
+
+def test_errors_shown_are_capped_and_the_rest_counted(workspace: Path):
+    """20,000 overrides of unknown ops print the first hundred errors (their did-you-mean
+    worked out for those alone) and count the others."""
+    path = workspace / "vendors" / "droplet.yaml"
+    unknown = "".join(f"  no_such_op_{i:05}.out: {{enabled: false}}\n" for i in range(20000))
+    edit(path, "\nops:\n", "\nops:\n  addmn.out: {enabled: false}\n" + unknown)
+    result = run_cli("validate", cwd=workspace)
+    errors = error_lines(result)
+    assert len(errors) == MAX_SHOWN
+    assert re.search(r"droplet\.yaml:\d+:\d+: error: ops\[addmn\.out\]: 'addmn\.out' is not in the op catalog; "
+                     r"did you mean 'addmm\.out'\?", errors[0]), errors[0]
+    assert result.stderr.splitlines()[-2:] == [f"... and {20001 - MAX_SHOWN} more errors not shown", "20001 errors"]
 
 
 def test_conflicting_settings_name_both_locations(workspace: Path):
@@ -167,9 +182,9 @@ def test_hand_written_sources_are_checked_by_validate(workspace: Path):
     (folder / "deviceimpl.cpp").write_text("// mine\n")
     (folder / "blob.bin").write_bytes(b"\xff\xfe\x00binary")
     errors = error_lines(run_cli("validate", "--vendor", "droplet", cwd=workspace))
-    assert any("vendors/droplet/deviceimpl.cpp: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
+    assert any("vendors/droplet/deviceimpl.cpp:1:1: error: (sources): 'deviceimpl.cpp' is also a rendered file" in e
                for e in errors), errors
-    assert any("vendors/droplet/blob.bin: error: (sources): not UTF-8 text" in e for e in errors), errors
+    assert any("vendors/droplet/blob.bin:1:1: error: (sources): not UTF-8 text (byte 0xff)" in e for e in errors), errors
 
 
 @pytest.mark.parametrize("name, why", [("class", "is a C/C++ keyword"),

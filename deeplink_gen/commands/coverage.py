@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deeplink_gen import pipeline
+from deeplink_gen import inputfile, pipeline
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
@@ -31,13 +31,14 @@ class Request:
 def read_baseline(path: Path) -> plan.Baseline:
     """An earlier `coverage --format json` report: per vendor, its registered
     ops and the DIOPI functions its library was known to define."""
-    def bad(message: str) -> UserError:
-        return UserError([Diagnostic(Loc(str(path)), "--baseline", message)])
+    def bad(message: str, line: int = 1, col: int = 1) -> UserError:
+        return UserError([Diagnostic(Loc(str(path), line, col), "--baseline", message)])
 
+    raw = inputfile.read(path, key="--baseline")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise bad(f"cannot read it: {exc.strerror or exc}") from None
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise bad(f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except ValueError as exc:
         raise bad(f"not JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != report.FORMAT:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jsonschema
 
-from deeplink_gen import pipeline
+from deeplink_gen import inputfile, pipeline
 from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
@@ -162,11 +162,12 @@ def _like_text(path: Path, like: str, name: str, device_type: str) -> str:
     adaptor would call impl::<like>:: functions the new vendor's library lacks)."""
     import yaml
 
-    doc = yamlfile.load(path)                       # file:line:col errors for a broken source
+    raw = inputfile.read(path)
+    doc = yamlfile.loads(raw, str(path))            # file:line:col errors for a broken source
     problems = schema.check(doc, "vendor")
     if problems:
         raise UserError(problems)
-    text = path.read_bytes().decode("utf-8").lstrip("\ufeff")
+    text = raw.decode("utf-8").lstrip("\ufeff")
     root_node = yaml.compose(text, Loader=yaml.SafeLoader)
     ident = next(v for k, v in root_node.value if k.value == "vendor")
     upstream = UPSTREAM.get(name)

@@ -8,13 +8,13 @@ from typing import Iterable
 
 import click
 
-from deeplink_gen.errors import Diagnostic, count
+from deeplink_gen.errors import Diagnostic, count, shown
 
 def show(warnings: Iterable[Diagnostic], strict: bool) -> bool:
     """Print *warnings*; True when --strict makes them stop the run."""
     warnings = list(warnings)
-    for d in warnings:
-        click.echo(str(d), err=True)
+    for line in shown(warnings):
+        click.echo(line, err=True)
     if not warnings:
         return False
     if strict:

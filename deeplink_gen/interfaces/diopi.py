@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.cpptext import blank_comments, split_args
 from deeplink_gen.load import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
@@ -179,9 +181,14 @@ def parse_runtime_header(text: str) -> RuntimeHeader:
 
 def find_header_dir(include: Path) -> Path | None:
     for cand in (include, include / "diopi"):
-        if (cand / "functions.h").is_file():
+        if os.path.lexists(cand / "functions.h"):
             return cand
     return None
+
+
+def _read(header: Path) -> str:
+    """A header's text (inputfile.read's rules: a regular file of bounded size)."""
+    return inputfile.read(header, key="--diopi-include").decode("utf-8", errors="replace")
 
 
 def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
@@ -195,9 +202,9 @@ def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
     diags = Diagnostics()
     for name in HEADERS:
         path = hdir / name
-        if not path.is_file():
+        if not os.path.lexists(path):
             continue
-        protos, problems = parse_header(path.read_text(encoding="utf-8", errors="replace"), name, str(path))
+        protos, problems = parse_header(_read(path), name, str(path))
         diags.extend(problems)
         for p, is_operator in protos:
             first = functions.get(p.name) or runtime.get(p.name)
@@ -207,7 +214,7 @@ def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
             (functions if is_operator else runtime)[p.name] = p
     diags.raise_if_any()
     rt = hdir / RUNTIME_HEADER
-    header = parse_runtime_header(rt.read_text(encoding="utf-8", errors="replace")) if rt.is_file() else RuntimeHeader()
+    header = parse_runtime_header(_read(rt)) if os.path.lexists(rt) else RuntimeHeader()
     return Prototypes(dict(sorted(functions.items())), dict(sorted(runtime.items())), commit, str(hdir), header)
 
 
@@ -253,8 +260,8 @@ def contents_digest(include: Path) -> str:
     hdir = find_header_dir(include)
     for name in (*HEADERS, RUNTIME_HEADER) if hdir is not None else ():
         path = hdir / name
-        if path.is_file():
-            h.update(f"{name}\0".encode() + path.read_bytes() + b"\0")
+        if os.path.lexists(path):
+            h.update(f"{name}\0".encode() + inputfile.read(path, key="--diopi-include") + b"\0")
     return h.hexdigest()
 
 

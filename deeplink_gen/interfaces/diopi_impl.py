@@ -21,6 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.model import DiopiLibrary
 
@@ -32,15 +33,20 @@ _DEFINED = frozenset("TtWi")
 _SYMBOL = re.compile(r"^diopi\w+$")
 
 
-def _fail(path: Path, message: str) -> UserError:
-    return UserError([Diagnostic(Loc(str(path)), "--impl", message)])
+def _fail(path: Path, message: str, *, folder: bool = False) -> UserError:
+    """A problem with the whole file *path* (at its line 1), or with the *folder* path."""
+    return UserError([Diagnostic(Loc(str(path)) if folder else Loc(str(path), 1, 1), "--impl", message)])
+
+
+def _text(path: Path) -> str:
+    return inputfile.read(path, key="--impl").decode("utf-8", errors="replace")
 
 
 def from_sources(folder: Path) -> frozenset[str]:
     dirs = [folder / d for d in SOURCE_DIRS if (folder / d).is_dir()]
     if not dirs:
         raise _fail(folder, f"no {' or '.join(d + '/' for d in SOURCE_DIRS)} here: DIOPI's adaptor generator "
-                            "finds a vendor's functions there (give DIOPI's impl/<vendor> folder)")
+                            "finds a vendor's functions there (give DIOPI's impl/<vendor> folder)", folder=True)
     return frozenset().union(*(scan(d) for d in dirs))
 
 
@@ -50,7 +56,7 @@ def scan(folder: Path) -> frozenset[str]:
     for root, subdirs, files in os.walk(folder):
         subdirs.sort()
         for name in sorted(files):
-            text = Path(root, name).read_text(encoding="utf-8", errors="replace")
+            text = _text(Path(root, name))
             found.update(m.group(1) for m in _DEFINITION.finditer(text))
     return frozenset(found)
 
@@ -87,15 +93,10 @@ def read_library(path: Path) -> DiopiLibrary:
     library or symbol list *path*; UserError when there is nothing to read."""
     if path.is_dir():
         return DiopiLibrary(from_sources(path), str(path), "sources")
-    try:
-        with path.open("rb") as fh:
-            magic = fh.read(4)
-    except OSError as exc:
-        raise _fail(path, f"cannot read it: {exc.strerror or exc}") from None
-    if magic == b"\x7fELF":
-        text = _nm(path)
+    if inputfile.read(path, key="--impl", head=4) == b"\x7fELF":
+        text = _nm(path)      # a shared library, of any size
     else:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = _text(path)
     functions = symbols_from_text(text)
     if not functions:
         raise _fail(path, "no defined diopi* symbol in it (expected `nm -D` output, one name per line, "

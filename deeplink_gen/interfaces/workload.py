@@ -12,6 +12,7 @@ import io
 import re
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 CAPTURE_HEADER = ("aten_name", "diopi_fun", "args")
@@ -24,10 +25,7 @@ def _name(text: str) -> str:
 
 def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
     """Each op the workload names, once, in the order first named, with where."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UserError([Diagnostic(Loc(str(path)), "--against", f"cannot read it: {exc.strerror or exc}")]) from None
+    text = inputfile.read(path, key="--against").decode("utf-8", errors="replace")
     lines = text.splitlines()
     first = next((line for line in lines if line.strip()), "")
     found: dict[str, Loc] = {}
@@ -55,5 +53,5 @@ def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
     if problems:
         raise UserError(problems)
     if not found:
-        raise UserError([Diagnostic(Loc(str(path)), "--against", "names no op")])
+        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--against", "names no op")])
     return tuple(found.items())

@@ -162,7 +162,7 @@ def parse_build(doc: Document) -> BuildSpec | None:
         include_suffixes=tuple(t.get("include_suffixes") or ("include",)),
         lib_suffixes=tuple(t.get("lib_suffixes") or ("lib64", "lib")),
         headers=tuple(t["headers"]), libraries=tuple(t.get("libraries") or ()),
-        loc=doc.loc(("build", "toolkit"), key=True),
+        loc=doc.loc(("build", "toolkit"), key=True), name_loc=doc.loc(("build", "toolkit", "name")),
     )
     return BuildSpec(toolkit, tuple(raw.get("link") or ()), tuple(raw.get("sources") or ("*.cpp",)),
                      doc.loc(("build",), key=True))

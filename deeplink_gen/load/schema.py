@@ -13,7 +13,7 @@ import jsonschema
 
 from deeplink_gen import cache, inputs
 from deeplink_gen.cpptext import CONTROL
-from deeplink_gen.errors import Diagnostic, did_you_mean, sort_key
+from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
 from deeplink_gen.load.yamlfile import Document
 from deeplink_gen.paths import schema_dir
 
@@ -84,9 +84,10 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         renamed = error.schema.get("x-renamed", {})
         out = []
         for extra in sorted(set(instance) - known):
-            hint = f"; this is '{renamed[extra]}' here" if extra in renamed else did_you_mean(extra, known)
-            out.append(Diagnostic(doc.loc(where + (extra,), key=True), where + (extra,),
-                                  f"unknown key '{extra}'{hint}"))
+            loc, key = doc.loc(where + (extra,), key=True), where + (extra,)
+            out.append(Diagnostic(loc, key, f"unknown key '{extra}'; this is '{renamed[extra]}' here")
+                       if extra in renamed else Diagnostic(loc, key, f"unknown key '{extra}'",
+                                                           hint=Suggestion(extra, known)))
         if out:
             return out
     if kind == "required":
@@ -103,9 +104,8 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
                            f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
     if kind == "enum":
         options = [str(o) for o in error.validator_value]
-        return [Diagnostic(doc.loc(where), where,
-                           f"{_describe(instance)} is not one of: {', '.join(options)}"
-                           f"{did_you_mean(str(instance), options)}")]
+        return [Diagnostic(doc.loc(where), where, f"{_describe(instance)} is not one of: {', '.join(options)}",
+                           hint=Suggestion(str(instance), options))]
     if kind == "pattern":
         return [Diagnostic(doc.loc(where), where, _pattern_message(instance, error))]
     if kind in ("oneOf", "anyOf"):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deeplink_gen.errors import Diagnostics, Loc, ParseError
+from deeplink_gen import inputfile
+from deeplink_gen.errors import Diagnostics, Loc, ParseError, UserError
 from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.load.yamlfile import Document
@@ -30,6 +31,7 @@ def parse_identity(doc: Document) -> VendorIdentity:
         name_loc=doc.loc(("vendor", "name")),
         device_type_loc=doc.loc(("vendor", "device_type")),
         aliases_loc=doc.loc(("vendor", "cmake_aliases")),
+        diopi_impl_loc=doc.loc(("vendor", "diopi_impl")),
     )
 
 
@@ -45,7 +47,7 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
                   implemented=parse_implemented(doc),
                   tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
-                  sources=read_sources(doc.path),
+                  sources=read_sources(doc.path, diags),
                   diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
                   if "diopi_library" in raw else None)
 
@@ -53,18 +55,22 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
 SOURCES_README = "README.md"
 
 
-def read_sources(vendor_path: str) -> tuple[SourceFile, ...]:
+def read_sources(vendor_path: str, diags: Diagnostics) -> tuple[SourceFile, ...]:
     """Every file of vendors/<name>/ except its top-level README.md (hidden
-    files and folders skipped), in path order."""
+    files and folders skipped), in path order; what is not a readable regular
+    file is an error in *diags*."""
     folder = hand_written_dir(vendor_path)
     if not folder.is_dir():
         return ()
     out = []
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
-        if not path.is_file() or rel.as_posix() == SOURCES_README or any(p.startswith(".") for p in rel.parts):
+        if path.is_dir() or rel.as_posix() == SOURCES_README or any(p.startswith(".") for p in rel.parts):
             continue
-        out.append(SourceFile(rel.as_posix(), path.read_bytes(), Loc(str(path))))
+        try:
+            out.append(SourceFile(rel.as_posix(), inputfile.read(path, key="(sources)"), Loc(str(path), 1, 1)))
+        except UserError as exc:
+            diags.extend(exc.diagnostics)
     return tuple(out)
 
 

@@ -3,8 +3,10 @@ read, schema-check and parse every file, collecting every shape error."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen.load import schema, yamlfile
 from deeplink_gen.load.catalog import load_catalog
@@ -19,7 +21,7 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
     docs = []
     for path in paths:
         try:
-            raw = yamlfile.read(path)
+            raw = inputfile.read(path)
             doc = yamlfile.loads(raw, str(path))
         except UserError as exc:
             diags.extend(exc.diagnostics)
@@ -35,7 +37,7 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
 def _settings(root: Path) -> yamlfile.Document | None:
     """deeplink-gen.yaml, schema-checked, if there is one; raises UserError for a broken file."""
     path = workspace_file(root)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     diags = Diagnostics()
     docs = read_documents([path], "workspace", diags)
@@ -79,10 +81,12 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     all_vendor_paths = vendor_files(root)
     if not all_vendor_paths and not workspace_file(root).is_file() and not catalog_files(root):
         raise UserError([Diagnostic(None, "(workspace)", (
-            f"{root.resolve()} is not a deeplink-gen workspace: it has no deeplink-gen.yaml, vendors/*.yaml or catalog/*.yaml; "
-            "run in the workspace's folder (or give it with -C DIR), or make this one with `deeplink-gen init`"))])
-    if not uses_bundled_catalog(root) and not catalog_files(root):
-        raise UserError([Diagnostic(Loc(str(workspace_file(root))), "(workspace)",
+            f"{root.resolve()} is not a deeplink-gen workspace: it has no deeplink-gen.yaml, vendors/*.yaml or "
+            "catalog/*.yaml; run in the workspace's folder (or give it with -C DIR), or make this one with "
+            "`deeplink-gen init`"))])
+    settings = _settings(root)
+    if settings is not None and settings.data.get("bundled_catalog") is False and not catalog_files(root):
+        raise UserError([Diagnostic(settings.loc(("bundled_catalog",)), "bundled_catalog",
                                     "bundled_catalog is false but catalog/ has no *.yaml files: there is no catalog")])
     diags = Diagnostics()
     available = [p.stem for p in all_vendor_paths]

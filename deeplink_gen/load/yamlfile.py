@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -29,7 +30,6 @@ except ImportError:  # PyYAML built without libyaml
             _Composer.__init__(self)
 
 
-MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_NODES = 200_000
 MAX_DEPTH = 64          # no deeplink-gen file nests deeper than a dozen levels
 
@@ -90,24 +90,16 @@ class Document:
 
 
 def _fail(path: str, line: int, col: int, where: Path_, message: str) -> UserError:
-    return UserError([Diagnostic(Loc(path, line, col), tuple(where), message)])
+    return _at(Loc(path, line, col), message, where)
 
 
-def read(path: str | Path, *, display: str | None = None) -> bytes:
-    """The bytes of *path*, refusing files over MAX_FILE_BYTES; problems raise UserError."""
-    name = display or str(path)
-    try:
-        raw = Path(path).read_bytes() if Path(path).stat().st_size <= MAX_FILE_BYTES else None
-    except OSError as exc:
-        raise _fail(name, 0, 0, (), f"cannot read file: {exc.strerror or exc}") from None
-    if raw is None:
-        raise _fail(name, 1, 1, (), f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-    return raw
+def _at(loc: Loc, message: str, where: Path_ = ()) -> UserError:
+    return UserError([Diagnostic(loc, tuple(where), message)])
 
 
 def load(path: str | Path, *, display: str | None = None) -> Document:
-    """Read and parse *path*; any problem raises UserError with file:line:col."""
-    return loads(read(path, display=display), display or str(path))
+    """Read (inputfile.read's rules) and parse *path*; any problem raises UserError with file:line:col."""
+    return loads(inputfile.read(path, shown=display), display or str(path))
 
 
 def loads(raw: bytes | str, name: str) -> Document:
@@ -115,10 +107,7 @@ def loads(raw: bytes | str, name: str) -> Document:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            before = raw[: exc.start]
-            line = before.count(b"\n") + 1
-            col = exc.start - (before.rfind(b"\n") + 1) + 1
-            raise _fail(name, line, col, (), f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+            raise _at(Loc.at(name, raw, exc.start), f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
     else:
         text = raw
     if text.startswith("\ufeff"):
@@ -126,18 +115,16 @@ def loads(raw: bytes | str, name: str) -> Document:
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
-        line, col = _position(text, exc.position)
-        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
+        raise _at(Loc.at(name, text, exc.position), f"YAML error: {exc.reason}") from None
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (0, 0)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
         raise _fail(name, line, col, (), f"YAML syntax error: {problem}") from None
     except yaml.reader.ReaderError as exc:
-        line, col = _position(text, exc.position)
-        raise _fail(name, line, col, (), f"YAML error: {exc.reason}") from None
+        raise _at(Loc.at(name, text, exc.position), f"YAML error: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise _fail(name, 1, 1, (), f"YAML error: {exc}") from None
     finally:
@@ -148,11 +135,6 @@ def loads(raw: bytes | str, name: str) -> Document:
     builder = _Builder(doc, loader)
     doc.data = builder.build(node, ())
     return doc
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    before = text[:offset]
-    return before.count("\n") + 1, offset - (before.rfind("\n") + 1) + 1
 
 
 class _Builder:

@@ -139,5 +139,11 @@ class Catalog:
             object.__setattr__(self, "_index_cache", cached)
         return cached
 
-    def names(self) -> list[str]:
-        return list(self._index)
+    def names(self) -> tuple[str, ...]:
+        """The ops with an entry, in catalog order: one tuple, which every
+        did-you-mean among them shares."""
+        cached = self.__dict__.get("_names_cache")
+        if cached is None:
+            cached = tuple(self._index)
+            object.__setattr__(self, "_names_cache", cached)
+        return cached

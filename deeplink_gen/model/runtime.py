@@ -167,6 +167,7 @@ class Toolkit:
     headers: tuple[str, ...]
     libraries: tuple[str, ...]
     loc: Loc
+    name_loc: Loc
 
 
 @dataclass(frozen=True)

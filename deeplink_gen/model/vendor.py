@@ -42,6 +42,7 @@ class VendorIdentity:
     name_loc: Loc
     device_type_loc: Loc
     aliases_loc: Loc
+    diopi_impl_loc: Loc
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
-from deeplink_gen.paths import PACKAGE
+from deeplink_gen.paths import workspace_name
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,5 @@ class Job:
         (resolved once per file in this job)."""
         found = self.origins.get(loc.file)
         if found is None:
-            found = self.origins[loc.file] = _origin(loc.file, self.root)
+            found = self.origins[loc.file] = workspace_name(loc.file, self.root)
         return found
-
-
-def _origin(file: str, root: Path | None) -> str:
-    path = Path(file).resolve()
-    for base, prefix in ((root, ""), (PACKAGE, "deeplink_gen/")):
-        if base is not None and path.is_relative_to(base.resolve()):
-            return prefix + path.relative_to(base.resolve()).as_posix()
-    return file

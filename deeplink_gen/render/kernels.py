@@ -40,7 +40,7 @@ def op_code(job: Job, plans) -> dict[str, str]:
     it is stored in the cache directory under that digest and rendered again
     only when that changes: after an edit, most ops' code is reused (and
     stored again only if any op's code or the set of ops changed)."""
-    keys = {p.wrapper: hashlib.sha256(f"{job.root}\0{p!r}".encode()).hexdigest() for p in plans}
+    keys = {p.wrapper: hashlib.sha256(inputs.key_bytes(f"{job.root}\0{p!r}")).hexdigest() for p in plans}
     store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
     stored = cache.load("op-code", store_key)
     stored = stored if isinstance(stored, dict) else {}

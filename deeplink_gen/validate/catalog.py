@@ -8,7 +8,7 @@ from __future__ import annotations
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import referenced_names
-from deeplink_gen.errors import Diagnostics, did_you_mean, display_path
+from deeplink_gen.errors import Diagnostics, Suggestion, display_path
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.plan.args import HANDLE, TENSOR_HANDLES, ArgKind
@@ -24,7 +24,7 @@ def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnos
     p = protos.get(call.function)
     if p is None:
         diags.add(call.loc, where, f"'{call.function}' is not a DIOPI operator in the DIOPI prototypes "
-                                   f"({display_path(protos.source)}){did_you_mean(call.function, protos.names())}")
+                                   f"({display_path(protos.source)})", Suggestion(call.function, protos.functions))
     elif arity and len(call.args) != len(p.params):
         diags.add(call.loc, where, f"{call.function} takes {len(p.params)} arguments ({p.params_text}); "
                                    f"the call passes {len(call.args)}")
@@ -35,9 +35,8 @@ def _signature(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> OpSigna
     where = entry.where
     op = ctx.ops.op_of(entry)
     if op is None:
-        diags.add(entry.loc, where, f"'{entry.op}' is not an op of {ctx.ops.what}"
-                                    f"{did_you_mean(entry.op, ctx.ops.ops)}"
-                                    " (a DIPU-private helper needs schema: and register: false)")
+        diags.add(entry.loc, where, f"'{entry.op}' is not an op of {ctx.ops.what}",
+                  Suggestion(entry.op, ctx.ops.ops, " (a DIPU-private helper needs schema: and register: false)"))
         return None
     if not op.helper:
         try:
@@ -103,9 +102,8 @@ def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:
         for arg in call.args:
             for name in referenced_names(arg.text):
                 if name not in known:
-                    diags.add(call.loc, where + ("call",),
-                              f"'{name}' is not an argument of {entry.op}{did_you_mean(name, known)}"
-                              f" (arguments: {', '.join(sorted(known - {'ctx'}))})")
+                    diags.add(call.loc, where + ("call",), f"'{name}' is not an argument of {entry.op}",
+                              Suggestion(name, known, f" (arguments: {', '.join(sorted(known - {'ctx'}))})"))
     for name, _expr in entry.alloc:
         if name not in fresh:
             what = f"fresh returns are: {', '.join(fresh)}" if fresh else "the op returns no fresh tensor"
@@ -125,7 +123,7 @@ def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:
     for name in entry.no_device_check:
         if name not in checkable:
             diags.add(entry.key_loc("no_device_check"), where + ("no_device_check",),
-                      f"'{name}' is not a device-checked tensor of {entry.op}{did_you_mean(name, checkable)}")
+                      f"'{name}' is not a device-checked tensor of {entry.op}", Suggestion(name, checkable))
     _check_switches(entry, sig, diags)
     guard = entry.device_guard.value if entry.device_guard else None
     if isinstance(guard, str):
@@ -169,8 +167,8 @@ def check_autograd(entry: CatalogEntry, catalog: Catalog, ctx: Context, diags: D
         found = catalog.all(ref.value)
         if not found:
             diags.add(ref.loc, entry.where + ("autograd", key),
-                      f"'{ref.value}' is not in the op catalog (its wrapper is called)"
-                      f"{did_you_mean(ref.value, catalog.names())}")
+                      f"'{ref.value}' is not in the op catalog (its wrapper is called)",
+                      Suggestion(ref.value, catalog.names()))
         elif catalog.get(ref.value, ctx.torch_version) is None:
             gate = found[0].torch
             diags.add(ref.loc, entry.where + ("autograd", key),

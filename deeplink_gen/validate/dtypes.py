@@ -4,7 +4,7 @@ chains or cycles."""
 
 from __future__ import annotations
 
-from deeplink_gen.errors import Diagnostics, Loc, did_you_mean
+from deeplink_gen.errors import Diagnostics, Loc, Suggestion
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import DiopiArgKind, Prototype, Prototypes, Rule, Vendor
 from deeplink_gen.model.dtypes import DTYPES, LEVELS
@@ -14,7 +14,7 @@ def _check_function(fn: str, loc: Loc, section: str, protos: Prototypes, diags: 
     p = protos.get(fn)
     where = (section, "functions", fn)
     if p is None:
-        diags.add(loc, where, f"'{fn}' is not a DIOPI function{did_you_mean(fn, protos.names())}")
+        diags.add(loc, where, f"'{fn}' is not a DIOPI function", Suggestion(fn, protos.functions))
         return None
     if fn in CONVERSION_PRIMITIVES:
         diags.add(loc, where, f"{fn} is a conversion primitive of the adaptor; its tensors cannot be converted")
@@ -30,8 +30,8 @@ def _check_tensor(p: Prototype, name: str, loc: Loc, where: tuple, diags: Diagno
     param = p.param(name)
     if param is None or not param.is_tensor:
         tensors = p.tensor_names()
-        diags.add(loc, where, f"'{name}' is not a tensor argument of {p.name}"
-                              f"{did_you_mean(name, tensors)} (tensors: {', '.join(tensors)})")
+        diags.add(loc, where, f"'{name}' is not a tensor argument of {p.name}",
+                  Suggestion(name, tensors, f" (tensors: {', '.join(tensors)})"))
         return False
     return True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.errors import Diagnostics, Suggestion, did_you_mean
 from deeplink_gen.interfaces.dipu import (
     COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, PATTERN_NAMES, STRUCT_FIELDS,
     SUCCESS_RETURN, placeholders,
@@ -71,8 +71,8 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics) -> None:
 
     def check_ref(name, loc, path):
         if name is not None and spec.checker(name) is None:
-            diags.add(loc, path, f"checker '{name}' is not defined under runtime.checkers"
-                                 f"{did_you_mean(name, checker_names)}")
+            diags.add(loc, path, f"checker '{name}' is not defined under runtime.checkers",
+                      Suggestion(name, checker_names))
 
     check_ref(spec.device_checker, spec.device_checker_loc, ("runtime", "device", "checker"))
     check_ref(spec.comm.checker, spec.comm.checker_loc, ("runtime", "comm", "checker"))
@@ -161,15 +161,15 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
     for target, value in impl.sets:
         local = target.split(".", 1)[0]
         if local not in local_names:
-            diags.add(value.loc, where + ("set", target), f"'{local}' is not a local of {fn.key}"
-                                                          f"{did_you_mean(local, local_names)} (declare it under locals:)")
+            diags.add(value.loc, where + ("set", target), f"'{local}' is not a local of {fn.key}",
+                      Suggestion(local, local_names, " (declare it under locals:)"))
     if impl.pattern in ("struct", "version"):
         fields = STRUCT_FIELDS[fn.returns] if impl.pattern == "struct" else VERSION_FIELDS
         for name, t in impl.fields:
             if name not in fields:
                 diags.add(t.loc, where + ("fields", name),
-                          f"{fn.returns if impl.pattern == 'struct' else 'a version'} has no field '{name}'"
-                          f"{did_you_mean(name, fields)} (fields: {', '.join(fields)})")
+                          f"{fn.returns if impl.pattern == 'struct' else 'a version'} has no field '{name}'",
+                          Suggestion(name, fields, f" (fields: {', '.join(fields)})"))
     for name in impl.names:
         if not QUALIFIED.match(name):
             diags.add(impl.loc, where, f"'{name}' is not a C identifier")

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from deeplink_gen.cpptext import mentioned_wrappers
-from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.errors import Diagnostics, Suggestion
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.plan.signature import wrapper_name
-from deeplink_gen.validate.names import vendor_name_problem
+from deeplink_gen.validate.names import length_problem, vendor_name_problem
 from deeplink_gen.validate.context import Context
 
 
@@ -25,6 +25,15 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     problem = vendor_name_problem(vendor.name)
     if problem:
         diags.add(vendor.identity.name_loc, ("vendor", "name"), f"vendor name '{vendor.name}' {problem}")
+    ident, toolkit = vendor.identity, vendor.build.toolkit if vendor.build is not None else None
+    named = [(ident.device_type, ident.device_type_loc, ("vendor", "device_type")),
+             (ident.diopi_impl, ident.diopi_impl_loc, ("vendor", "diopi_impl"))]
+    if toolkit is not None:
+        named.append((toolkit.name, toolkit.name_loc, ("build", "toolkit", "name")))
+    for value, loc, key in named:
+        problem = length_problem(value)
+        if problem:
+            diags.add(loc, key, f"{problem} ({len(value)}): it becomes part of file and folder names")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
     for alias in vendor.identity.cmake_aliases:
@@ -42,8 +51,7 @@ def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bo
         if entry is None or not ctx.admits(o.torch):
             # An override gated out of the chosen torch is only checked to name a catalog op.
             if complete and not catalog.all(o.op):
-                diags.add(o.loc, ("ops", o.op),
-                          f"'{o.op}' is not in the op catalog{did_you_mean(o.op, catalog.names())}")
+                diags.add(o.loc, ("ops", o.op), f"'{o.op}' is not in the op catalog", Suggestion(o.op, catalog.names()))
             continue
         if o.replace is not None:
             _check_replacement(o, diags)

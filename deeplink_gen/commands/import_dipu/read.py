@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 
@@ -31,17 +32,24 @@ class Upstream:
         return first + (self.data[key][:offset].count("\n") if block else 0)
 
 
-def read_functions(path: Path) -> list[Upstream]:
+def _text(path: Path, option: str) -> str:
+    """The UTF-8 text of the file *path* given with *option* (inputfile.read's rules)."""
+    raw = inputfile.read(path, key=option)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError([Diagnostic(Loc(str(path)), "--functions", f"cannot read: {exc}")]) from None
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError([Diagnostic(Loc.at(str(path), raw, exc.start), option,
+                                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]) from None
+
+
+def read_functions(path: Path) -> list[Upstream]:
+    text = _text(path, "--functions")
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.load(text, Loader=yaml.SafeLoader)  # YAML 1.1, as upstream's FullLoader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        raise UserError([Diagnostic(Loc(str(path), mark.line + 1 if mark else 0, mark.column + 1 if mark else 0),
+        raise UserError([Diagnostic(Loc(str(path), mark.line + 1, mark.column + 1) if mark else Loc(str(path), 1, 1),
                                     "(top level)", f"YAML syntax error: {exc.problem}")]) from None
     except RecursionError:
         raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)", "values are nested too deeply")]) from None
@@ -65,12 +73,17 @@ def read_functions(path: Path) -> list[Upstream]:
 def read_convert_config(path: Path) -> tuple[str | None, dict[str, str], list[Diagnostic]]:
     """(common layout, {diopiFn: layout}, warnings): only what DIPU reads."""
     notes: list[Diagnostic] = []
+    text = _text(path, "--convert-config")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(text)
     except RecursionError:
         raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", "values are nested too deeply")]) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError([Diagnostic(Loc(str(path)), "--convert-config", f"cannot read: {exc}")]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        loc = Loc(str(path), mark.line + 1, mark.column + 1) if mark else Loc(str(path), 1, 1)
+        raise UserError([Diagnostic(loc, "--convert-config", f"YAML syntax error: {exc.problem}")]) from None
+    except yaml.YAMLError as exc:
+        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", f"YAML error: {exc}")]) from None
     common, per_fn = None, {}
     for item in data or []:
         if not isinstance(item, dict) or len(item) != 1:

@@ -129,11 +129,11 @@ def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str
     for (op, vendor), diag in bad_replacements.items():
         mine = sel.replaced[op][vendor]
         notes.append(warning(path, mine.up.line, f"'{op}' for {vendor} is not valid for deeplink-gen:"
-                                                 f" {diag.message}; the op is disabled for {vendor}"))
+                                                 f" {diag.text}; the op is disabled for {vendor}"))
         sel.overrides[vendor][op] = {"enabled": False, "reason": f"upstream line {mine.up.line} cannot be imported"}
     for op, diag in bad.items():
         notes.append(warning(path, sel.origin[op].up.line,
-                             f"'{op}' is not valid for deeplink-gen: {diag.message}; entry skipped"))
+                             f"'{op}' is not valid for deeplink-gen: {diag.text}; entry skipped"))
         del sel.catalog[op]
         for v in vendors:
             sel.overrides[v].pop(op, None)
