@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from pathlib import Path
 
-from deeplink_gen import codec
+from deeplink_gen import codec, inputfile
 from deeplink_gen.atomic import write_atomic
+from deeplink_gen.errors import UserError
 from deeplink_gen.paths import cache_dir
 
 # Bumped when the layout of entries or of stored values changes.
@@ -49,21 +49,11 @@ def _path(kind: str, key: str) -> Path:
 
 
 def _read(path: Path) -> bytes | None:
-    """A regular file's bytes (never a FIFO or device someone put there), else None."""
+    """An entry's bytes: a regular file of bounded size (never a FIFO or device someone put there), else None."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
+        return inputfile.read(path)
+    except UserError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit():
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def load(kind: str, key: str | None):

@@ -35,6 +35,16 @@ def _files(root: Path, skip: tuple[str, ...] = (), *, folders: bool = False) -> 
     return sorted(found)
 
 
+def _linked_folders(base: Path) -> list[Path]:
+    """What is below each top-level link to a folder in *base*: the loader reads a vendor's
+    hand-written folder vendors/<name>/ through such a link (not links deeper down)."""
+    found = []
+    for entry in sorted(base.iterdir()) if base.is_dir() else ():
+        if entry.is_symlink() and entry.is_dir():
+            found += _files(entry, folders=True)
+    return found
+
+
 def key_bytes(text: str) -> bytes:
     """*text* as bytes to hash: UTF-8, and a file name that is not UTF-8 (Python
     holds its bytes as lone surrogates, as every name under the C locale) too."""
@@ -104,7 +114,7 @@ def workspace_digest(root: Path, diopi_include: Path | None, extra: dict) -> str
                             ("bundled", PACKAGE / "catalog"),
                             ("diopi", diopi_include if diopi_include is not None else None)):
             if base is not None:
-                _hash_tree(h, label, _files(base, folders=True), base)
+                _hash_tree(h, label, _files(base, folders=True) + _linked_folders(base), base)
         settings = workspace_file(root)
         if os.path.lexists(settings):
             _hash_tree(h, "settings", [settings], root)

@@ -318,3 +318,21 @@ def test_summary_is_the_same_from_the_cache(workspace, tmp_path, cache):
     shutil.rmtree(out)
     second = run_cli(*args, cwd=workspace)
     assert (first.exit_code, first.output) == (second.exit_code, second.output)
+
+
+def test_an_edit_in_a_linked_hand_written_folder_is_seen(workspace, tmp_path, cache):
+    """vendors/droplet/ linked from elsewhere: the loader reads through the link, and so does the digest
+    that decides whether anything changed."""
+    real = tmp_path / "droplet-sources"
+    real.mkdir()
+    (real / "shim.cpp").write_text("int droplet_shim() { return 1; }\n")
+    (workspace / "vendors" / "droplet").symlink_to(real)
+    out = tmp_path / "out"
+    args = ("render", "--vendor", "droplet", "--out", str(out), "--allow-outside-workspace")
+    assert run_cli(*args, cwd=workspace).exit_code == 0
+    (real / "shim.cpp").write_text("int droplet_shim() { return 2; }\n")
+    check = run_cli(*args, "--check", cwd=workspace)
+    assert check.exit_code == 1 and "stale:" in check.stderr and "shim.cpp" in check.stderr
+    again = run_cli(*args, cwd=workspace)
+    assert again.exit_code == 0 and again.output.startswith("2 written"), again.output   # the source and manifest.json
+    assert b"return 2;" in [v for k, v in tree(out / "droplet").items() if k.endswith("shim.cpp")][0]

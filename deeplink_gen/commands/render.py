@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import cache, inputs, pipeline
+from deeplink_gen import cache, inputfile, inputs, pipeline
 from deeplink_gen.commands import warnings_out
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.output import stamps
@@ -115,8 +115,8 @@ def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options
     from deeplink_gen.render import paths
 
     try:
-        recorded = json.loads((tree / paths.MANIFEST).read_text(encoding="utf-8")).get("options")
-    except (OSError, ValueError, AttributeError):
+        recorded = json.loads(inputfile.read(tree / paths.MANIFEST)).get("options")
+    except (UserError, ValueError, AttributeError):
         recorded = None
     if not isinstance(recorded, dict):
         return options
