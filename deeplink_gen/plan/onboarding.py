@@ -3,8 +3,9 @@ folder, whether upstream already has it, and, for the ones it does not have,
 where each goes in the upstream files: the changes the onboarding patches
 are made of, still without their text. DIOPI's edits: an IMPL_* list when
 DIOPI does not know the vendor's DIOPI_IMPL_OPT, and, for a vendor with an
-adaptor whose DIOPI folder runs DIOPI's adaptor generator, that rule
-replaced by compiling the rendered adaptor. And DIPU's PyTorch test base
+adaptor whose DIOPI folder runs DIOPI's adaptor generator (its own rule or
+ImplHelper.cmake's diopi_use_adapter), that rule replaced by compiling the
+rendered adaptor. And DIPU's PyTorch test base
 (dipu/tests/pytorch_test_base.py) loads the rendered pytorch_config of a
 device type only when its if/elif chain names that type, so any other type
 gets a branch at the chain's end.
@@ -112,6 +113,24 @@ def _quoted(items) -> str:
 
 def _at(ex: Excerpt, predicate, start: int = 0) -> int:
     return ex.find(predicate, start)
+
+
+def adaptor_rule_form(ex: Excerpt, start: int, stop: int) -> tuple[str, bool]:
+    """The source list DIOPI's adaptor rule (upstream lines start..stop-1) adds the generated
+    adaptor to, and whether the rule insists on an adaptor (a FATAL_ERROR when its input is
+    missing). Two forms exist at 02f03c6a: the rule spelled out (an add_custom_target running
+    gen.py, then list(APPEND <list> ...), optional: camb, ascend_npu, kunlunxin, topsrider),
+    and a call of ImplHelper.cmake's diopi_use_adapter(... <list>) whose last argument is the
+    list, after a FATAL_ERROR when convert_config.yaml is missing (muxi, torch)."""
+    body = [ex.line(n).strip() for n in range(start, stop)]
+    required = any("FATAL_ERROR" in line for line in body)
+    for line in body:
+        if line.startswith("diopi_use_adapter(") and line.endswith(")"):
+            return line[:-1].split()[-1], required
+    for line in body:
+        if line.startswith("list(APPEND ") and "diopi_adaptor.cpp" in line:
+            return line.split()[1], required
+    raise LookupError(f"no adaptor sources in the {ex.path} excerpt")
 
 
 def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
@@ -232,7 +251,7 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
         rule = _at(ex, lambda line: line == "if(USE_ADAPTOR)", start)
         stop = _at(ex, lambda line: line == "endif()", rule) + 1
         row("adaptor", f"{DIOPI_ROOT}/{vendor_cmake}", Status.REPLACE, None, "diopi.patch",
-            Change(vendor_cmake, start, stop - start, "adaptor_rule", (impl_opt,)))
+            Change(vendor_cmake, start, stop - start, "adaptor_rule", (impl_opt, *adaptor_rule_form(ex, start, stop))))
 
     return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, kernels_cmake,
                           device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None, vendor.build is not None,
