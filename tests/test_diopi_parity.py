@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -325,3 +326,71 @@ def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_pat
     assert git_apply(patch, diopi).returncode == 0
     rel = source.relative_to(out / "dipu" / "third_party" / "DIOPI" / "impl").as_posix()
     assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
+
+
+def _adaptor_block(text: str) -> list[str]:
+    """The lines of a DIOPI impl CMakeLists.txt from '# adaptor' to the next blank line."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# adaptor"))
+    return lines[start:lines.index("", start)]
+
+
+def test_muxi_hands_diopi_use_adapter_over(imported, tmp_path):
+    """DIOPI's muxi folder generates its adaptor through ImplHelper.cmake's diopi_use_adapter
+    (which needs convert_config.yaml and adds adaptor_code_gen, a dependency of the library):
+    diopi.patch compiles the rendered adaptor instead, skips that dependency, and still stops
+    configuring when no adaptor is there; render --into applies it once."""
+    ws, _data = imported["muxi"]
+    out = ws / "generated" / "muxi"
+    patch = out / "onboarding" / "diopi.patch"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == ["impl/muxi/CMakeLists.txt"]
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(patch, diopi, "--check").returncode == 0
+    assert git_apply(patch, diopi).returncode == 0
+    text = (diopi / "impl/muxi/CMakeLists.txt").read_text()
+    assert "diopi_use_adapter(" not in text and "gen.py --" not in text
+    adaptor = "${DIOPI_IMPL_DIR}/muxi/adaptor/diopi_adaptor.cpp"
+    assert [line for line in _adaptor_block(text) if not line.startswith("#")] == [
+        "set(USE_ADAPTOR OFF)",
+        f'if(NOT EXISTS "{adaptor}")',
+        '    message(FATAL_ERROR "adaptor/diopi_adaptor.cpp doesn\'t exist: render the vendor with deeplink-gen.")',
+        "endif()",
+        f"list(APPEND REAL_IMPL_SRC {adaptor})",
+    ]
+    # The library's dependency on DIOPI's generator target stays behind USE_ADAPTOR, now OFF.
+    assert "if(USE_ADAPTOR)\n    add_dependencies(${REAL_IMPL} adaptor_code_gen)\nendif()" in text
+    assert text.index("set(USE_ADAPTOR OFF)") < text.index("cuda_add_library(${REAL_IMPL} SHARED ${REAL_IMPL_SRC})")
+    assert (out / "dipu/third_party/DIOPI/impl/muxi/adaptor/diopi_adaptor.cpp").is_file()
+    assert (out / "dipu/third_party/DIOPI/impl/muxi/convert_config.yaml").is_file()
+    checklist = (out / "onboarding" / "ONBOARDING.md").read_text()
+    assert "| 9 | DIOPI `impl/muxi/CMakeLists.txt` | DIOPI's adaptor rule (`diopi_use_adapter`" in checklist
+
+    tree = dipu_checkout(tmp_path / "into")
+    first = run_cli("render", "--vendor", "muxi", "--into", str(tree), cwd=ws)
+    assert first.exit_code == 0, first.output
+    cmake = tree / "dipu/third_party/DIOPI/impl/muxi/CMakeLists.txt"
+    assert cmake.read_text() == text
+    assert (tree / "dipu/third_party/DIOPI/impl/muxi/adaptor/diopi_adaptor.cpp").is_file()
+    again = run_cli("render", "--vendor", "muxi", "--into", str(tree), cwd=ws)
+    assert again.exit_code == 0 and "0 applied" in again.stdout, again.output
+    assert cmake.read_text() == text
+
+
+def test_a_torch_vendor_with_an_adaptor_hands_diopi_use_adapter_over(imported, tmp_path):
+    """impl/torch uses diopi_use_adapter as muxi does: a vendor that converts and builds
+    DIOPI's impl/torch gets the same hunk there, found from the upstream file, not the name."""
+    ws = tmp_path / "ws"
+    shutil.copytree(imported["muxi"][0], ws)
+    vendor = ws / "vendors" / "muxi.yaml"
+    vendor.write_text(vendor.read_text().replace("diopi_impl: muxi\n", "diopi_impl: torch\n", 1))
+    result = run_cli("render", "--vendor", "muxi", cwd=ws)
+    assert result.exit_code == 0, result.output
+    patch = ws / "generated" / "muxi" / "onboarding" / "diopi.patch"
+    assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M) == ["impl/torch/CMakeLists.txt"]
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(patch, diopi).returncode == 0
+    text = (diopi / "impl/torch/CMakeLists.txt").read_text()
+    assert "diopi_use_adapter(" not in text
+    assert "list(APPEND REAL_IMPL_SRC ${DIOPI_IMPL_DIR}/torch/adaptor/diopi_adaptor.cpp)" in text
