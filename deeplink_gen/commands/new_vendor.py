@@ -23,7 +23,8 @@ from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
-from deeplink_gen.load import schema, yamlfile
+from deeplink_gen import yamlfile
+from deeplink_gen.load import schema
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.load.workspace import load_catalogs
 from deeplink_gen.model import Workspace

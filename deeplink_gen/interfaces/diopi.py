@@ -21,7 +21,7 @@ from pathlib import Path
 
 from deeplink_gen import inputfile
 from deeplink_gen.cpptext import blank_comments, split_args
-from deeplink_gen.load import yamlfile
+from deeplink_gen import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
 from deeplink_gen.model import DiopiParam, Prototype, Prototypes, RuntimeHeader
 

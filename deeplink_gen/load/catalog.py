@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from deeplink_gen.cpptext import parse_call
 from deeplink_gen.errors import Diagnostics, ParseError
-from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.yamlfile import Document
 from deeplink_gen.model.catalog import AUTOGRAD_CODE
 from deeplink_gen.model import Autograd, Catalog, CatalogEntry, DiopiCall, Located, TorchGate
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from deeplink_gen.errors import Diagnostics
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
-from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, DipuFunction, GeneratorSpec, HandleTypes, Impl,
     RuntimeSpec, Toolkit,

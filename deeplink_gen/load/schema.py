@@ -14,7 +14,7 @@ import jsonschema
 from deeplink_gen import cache, inputs
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
-from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.yamlfile import Document
 from deeplink_gen.paths import schema_dir
 
 _TYPE_NAMES = {

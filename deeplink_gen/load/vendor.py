@@ -8,7 +8,7 @@ from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostics, Loc, ParseError, UserError
 from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
-from deeplink_gen.load.yamlfile import Document
+from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
     SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
     Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
-from deeplink_gen.load import schema, yamlfile
+from deeplink_gen import yamlfile
+from deeplink_gen.load import schema
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_identity, parse_vendor
 from deeplink_gen.model import Catalog, VendorIdentity, Workspace

@@ -17,7 +17,8 @@ from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at
 from deeplink_gen.commands.import_dipu.translate import translate
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, sort_key
 from deeplink_gen.interfaces.dipu import UPSTREAM
-from deeplink_gen.load import schema, yamlfile
+from deeplink_gen import yamlfile
+from deeplink_gen.load import schema
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.model import Prototypes, Workspace
