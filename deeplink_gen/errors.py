@@ -83,9 +83,11 @@ class Suggestion:
     word: str
     candidates: Iterable[str]        # a list, set or dict (its keys), not an iterator
     after: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()   # other spellings of candidates: (alias, candidate)
 
     def __str__(self) -> str:
-        return did_you_mean(self.word, self.candidates) + self.after
+        meant = dict(self.aliases).get(self.word.lower())
+        return (f"; did you mean '{meant}'?" if meant else did_you_mean(self.word, self.candidates)) + self.after
 
 
 @dataclass(frozen=True)

@@ -227,3 +227,18 @@ def test_paths_do_not_leave_their_folder(workspace: Path, old: str, new: str, ke
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert len(errors) == 1 and errors[0].startswith(f"{vendor}:{line_of(vendor, new)}:") and key in errors[0] \
         and "(no ..)" in errors[0], errors
+
+
+def test_a_dtype_in_another_spelling_is_named_in_its_own(workspace: Path):
+    """fp16, double, long: torch's and common spellings of DIOPI's dtype names, as a value and as a key."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    edit(vendor, "  supported: [bool, int8, uint8, int32, float16, float32]",
+         "  supported: [bool, int8, uint8, int32, fp16, float32]")
+    edit(vendor, "  convert:\n    int64: int32", "  convert:\n    long: int32\n    double: float32")
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any("dtypes.supported[4]: 'fp16' is not one of:" in e and e.endswith("did you mean 'float16'?")
+               for e in errors), errors
+    assert any("dtypes.convert.long: 'long' is not one of:" in e and e.endswith("did you mean 'int64'?")
+               for e in errors), errors
+    assert any("dtypes.convert.double:" in e and e.endswith("did you mean 'float64'?") for e in errors), errors
+    assert not any("C identifier" in e for e in errors), errors

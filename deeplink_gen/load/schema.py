@@ -14,6 +14,7 @@ import jsonschema
 from deeplink_gen import cache, inputs
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
+from deeplink_gen.model.dtypes import DTYPE_ALIASES
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.paths import schema_dir
 
@@ -103,9 +104,7 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         return [Diagnostic(doc.loc(where), where,
                            f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
     if kind == "enum":
-        options = [str(o) for o in error.validator_value]
-        return [Diagnostic(doc.loc(where), where, f"{_describe(instance)} is not one of: {', '.join(options)}",
-                           hint=Suggestion(str(instance), options))]
+        return [Diagnostic(doc.loc(where), where, *_not_one_of(instance, error))]
     if kind == "pattern":
         return [Diagnostic(doc.loc(where), where, _pattern_message(instance, error))]
     if kind in ("oneOf", "anyOf"):
@@ -138,6 +137,14 @@ def _pattern_message(value: Any, error: jsonschema.ValidationError) -> str:
     return f"{_describe(value)} is not valid: {first}"
 
 
+def _not_one_of(value: Any, error: jsonschema.ValidationError) -> tuple[str, str, Suggestion]:
+    """An enum's message, severity and suggestion (dtype names also by their other spellings)."""
+    options = [str(o) for o in error.validator_value]
+    aliases = tuple((a, d) for a, d in DTYPE_ALIASES.items() if d in options)
+    return (f"{_describe(value)} is not one of: {', '.join(options)}", "error",
+            Suggestion(str(value), options, aliases=aliases))
+
+
 def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
     if error.schema.get("x-expected"):
         return f"{_describe(value)} is not {error.schema['x-expected']}"
@@ -167,8 +174,10 @@ def check(doc: Document, schema_name: str) -> list[Diagnostic]:
         if "propertyNames" in error.schema_path:
             # The instance is the offending key; point at the key itself.
             where = tuple(error.absolute_path) + (error.instance,)
-            out.append(Diagnostic(doc.loc(where, key=True), where,
-                                  _name_message(error.instance, error)))
+            if error.validator == "enum":
+                out.append(Diagnostic(doc.loc(where, key=True), where, *_not_one_of(error.instance, error)))
+            else:
+                out.append(Diagnostic(doc.loc(where, key=True), where, _name_message(error.instance, error)))
             continue
         out.extend(_messages(doc, error))
     return sorted(set(out), key=sort_key)

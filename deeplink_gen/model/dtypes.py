@@ -20,6 +20,13 @@ DTYPES = (
 )
 # What DIOPI's adaptor generator can read in convert_config.yaml (no bfloat16/tfloat32).
 CONVERT_CONFIG_DTYPES = frozenset(DTYPES) - {"bfloat16", "tfloat32"}
+# Other spellings of those names (torch's own aliases, and the short forms in common use).
+DTYPE_ALIASES = {
+    "half": "float16", "fp16": "float16", "float": "float32", "fp32": "float32", "double": "float64",
+    "fp64": "float64", "bf16": "bfloat16", "tf32": "tfloat32", "char": "int8", "byte": "uint8", "short": "int16",
+    "int": "int32", "long": "int64", "boolean": "bool", "chalf": "complex32", "cfloat": "complex64",
+    "cdouble": "complex128",
+}
 LEVELS = ("common", "function", "tensor")
 
 
