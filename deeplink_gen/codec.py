@@ -1,9 +1,12 @@
 """Values as JSON and back, for the cache folder: plain data, bytes, tuples,
 frozensets, paths, enums and the dataclasses of deeplink-gen's own modules.
-Decoding builds nothing else (a class is looked up by name among
-deeplink_gen's modules and must be a dataclass or an enum there), so
-reading an entry never runs code that whoever wrote the folder chose;
-anything else is a DecodeError, and the cache treats the entry as a miss."""
+Every JSON object in an entry is one tagged value ({"t": [...]} a tuple,
+{"c": class, "f": [field values]} a dataclass, ...), so json builds the
+values bottom-up through one hook. Decoding builds nothing else (a class is
+looked up by name among deeplink_gen's modules and must be a dataclass or an
+enum there), so reading an entry never runs code that whoever wrote the
+folder chose; anything else is a DecodeError, and the cache treats the entry
+as a miss."""
 
 from __future__ import annotations
 
@@ -21,31 +24,40 @@ class DecodeError(ValueError):
     pass
 
 
+_PLAIN = (type(None), bool, int, float, str)
+
+
+@functools.lru_cache(maxsize=None)
+def _fields(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+def _sort_key(encoded) -> str:
+    return encoded if isinstance(encoded, str) else json.dumps(encoded, sort_keys=True)
+
+
 def _encode(value):
-    if value is None or isinstance(value, (bool, int, float, str)):
+    cls = type(value)
+    if cls in _PLAIN:
         return value
-    if isinstance(value, list):
+    if cls is list:
         return [_encode(v) for v in value]
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+    if cls is tuple:
         return {"t": [_encode(v) for v in value]}
-    if isinstance(value, frozenset):
-        return {"fs": sorted((_encode(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))}
-    if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
-            return {"d": {k: _encode(v) for k, v in value.items()}}
-        return {"m": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if cls is dict:
+        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if cls is frozenset:
+        return {"fs": sorted((_encode(v) for v in value), key=_sort_key)}
     if isinstance(value, PurePath):
         return {"p": str(value)}
-    if isinstance(value, bytes):
+    if cls is bytes:
         return {"b": base64.b64encode(value).decode("ascii")}
-    cls = type(value)
     if cls.__module__.startswith("deeplink_gen."):
         name = f"{cls.__module__}:{cls.__qualname__}"
         if isinstance(value, enum.Enum):
             return {"e": name, "v": _encode(value.value)}
         if dataclasses.is_dataclass(value):
-            return {"c": name, "f": {f.name: _encode(getattr(value, f.name))
-                                     for f in dataclasses.fields(value) if f.init}}
+            return {"c": name, "f": [_encode(getattr(value, f)) for f in _fields(cls)]}
     raise TypeError(f"cannot store a {cls.__module__}.{cls.__qualname__}")
 
 
@@ -70,42 +82,57 @@ def _class(name: str):
     return cls
 
 
-def _decode(data):
-    if data is None or isinstance(data, (bool, int, float, str)):
-        return data
-    if isinstance(data, list):
-        return [_decode(v) for v in data]
-    if not isinstance(data, dict) or len(data) not in (1, 2):
-        raise DecodeError("malformed entry")
-    if "t" in data:
-        return tuple(_decode(v) for v in data["t"])
-    if "fs" in data:
-        return frozenset(_decode(v) for v in data["fs"])
-    if "d" in data:
-        return {k: _decode(v) for k, v in data["d"].items()}
-    if "m" in data:
-        return {_decode(k): _decode(v) for k, v in data["m"]}
-    if "p" in data:
-        return Path(data["p"])
-    if "b" in data:
-        return base64.b64decode(data["b"], validate=True)
-    if "e" in data:
-        cls = _class(data["e"])
-        if not issubclass(cls, enum.Enum):
-            raise DecodeError(f"not an enum: {data['e']}")
-        return cls(_decode(data["v"]))
-    if "c" in data:
-        cls = _class(data["c"])
-        if not dataclasses.is_dataclass(cls):
-            raise DecodeError(f"not a dataclass: {data['c']}")
-        return cls(**{k: _decode(v) for k, v in data["f"].items()})
+def _hashable(value):
+    """*value*, which a key or set member must be; DecodeError for a list (JSON's only unhashable value)."""
+    if type(value) is list:
+        raise DecodeError("unhashable value")
+    return value
+
+
+def _dataclass(name: str, values: list):
+    cls = _class(name)
+    names = _fields(cls) if dataclasses.is_dataclass(cls) else None
+    if names is None or type(values) is not list or len(values) != len(names):
+        raise DecodeError(f"not a dataclass of these fields: {name}")
+    try:
+        return cls(**dict(zip(names, values)))
+    except Exception as exc:      # its own checks refused the values
+        raise DecodeError(f"{name}: {exc}") from None
+
+
+def _enum(name: str, value):
+    cls = _class(name)
+    if not issubclass(cls, enum.Enum):
+        raise DecodeError(f"not an enum: {name}")
+    return cls(value)
+
+
+def _object(data: dict):
+    """The value one tagged JSON object stands for (its members are decoded already)."""
+    if len(data) == 1:
+        (tag, body), = data.items()
+        if tag == "t" and type(body) is list:
+            return tuple(body)
+        if tag == "d" and type(body) is list:
+            return {_hashable(k): v for k, v in body}
+        if tag == "fs" and type(body) is list:
+            return frozenset(_hashable(v) for v in body)
+        if tag == "p" and type(body) is str:
+            return Path(body)
+        if tag == "b" and type(body) is str:
+            return base64.b64decode(body, validate=True)
+    elif len(data) == 2:
+        if type(data.get("c")) is str and "f" in data:
+            return _dataclass(data["c"], data["f"])
+        if type(data.get("e")) is str and "v" in data:
+            return _enum(data["e"], data["v"])
     raise DecodeError("malformed entry")
 
 
 def loads(raw: bytes):
     """The value dumps() made; DecodeError for anything else."""
     try:
-        return _decode(json.loads(raw))
+        return json.loads(raw, object_hook=_object)
     except DecodeError:
         raise
     except (ValueError, TypeError, KeyError, RecursionError, binascii.Error) as exc:

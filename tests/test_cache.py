@@ -259,9 +259,10 @@ def test_an_entry_is_data_checked_before_use(cache):
     raw = path.read_bytes()
     path.write_bytes(raw.replace(b"diopiAdd(", b"diopiAdX("))
     assert stored_values.load("render", key) is None and not path.exists()
-    for body in (b'{"c":"os:system","f":{"command":"touch PWNED"}}', b'{"c":"subprocess:Popen","f":{}}',
-                 b'{"e":"deeplink_gen.cache:os","v":1}', b'{"c":"deeplink_gen.codec:json","f":{}}'):
-        header = raw.partition(b" ")[0] + b" cache 2 "
+    for body in (b'{"c":"os:system","f":["touch PWNED"]}', b'{"c":"subprocess:Popen","f":[["id"]]}',
+                 b'{"e":"deeplink_gen.cache:os","v":1}', b'{"c":"deeplink_gen.codec:json","f":[]}',
+                 b'{"c":"deeplink_gen.errors:Diagnostic","f":[1]}', b'{"d":[[[1],2]]}'):
+        header = b"deeplink-gen cache %d " % stored_values.FORMAT
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
         assert stored_values.load("render", key) is None, body
