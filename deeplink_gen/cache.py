@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen import codec, inputfile
@@ -94,6 +95,25 @@ def store(kind: str, key: str | None, value) -> None:
         return
     if new:
         _prune()
+
+
+@dataclass(frozen=True)
+class Memo:
+    """The store as a stage is handed it, to keep values of its own between
+    runs (the stages never call load or store themselves); NO_MEMO keeps nothing."""
+
+    keeps: bool = True
+
+    def get(self, kind: str, key: str | None):
+        return load(kind, key) if self.keeps else None
+
+    def put(self, kind: str, key: str | None, value) -> None:
+        if self.keeps:
+            store(kind, key, value)
+
+
+MEMO = Memo()
+NO_MEMO = Memo(keeps=False)
 
 
 def _delete(path: Path) -> None:

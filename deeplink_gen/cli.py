@@ -51,6 +51,13 @@ class _Group(click.Group):
             _fail(UserError([Diagnostic(None, where, f"{exc.strerror or exc}")]))
 
 
+def _request(ctx: Context, vendors, out: Path | None = None, **choices):
+    """What the command asks of the workspace: *vendors* (empty: all) and the choices of its command line."""
+    from deeplink_gen.request import Choices, Request
+
+    return Request(ctx.root, tuple(vendors) or None, Choices(diopi_include=ctx.diopi_include, **choices), out)
+
+
 def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, workspace: bool = True, **choices):
     """The run's options. The torch to render and check for is --torch-version,
     else deeplink-gen.yaml's torch, else the installed one; its op table is the
@@ -144,11 +151,10 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
     createEvent disables timing; it is printed on every run and exits 0
     unless --strict is given.
     """
-    from deeplink_gen import pipeline
-    from deeplink_gen.commands import warnings_out
+    from deeplink_gen.commands import stored, warnings_out
 
     options = _options(ctx, torch_version)
-    checked = pipeline.load_checked(ctx.root, list(vendors) or None, options)
+    checked = stored.checked(_request(ctx, vendors, torch_version=torch_version), options)
     if warnings_out.show(checked.warnings, strict):
         sys.exit(1)
     ws = checked.ws
@@ -220,15 +226,16 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         from deeplink_gen.commands import into
 
         options = _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
-        code = into.run(ctx.root, vendors[0], options, into_dir, force, strict)
+        request = _request(ctx, vendors, autocompare=autocompare, shards=shards, torch_version=torch_version)
+        code = into.run(request, options, into_dir, force, strict)
         sys.exit(code)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:
             raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
                                    "add --allow-outside-workspace if that is what you want")
-    out_root = out_dir if out_dir is not None else ctx.root / "generated"
-    selected = None if all_vendors else list(vendors)
+    request = _request(ctx, () if all_vendors else vendors, out_dir if out_dir is not None else ctx.root / "generated",
+                       autocompare=autocompare, shards=shards, torch_version=torch_version)
 
     def options():
         return _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
@@ -236,14 +243,13 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     # A --torch-version that cannot be rendered for stops the render before anything is reused.
     chosen = options() if torch_version is not None else None
     if not check:
-        code = command.reuse(ctx.root, selected, out_root, autocompare, shards, ctx.diopi_include, strict,
-                             torch_version)
+        code = command.reuse(request, strict)
         if code is not None:
             sys.exit(code)     # nothing changed, or rendered before: done without loading anything
     prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
     out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
-    code = command.run(ctx.root, selected, chosen or options(), out_root, check=check, show_diff=show_diff,
-                       prefix=prefix, out_args=out_args, strict=strict, torch_version=torch_version)
+    code = command.run(request, chosen or options(), check=check, show_diff=show_diff, prefix=prefix,
+                       out_args=out_args, strict=strict)
     sys.exit(code)
 
 
@@ -267,7 +273,8 @@ def explain(ctx: Context, op: str | None, vendor: str, autocompare, torch_versio
     from deeplink_gen.commands import explain as command
 
     options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
-    lines = command.run(ctx.root, op, vendor, options) if op is not None else command.listing(ctx.root, vendor, options)
+    request = _request(ctx, [vendor], autocompare=autocompare, shards=shards, torch_version=torch_version)
+    lines = command.run(request, op, options) if op is not None else command.listing(request, options)
     click.echo("\n".join(lines))
 
 
@@ -338,8 +345,8 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
     if fail_on_regression and baseline is None:
         raise click.UsageError("--fail-on-regression goes with --baseline")
     options = _options(ctx, torch_version, autocompare=autocompare)
-    request = command.Request(list(vendors) or None, _libraries(ctx.root, vendors, impls), against, baseline)
-    cov = command.run(ctx.root, request, options)
+    asked = command.Asked(_libraries(ctx.root, vendors, impls), against, baseline)
+    cov = command.run(_request(ctx, vendors, torch_version=torch_version, autocompare=autocompare), asked, options)
     _emit(report.render(cov, fmt, command.source_of(cov), header=out is not None), out,
           f"{len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, {cov.total} ops of torch {cov.table.version}")
     regressions = cov.baseline.regressions if cov.baseline is not None else ()

@@ -101,14 +101,15 @@ def _hash_tree(h, label: str, paths: list[Path], base: Path) -> None:
         h.update(data)
 
 
-def workspace_digest(root: Path, diopi_include: Path | None, extra: dict) -> str | None:
+def workspace_digest(root: Path, diopi_include: Path | None) -> str | None:
     """Every input file of the workspace at *root* (all of vendors/ and catalog/,
     deeplink-gen.yaml, the bundled catalog, the --diopi-include headers), the
-    tool, torch, and *extra* (the options and anything else the result depends on)."""
+    tool and torch; keys are made from it with digest() and what else the
+    result depends on."""
     h = hashlib.sha256(f"{tool_digest()}\0{torch_digest()}\0".encode())
-    h.update(json.dumps({**extra, "root": str(root), "resolved_root": str(root.resolve()),
+    h.update(json.dumps({"root": str(root), "resolved_root": str(root.resolve()),
                          "diopi_include": diopi_include and str(diopi_include.resolve())},
-                        sort_keys=True, default=str).encode())
+                        sort_keys=True).encode())
     try:
         for label, base in (("vendors", root / "vendors"), ("catalog", root / "catalog"),
                             ("bundled", PACKAGE / "catalog"),

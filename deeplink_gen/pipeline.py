@@ -1,4 +1,4 @@
-"""The stages, in order. Every command goes through them:
+"""The stages, in order, as run() runs them for a render:
 
     load      files -> Workspace (shape errors)              deeplink_gen/load/
     validate  Workspace -> Diagnostics (semantic errors)      deeplink_gen/validate/
@@ -6,27 +6,28 @@
     render    ResolvedVendor -> {path: text} via plans        deeplink_gen/plan/, deeplink_gen/render/
     write     {path: text} -> generated/<vendor>/             deeplink_gen/output/
 
-Each stage raises UserError for bad input; nothing here prints. Validation
-also finds warnings, which stop nothing: they travel with the valid workspace
-(Checked) for the command to print. The stages are imported when first used,
-so that a run that reuses stored results (see commands/render.py) loads none
-of them. A validated workspace and its warnings are stored in the cache
-directory under the digest of its inputs (inputs.py) and reused while none of
-them changes, so a run that reuses them shows the same warnings."""
+Each stage raises UserError for bad input; nothing here prints, and nothing
+here reads or writes the cache folder: what a run may reuse from earlier
+runs is the caller's (commands/stored.py), and the two stages that keep
+values of their own between runs (the schema results of unchanged files,
+each op's code) are handed a Memo to keep them in. Validation also finds
+warnings, which stop nothing: they travel with the valid workspace
+(Checked) for the command to print. The stages are imported when first
+used, so that a run that reuses stored results loads none of them."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deeplink_gen import cache, inputs
+from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Diagnostic, UserError, split
 
 if TYPE_CHECKING:
     from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
     from deeplink_gen.output import writer
+    from deeplink_gen.request import Request
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,10 @@ class Options:
     snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
     def prototypes(self) -> Prototypes:
-        return _prototypes(self.diopi_include)
+        """The DIOPI prototypes of the --diopi-include headers, else of the bundled snapshot (read once per process)."""
+        from deeplink_gen.interfaces import diopi
+
+        return diopi.prototypes(self.diopi_include)
 
     def op_table(self) -> OpTable:
         from deeplink_gen.interfaces import torch_snapshots
@@ -76,33 +80,10 @@ class Options:
         return " ".join([*prefix, *group, "render", *args, *self.flags()])
 
 
-def _prototypes(include: Path | None) -> Prototypes:
-    """The DIOPI prototypes of the headers in *include*, else the bundled
-    snapshot: stored in the cache directory under the digest of the headers
-    (or of the tool, whose data the snapshot is), and read once per process."""
-    from deeplink_gen.interfaces import diopi
-
-    return _prototypes_of(inputs.digest("prototypes", str(include and include.resolve()),
-                                        diopi.contents_digest(include) if include is not None else "bundled"), include)
-
-
-@functools.lru_cache(maxsize=4)
-def _prototypes_of(key: str, include: Path | None) -> Prototypes:
-    from deeplink_gen.interfaces import diopi
-    from deeplink_gen.model import Prototypes
-
-    found = cache.load("prototypes", key)
-    if isinstance(found, Prototypes):
-        return found
-    protos = diopi.prototypes(include)
-    cache.store("prototypes", key, protos)
-    return protos
-
-
-def load(root: Path, vendors: list[str] | None = None) -> Workspace:
+def load(root: Path, vendors: list[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
     from deeplink_gen.load.workspace import load_workspace
 
-    ws, problems = load_workspace(root, vendors)
+    ws, problems = load_workspace(root, vendors, memo)
     if problems:
         raise UserError(problems)
     return ws
@@ -131,33 +112,15 @@ def validate(ws: Workspace, options: Options) -> tuple[Diagnostic, ...]:
     return _warnings_only(run_checks(ws, Context(options.op_table(), options.prototypes())))
 
 
-def load_valid(root: Path, vendors: list[str] | None, options: Options) -> Workspace:
-    """load_checked's workspace, for commands that do not report warnings."""
-    return load_checked(root, vendors, options).ws
-
-
-def load_checked(root: Path, vendors: list[str] | None, options: Options) -> Checked:
+def check(root: Path, vendors: list[str] | None, options: Options, memo: Memo = NO_MEMO) -> Checked:
     """load, then validate; every problem of both stages is reported together
-    (the files that loaded are validated even when others did not). A valid
-    workspace and its warnings are reused from the cache while its inputs
-    stay the same."""
+    (the files that loaded are validated even when others did not)."""
     from deeplink_gen.load.workspace import load_workspace
     from deeplink_gen.validate import Context, validate as run_checks
 
-    def digest():
-        return inputs.workspace_digest(root, options.diopi_include, {
-            "model": vendors, "torch": str(options.torch_version), "snapshot": options.snapshot})
-
-    key = digest()
-    found = cache.load("model", key)
-    if isinstance(found, Checked):
-        return found
-    ws, problems = load_workspace(root, vendors)
+    ws, problems = load_workspace(root, vendors, memo)
     problems += run_checks(ws, Context(options.op_table(), options.prototypes()))
-    checked = Checked(ws, _warnings_only(problems))
-    if digest() == key:      # no input changed while it was read
-        cache.store("model", key, checked)
-    return checked
+    return Checked(ws, _warnings_only(problems))
 
 
 def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
@@ -166,11 +129,35 @@ def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
     return resolve_vendor(ws, vendor, options.op_table(), Choices(options.autocompare, options.shards))
 
 
-def render(ws: Workspace, rv: ResolvedVendor, options: Options) -> dict[str, str]:
+def render(ws: Workspace, rv: ResolvedVendor, options: Options, memo: Memo = NO_MEMO) -> dict[str, str]:
     from deeplink_gen.render.artifacts import render_vendor
     from deeplink_gen.render.job import Job
 
-    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root))
+    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root, memo))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What a render made: each vendor's files {path: text}, and the warnings of its validation."""
+
+    files: dict[str, dict[str, str]]
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+def run(request: Request, options: Options, memo: Memo = NO_MEMO, *, checked: Checked | None = None,
+        each: dict[str, Options] | None = None) -> Rendered:
+    """The render *request* asks for, top to bottom: load, validate, then
+    resolve and render every vendor, with *options* (or its own from *each*).
+    Given *checked*, the workspace check() made for this request before, it
+    starts at resolve."""
+    if checked is None:
+        checked = check(request.root, request.vendors, options, memo)
+    ws = checked.ws
+    files = {}
+    for vendor in ws.vendors:
+        chosen = (each or {}).get(vendor.name, options)
+        files[vendor.name] = render(ws, resolve(ws, vendor, chosen), chosen, memo)
+    return Rendered(files, checked.warnings)
 
 
 def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:

@@ -93,7 +93,7 @@ def test_warning_shows_again_from_the_cache(workspace: Path, monkeypatch):
     again = run_cli("validate", cwd=workspace)
     assert again.exit_code == 0, again.output
     assert warning_lines(again) == warning_lines(first)
-    monkeypatch.setattr(pipeline, "load_checked", not_again)
+    monkeypatch.setattr(pipeline, "check", not_again)
     again = run_cli("render", "--vendor", "droplet", cwd=workspace)       # unchanged output: the stamps
     assert again.exit_code == 0, again.output
     assert warning_lines(again) == warning_lines(first)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deeplink_gen import inputfile, pipeline
+from deeplink_gen.commands import stored
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
@@ -18,11 +19,13 @@ from deeplink_gen.interfaces.workload import read_workload
 from deeplink_gen.model import DiopiLibrary
 from deeplink_gen.plan import coverage as plan
 from deeplink_gen.render import coverage as report
+from deeplink_gen.request import Request
 
 
 @dataclass(frozen=True)
-class Request:
-    vendors: list[str] | None          # None: every vendor
+class Asked:
+    """What a coverage report is asked for besides the workspace's vendors."""
+
     libraries: dict[str, Path]         # vendor -> DIOPI impl folder, library or symbol list
     against: Path | None = None
     baseline: Path | None = None
@@ -55,24 +58,24 @@ def read_baseline(path: Path) -> plan.Baseline:
                          {k: frozenset(v) for k, v in implemented.items()})
 
 
-def run(root: Path, request: Request, options: pipeline.Options) -> plan.Coverage:
-    ws = pipeline.load_valid(root, request.vendors, options)
+def run(request: Request, asked: Asked, options: pipeline.Options) -> plan.Coverage:
+    ws = stored.checked(request, options).ws
     table = options.op_table()
     resolved = [pipeline.resolve(ws, v, options) for v in ws.vendors]
-    unknown = sorted(set(request.libraries) - {v.name for v in ws.vendors})
+    unknown = sorted(set(asked.libraries) - {v.name for v in ws.vendors})
     if unknown:
         raise UserError([Diagnostic(None, "--impl", f"'{name}' is not a vendor of this report "
                                                     f"({', '.join(v.name for v in ws.vendors)})") for name in unknown])
-    libraries = {name: read_library(path) for name, path in sorted(request.libraries.items())}
+    libraries = {name: read_library(path) for name, path in sorted(asked.libraries.items())}
     for v in ws.vendors:        # the adaptor exports exactly what the vendor file says the library defines
         if v.name not in libraries and v.implemented is not None:
             libraries[v.name] = DiopiLibrary(v.implemented.functions(), f"{v.path} adaptor.implemented",
                                              "vendor file")
     cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(options.prototypes().names()))
-    if request.against is not None:
-        cov = replace(cov, workload=plan.against(cov, str(request.against), read_workload(request.against)))
-    if request.baseline is not None:
-        cov = replace(cov, baseline=plan.compare(cov, read_baseline(request.baseline)))
+    if asked.against is not None:
+        cov = replace(cov, workload=plan.against(cov, str(asked.against), read_workload(asked.against)))
+    if asked.baseline is not None:
+        cov = replace(cov, baseline=plan.compare(cov, read_baseline(asked.baseline)))
     return cov
 
 

@@ -5,14 +5,15 @@ Without OP, one line per op of the vendor."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from deeplink_gen import pipeline
+from deeplink_gen.commands import stored
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
 from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.plan.signature import wrapper_name
 from deeplink_gen.render import paths
+from deeplink_gen.request import Request
 
 
 def _row(label: str, text: str) -> str:
@@ -103,8 +104,9 @@ def _gated_override(override: OpOverride | None, rv: ResolvedVendor) -> list[str
                              f"({override.torch.loc})")]
 
 
-def run(root: Path, op: str, vendor: str, options: pipeline.Options) -> list[str]:
-    ws = pipeline.load_valid(root, [vendor], options)
+def run(request: Request, op: str, options: pipeline.Options) -> list[str]:
+    (vendor,) = request.vendors
+    ws = stored.checked(request, options).ws
     rv = pipeline.resolve(ws, ws.vendor(vendor), options)
     found = next((r for r in rv.ops if r.op == op), None)
     if found is not None:
@@ -130,9 +132,10 @@ def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
             f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; README: \"The op catalog\"){diopi}")
 
 
-def listing(root: Path, vendor: str, options: pipeline.Options) -> list[str]:
-    """Every op of *vendor*, one line each: state, DIOPI function, definition; then the ops this torch skips."""
-    ws = pipeline.load_valid(root, [vendor], options)
+def listing(request: Request, options: pipeline.Options) -> list[str]:
+    """Every op of the vendor, one line each: state, DIOPI function, definition; then the ops this torch skips."""
+    (vendor,) = request.vendors
+    ws = stored.checked(request, options).ws
     rv = pipeline.resolve(ws, ws.vendor(vendor), options)
     width = max((len(r.op) for r in rv.ops), default=0)
     lines = [f"{vendor}: {len(rv.enabled_ops)} of {len(rv.ops)} catalog ops enabled, torch {rv.torch_version} "

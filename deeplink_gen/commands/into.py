@@ -19,14 +19,15 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import pipeline
-from deeplink_gen.commands import warnings_out
+from deeplink_gen import cache, pipeline
+from deeplink_gen.commands import stored, warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
 from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
 from deeplink_gen.render import paths
+from deeplink_gen.request import Request
 
 DIOPI_MARKER = f"{DIOPI_ROOT}/impl/CMakeLists.txt"      # present when the DIOPI submodule is populated
 
@@ -59,13 +60,13 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
-def run(root: Path, vendor: str, options: pipeline.Options, dest: Path, force: bool, strict: bool = False) -> int:
-    checked = pipeline.load_checked(root, [vendor], options)
+def run(request: Request, options: pipeline.Options, dest: Path, force: bool, strict: bool = False) -> int:
+    checked = stored.checked(request, options)
     if warnings_out.show(checked.warnings, strict):
         return 1
     ws = checked.ws
     (v,) = ws.vendors
-    files = pipeline.render(ws, pipeline.resolve(ws, v, options), options)
+    files = pipeline.run(request, options, cache.MEMO, checked=checked).files[v.name]
     if dest.is_dir():
         with lock.held(dest, "--into"):
             outcome = into(dest, v, files, force)

@@ -1,11 +1,11 @@
 """`deeplink-gen render`: render the chosen vendors, write them (or, with
 --check, compare them with what is on disk). Before anything is loaded, the
-digest of every input (inputs.py) decides what is left to do: nothing when
-the output on disk is what those inputs rendered last time (stamps), only the
-writing when they were rendered before (the rendered files are stored in the
-cache directory under that digest), else the whole pipeline. Validation's
-warnings are stored under the same digest, so that a run that loads nothing
-prints them too; without them stored, nothing is reused."""
+request's key (request.py: every input file and every choice) decides what
+is left to do: nothing when the output on disk is what that key rendered
+last time (stamps), only the writing when it was rendered before (its files
+are stored under that key, commands/stored.py), else the whole pipeline.
+Validation's warnings are stored under the same key, so that a run that
+loads nothing prints them too; without them stored, nothing is reused."""
 
 from __future__ import annotations
 
@@ -14,39 +14,23 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import cache, inputfile, inputs, pipeline
-from deeplink_gen.commands import warnings_out
+from deeplink_gen import cache, inputfile, pipeline
+from deeplink_gen.commands import stored, warnings_out
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.output import stamps
-from deeplink_gen.paths import vendor_files
+from deeplink_gen.request import Request
 
 
-def _names(root: Path, vendors: list[str] | None) -> list[str]:
-    return [p.stem for p in vendor_files(root)] if vendors is None else list(vendors)
-
-
-def _digest(root: Path, vendors: list[str] | None, autocompare: bool | None,
-            shards: int | None, diopi_include: Path | None, torch_version: str | None) -> str | None:
-    """What a render's output depends on (deeplink-gen.yaml's torch is one of the workspace's files);
-    not the output folder: the same files go into any folder (the stamps are kept per folder)."""
-    return inputs.workspace_digest(root, diopi_include, {
-        "render": _names(root, vendors), "autocompare": autocompare,
-        "shards": shards, "torch_version": torch_version})
-
-
-def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bool | None = None,
-          shards: int | None = None, diopi_include: Path | None = None, strict: bool = False,
-          torch_version: str | None = None) -> int | None:
-    """Finish the render without loading anything if its inputs were rendered
+def reuse(request: Request, strict: bool = False) -> int | None:
+    """Finish the render without loading anything if the request was rendered
     before: the exit code (the warnings and the summary printed) when done, else None."""
-    names = _names(root, vendors)
-    digest = _digest(root, vendors, autocompare, shards, diopi_include, torch_version)
-    if not names or digest is None:
+    names, key = list(request.names), request.key("render")
+    if not names or key is None:
         return None
-    warnings = cache.load("warnings", digest)
-    if not (isinstance(warnings, tuple) and all(isinstance(d, Diagnostic) for d in warnings)):
+    warnings = stored.warnings(request)
+    if warnings is None:
         return None
-    current = {n: stamps.fresh(out_root, n, digest) for n in names}
+    current = {n: stamps.fresh(request.out, n, key) for n in names}
     if all(files is not None for files in current.values()):
         if warnings_out.show(warnings, strict):
             return 1
@@ -54,13 +38,12 @@ def reuse(root: Path, vendors: list[str] | None, out_root: Path, autocompare: bo
         click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
         _next(names)
         return 0
-    rendered = cache.load("render", digest)
-    if not (isinstance(rendered, dict) and sorted(rendered) == sorted(names)
-            and all(isinstance(files, dict) for files in rendered.values())):
+    rendered = stored.files(request)
+    if rendered is None:
         return None
     if warnings_out.show(warnings, strict):
         return 1
-    _write(out_root, rendered, digest)
+    _write(request.out, rendered, key)
     return 0
 
 
@@ -78,35 +61,27 @@ def _next(names: list[str]) -> None:
                "checkout: the files and onboarding/dipu.patch; then build DIPU)")
 
 
-def run(root: Path, vendors: list[str] | None, options: pipeline.Options, out_root: Path, *,
-        check: bool = False, show_diff: bool = False, prefix: list[str] = ("deeplink-gen",),
-        out_args: list[str] = (), strict: bool = False, torch_version: str | None = None) -> int:
-    """Render *vendors* (None: all) with *options*, through the whole pipeline
-    (the caller has tried reuse first); returns the exit code. The commands
-    this prints as hints start with *prefix* (deeplink-gen and its -C) and
-    carry *out_args* (--out ...). With *strict*, a warning stops the run
-    before anything is rendered."""
-    choices = (options.autocompare, options.shards, options.diopi_include, torch_version)
-    digest = _digest(root, vendors, *choices)
-    checked = pipeline.load_checked(root, vendors, options)
+def run(request: Request, options: pipeline.Options, *, check: bool = False, show_diff: bool = False,
+        prefix: list[str] = ("deeplink-gen",), out_args: list[str] = (), strict: bool = False) -> int:
+    """Render *request* with *options*, through the whole pipeline (the caller
+    has tried reuse first); returns the exit code. The commands this prints
+    as hints start with *prefix* (deeplink-gen and its -C) and carry
+    *out_args* (--out ...). With *strict*, a warning stops the run before
+    anything is rendered."""
+    checked = stored.checked(request, options)
+    if not request.names:
+        raise UserError([Diagnostic(None, "--all", (
+            f"nothing to render: {request.root / 'vendors'} has no vendor file; "
+            f"`{' '.join(prefix)} new-vendor NAME` scaffolds one"))])
     if warnings_out.show(checked.warnings, strict):
         return 1
-    ws = checked.ws
-    if not ws.vendors:
-        raise UserError([Diagnostic(None, "--all", (
-            f"nothing to render: {root / 'vendors'} has no vendor file; "
-            f"`{' '.join(prefix)} new-vendor NAME` scaffolds one"))])
     if check:
-        chosen = {v.name: _recorded_options(out_root / v.name, options) for v in ws.vendors}
-        rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, chosen[v.name]), chosen[v.name])
-                    for v in ws.vendors}
-        return _check(out_root, rendered, chosen, vendors is None, show_diff, list(prefix), list(out_args))
-    rendered = {v.name: pipeline.render(ws, pipeline.resolve(ws, v, options), options) for v in ws.vendors}
-    if _digest(root, vendors, *choices) != digest:   # an input changed while it was read
-        digest = None
-    cache.store("warnings", digest, checked.warnings)
-    cache.store("render", digest, rendered)
-    _write(out_root, rendered, digest)
+        chosen = {name: _recorded_options(request.out / name, options) for name in request.names}
+        made = pipeline.run(request, options, cache.MEMO, checked=checked, each=chosen)
+        return _check(request.out, made.files, chosen, request.vendors is None, show_diff, list(prefix),
+                      list(out_args))
+    made, key = stored.render(request, options, checked)
+    _write(request.out, made.files, key)
     return 0
 
 

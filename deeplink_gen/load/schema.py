@@ -6,12 +6,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 
-from deeplink_gen import cache, inputs
+from deeplink_gen import inputs
+from deeplink_gen.cache import Memo
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
 from deeplink_gen.model.dtypes import DTYPE_ALIASES
@@ -153,15 +153,15 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
     return f"{_describe(value)} is not a C identifier"
 
 
-def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic]:
+def check_cached(doc: Document, raw: bytes, schema_name: str, memo: Memo) -> list[Diagnostic]:
     """check(), skipped for file contents that already passed the same schemas
-    (stored per content digest; the schemas are part of every key)."""
+    (kept in *memo* per content digest; the schemas are part of every key)."""
     key = inputs.digest("valid", schema_name, hashlib.sha256(raw).hexdigest())
-    if cache.load("valid", key) is True:
+    if memo.get("valid", key) is True:
         return []
     problems = check(doc, schema_name)
     if not problems:
-        cache.store("valid", key, True)
+        memo.put("valid", key, True)
     return problems
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
 from deeplink_gen import yamlfile
+from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.load import schema
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_identity, parse_vendor
@@ -16,9 +17,11 @@ from deeplink_gen.model import Catalog, VendorIdentity, Workspace
 from deeplink_gen.paths import bundled_catalog_files, catalog_files, vendor_files, workspace_file
 
 
-def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> list[yamlfile.Document]:
-    """Each file read once, parsed and checked against its schema; the files
-    that pass are returned, the problems of the others added to *diags*."""
+def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics,
+                   memo: Memo = NO_MEMO) -> list[yamlfile.Document]:
+    """Each file read once, parsed and checked against its schema (skipped for
+    contents *memo* kept as valid); the files that pass are returned, the
+    problems of the others added to *diags*."""
     docs = []
     for path in paths:
         try:
@@ -27,7 +30,7 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
         except UserError as exc:
             diags.extend(exc.diagnostics)
             continue
-        problems = schema.check_cached(doc, raw, schema_name)
+        problems = schema.check_cached(doc, raw, schema_name, memo)
         if problems:
             diags.extend(problems)
             continue
@@ -60,20 +63,21 @@ def target_torch(root: Path) -> tuple[str, Loc] | None:
     return str(doc.data["torch"]), doc.loc(("torch",))
 
 
-def load_catalogs(root: Path, diags: Diagnostics) -> Catalog:
+def load_catalogs(root: Path, diags: Diagnostics, memo: Memo = NO_MEMO) -> Catalog:
     """The bundled catalog (unless deeplink-gen.yaml turns it off) with the
     workspace's catalog/*.yaml on top: a workspace file adds ops and replaces
     every bundled entry of an op it defines."""
-    own = load_catalog(read_documents(catalog_files(root), "catalog", diags), diags)
+    own = load_catalog(read_documents(catalog_files(root), "catalog", diags, memo), diags)
     if not uses_bundled_catalog(root):
         return own
-    bundled = load_catalog(read_documents(bundled_catalog_files(), "catalog", diags), diags)
+    bundled = load_catalog(read_documents(bundled_catalog_files(), "catalog", diags, memo), diags)
     replaced = {e.op for e in own.entries}
     return Catalog(tuple(e for e in bundled.entries if e.op not in replaced) + own.entries,
                    bundled.files + own.files)
 
 
-def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace, list[Diagnostic]]:
+def load_workspace(root: Path, only: list[str] | None = None,
+                   memo: Memo = NO_MEMO) -> tuple[Workspace, list[Diagnostic]]:
     """The workspace made of the files that have the right shape, and the
     shape problems of the others. Raise UserError when there is no workspace
     to speak of (no directory, no catalog, an unknown vendor asked for)."""
@@ -98,17 +102,17 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
                       f" (available: {', '.join(available) or 'none'})")
     diags.raise_if_any()
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
-    catalog = load_catalogs(root, diags)
+    catalog = load_catalogs(root, diags, memo)
     complete = not diags
-    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
-    others = _identities([p for p in all_vendor_paths if p not in vendor_paths])
+    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags, memo))
+    others = _identities([p for p in all_vendor_paths if p not in vendor_paths], memo)
     return Workspace(root, catalog, vendors, complete, others), diags.items
 
 
-def _identities(paths: list[Path]) -> tuple[VendorIdentity, ...]:
+def _identities(paths: list[Path], memo: Memo) -> tuple[VendorIdentity, ...]:
     """The identities of vendor files not asked for, for the checks across
     vendors; a file that does not load is that file's own business."""
     found = []
-    for doc in read_documents(paths, "vendor", Diagnostics()):
+    for doc in read_documents(paths, "vendor", Diagnostics(), memo):
         found.append(parse_identity(doc))
     return tuple(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
 from deeplink_gen.paths import workspace_name
@@ -17,6 +18,7 @@ class Job:
     protos: Prototypes
     options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
     root: Path | None = None                      # the workspace
+    memo: Memo = field(default=NO_MEMO, compare=False, repr=False)   # where each op's code is kept between runs
     origins: dict = field(default_factory=dict, compare=False, repr=False)   # origin() of each file so far
     host_plans: list = field(default_factory=list, compare=False, repr=False)   # host_diopi_plan(), once
 

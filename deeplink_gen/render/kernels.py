@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from deeplink_gen import cache, inputs
+from deeplink_gen import inputs
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
@@ -38,11 +38,11 @@ def op_code(job: Job, plans) -> dict[str, str]:
     function of the op's plan (a frozen dataclass whose repr shows every
     field) and of the origin of pasted code (relative to the workspace), so
     it is stored in the cache directory under that digest and rendered again
-    only when that changes: after an edit, most ops' code is reused (and
-    stored again only if any op's code or the set of ops changed)."""
+    only when that changes: after an edit, most ops' code is reused from the
+    job's memo (and kept again only if any op's code or the set of ops changed)."""
     keys = {p.wrapper: hashlib.sha256(inputs.key_bytes(f"{job.root}\0{p!r}")).hexdigest() for p in plans}
     store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
-    stored = cache.load("op-code", store_key)
+    stored = job.memo.get("op-code", store_key)
     stored = stored if isinstance(stored, dict) else {}
     macros = None
     code = {}
@@ -56,7 +56,7 @@ def op_code(job: Job, plans) -> dict[str, str]:
         code[p.wrapper] = text
     current = {keys[w]: text for w, text in code.items()}
     if current != stored:
-        cache.store("op-code", store_key, current)
+        job.memo.put("op-code", store_key, current)
     return code
 
 

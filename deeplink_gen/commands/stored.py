@@ -1,0 +1,54 @@
+"""What commands reuse from earlier runs, around the pipeline (which keeps
+nothing itself): the checked workspace, and a render's files and warnings,
+each stored under its request's key (request.py) in the one cache store."""
+
+from __future__ import annotations
+
+from deeplink_gen import cache, pipeline
+from deeplink_gen.errors import Diagnostic
+from deeplink_gen.request import Request
+
+
+def checked(request: Request, options: pipeline.Options) -> pipeline.Checked:
+    """The request's workspace, loaded and validated (UserError if it is not
+    valid), reused while none of its inputs changes."""
+    found = cache.load("model", request.key("model"))
+    if isinstance(found, pipeline.Checked):
+        return found
+    made = pipeline.check(request.root, _vendors(request), options, cache.MEMO)
+    if request.unchanged():      # no input changed while it was read
+        cache.store("model", request.key("model"), made)
+    return made
+
+
+def warnings(request: Request) -> tuple[Diagnostic, ...] | None:
+    """The warnings of the render this request made before, if stored (apart
+    from its files, so that a run with nothing to write reads only these)."""
+    found = cache.load("warnings", request.key("render"))
+    return found if isinstance(found, tuple) and all(isinstance(d, Diagnostic) for d in found) else None
+
+
+def files(request: Request) -> dict[str, dict[str, str]] | None:
+    """The files this request rendered before, by vendor, if stored."""
+    found = cache.load("render", request.key("render"))
+    if not (isinstance(found, dict) and sorted(found) == sorted(request.names)
+            and all(isinstance(f, dict) for f in found.values())):
+        return None
+    return found
+
+
+def render(request: Request, options: pipeline.Options, checked: pipeline.Checked) -> tuple[pipeline.Rendered, str | None]:
+    """pipeline.run for *request* from its *checked* workspace, and the key
+    its files and warnings are stored under: None when an input changed
+    while it ran, and nothing was stored."""
+    made = pipeline.run(request, options, cache.MEMO, checked=checked)
+    if not request.unchanged():
+        return made, None
+    key = request.key("render")
+    cache.store("warnings", key, made.warnings)
+    cache.store("render", key, made.files)
+    return made, key
+
+
+def _vendors(request: Request) -> list[str] | None:
+    return None if request.vendors is None else list(request.vendors)

@@ -1,0 +1,60 @@
+"""What a command is asked to render: the workspace, its vendors, the output
+folder and the choices of the command line, and the keys its results are
+stored under. Every key is made from the digest of every input file
+(inputs.workspace_digest), taken once per request, and from every field of
+Choices: a choice added there is part of every key without being listed
+anywhere. The output folder is in no key: the same files go into any folder."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from deeplink_gen import inputs
+from deeplink_gen.paths import vendor_files
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the command line chose that changes what is rendered."""
+
+    autocompare: bool | None = None       # --autocompare/--no-autocompare
+    shards: int | None = None             # --shards
+    torch_version: str | None = None      # --torch-version, as given
+    diopi_include: Path | None = None     # --diopi-include
+
+
+@dataclass(frozen=True)
+class Request:
+    root: Path                            # the workspace
+    vendors: tuple[str, ...] | None       # None: every vendor file
+    choices: Choices = Choices()
+    out: Path | None = None               # the output folder (in no key)
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The vendors asked for, by name."""
+        return tuple(p.stem for p in vendor_files(self.root)) if self.vendors is None else self.vendors
+
+    @cached_property
+    def inputs(self) -> str | None:
+        """The digest of every input file as it was when first asked for (None: one could not be read)."""
+        return self._inputs_now()
+
+    def _inputs_now(self) -> str | None:
+        return inputs.workspace_digest(self.root, self.choices.diopi_include)
+
+    def key(self, kind: str, **extra) -> str | None:
+        """The key of a result of *kind* made from these inputs, these choices and *extra*."""
+        if self.inputs is None:
+            return None
+        choices = {f.name: getattr(self.choices, f.name) for f in dataclasses.fields(Choices)}
+        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **choices, **extra},
+                                                            sort_keys=True, default=str))
+
+    def unchanged(self) -> bool:
+        """Whether every input file is still what it was when the request first read it."""
+        return self.inputs is not None and self._inputs_now() == self.inputs
