@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deeplink_gen.plan.adaptor import READ_WRITE
+from deeplink_gen.translate.conversion import READ_WRITE
 from helpers import REPO, coverage_report, diopi_include, dipu_checkout, git_apply, run_cli
 
 DATA = REPO / "tests" / "fixtures" / "diopi_adaptor"
@@ -155,7 +155,7 @@ def _copy_in(tensors: dict) -> dict:
 def _ours(ws: Path, vendor: str) -> dict:
     from deeplink_gen import pipeline
     from deeplink_gen.model import TorchVersion
-    from deeplink_gen.plan.adaptor import plan_adaptor
+    from deeplink_gen.translate.conversion import plan_adaptor
 
     options = pipeline.Options(TorchVersion.parse("2.2.2"), snapshot=True)
     loaded = pipeline.load(ws)
