@@ -155,7 +155,7 @@ def _copy_in(tensors: dict) -> dict:
 def _ours(ws: Path, vendor: str) -> dict:
     from deeplink_gen import pipeline
     from deeplink_gen.model import TorchVersion
-    from deeplink_gen.translate.conversion import plan_adaptor
+    from deeplink_gen.plan.adaptor import plan_adaptor
 
     options = pipeline.Options(TorchVersion.parse("2.2.2"), snapshot=True)
     loaded = pipeline.load(ws)

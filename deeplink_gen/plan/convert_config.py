@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from deeplink_gen.model import Rule, Vendor
 from deeplink_gen.model.dtypes import CONVERT_CONFIG_DTYPES, DTYPES
-from deeplink_gen.translate.conversion import named_functions
+from deeplink_gen.plan.adaptor import named_functions
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from deeplink_gen import output_paths
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
+from deeplink_gen.plan.adaptor import plan_adaptor
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
-from deeplink_gen.translate.conversion import namespace_of, plan_adaptor
+from deeplink_gen.translate.conversion import namespace_of
 
 FILES = ("impl_functions.hpp", "adaptor_runtime.hpp", "diopi_adaptor.cpp")
 

@@ -1,8 +1,9 @@
-"""The adaptor plan: for every DIOPI function the vendor's DIOPI library
-defines (its adaptor section; without one, every function its kernels call),
-which tensors the ``extern "C"`` wrapper converts (dtype cast, memory layout)
-before calling ``impl::<namespace>::diopiX`` and copies back after;
-functions that need nothing are forwarded unchanged.
+"""How one DIOPI function is wrapped by the adaptor: which tensors the
+``extern "C"`` wrapper converts (dtype cast, memory layout) before calling
+``impl::<namespace>::diopiX`` and copies back after; a function that needs
+nothing is forwarded unchanged. The decision reads only the vendor's dtypes,
+layouts and adaptor sections and the function's prototype, so validation
+asks it too; plan/adaptor.py decides which functions are wrapped.
 
 Unlike DIOPI's adaptor generator, every conversion's status is checked (a
 failing cast or copy-back is returned, not lost), a tensor whose dtype and
@@ -16,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
-from deeplink_gen.model import DiopiArgKind, DiopiParam, Prototype, Prototypes, ResolvedVendor, Rule, Vendor
+from deeplink_gen.model import DiopiArgKind, DiopiParam, Prototype, Rule, Vendor
 from deeplink_gen.model.layouts import LAYOUTS
 
 
@@ -79,14 +80,6 @@ class FunctionPlan:
         return not self.tensors
 
 
-@dataclass(frozen=True)
-class AdaptorPlan:
-    functions: tuple[FunctionPlan, ...]
-    casts: tuple[CastPlan, ...]
-    declared: tuple[tuple[str, tuple[Prototype, ...]], ...]   # per namespace, the functions the adaptor calls
-    headers: tuple[str, ...]
-
-
 def cast_name(rules: tuple[Rule, ...]) -> str:
     return "cast_" + "_".join(f"{r.source}_to_{r.target}" for r in rules)
 
@@ -97,25 +90,6 @@ def _formats(layouts: tuple[str, ...]) -> tuple[str, ...]:
         if LAYOUTS[token] not in out:
             out.append(LAYOUTS[token])
     return tuple(out)
-
-
-def named_functions(vendor: Vendor) -> set[str]:
-    """DIOPI functions the vendor's dtypes and layouts sections name."""
-    return {f.function for f in vendor.dtypes.functions} | {f.function for f in vendor.layouts.functions}
-
-
-def functions_of(rv: ResolvedVendor, protos: Prototypes) -> list[str]:
-    """DIOPI functions the adaptor wraps: every one the vendor's adaptor
-    section says its library defines. Without that section, those the
-    kernels of the ops the vendor keeps call, plus the two conversion
-    primitives (which the vendor must implement anyway; forwarded unchanged);
-    a function only the dtypes or layouts sections name is left out then:
-    wrapping it would make the vendor's library need a symbol no kernel uses."""
-    if rv.vendor.implemented is not None:
-        names = set(rv.vendor.implemented.functions())
-    else:
-        names = {r.entry.call.function for r in rv.enabled_ops} | set(CONVERSION_PRIMITIVES)
-    return sorted(n for n in names if protos.get(n) is not None)
 
 
 def namespace_of(vendor: Vendor, function: str) -> str:
@@ -163,14 +137,3 @@ def plan_function(p: Prototype, vendor: Vendor, casts: dict[str, CastPlan]) -> F
     if not tensors:
         return FunctionPlan(p, ns, plain, (), "no conversion applies")
     return FunctionPlan(p, ns, tuple(args), tuple(tensors), "")
-
-
-def plan_adaptor(rv: ResolvedVendor, protos: Prototypes) -> AdaptorPlan:
-    casts: dict[str, CastPlan] = {}
-    functions = tuple(plan_function(protos.get(n), rv.vendor, casts) for n in functions_of(rv, protos))
-    by_ns: dict[str, list[Prototype]] = {}
-    for f in functions:
-        by_ns.setdefault(f.namespace, []).append(f.proto)
-    return AdaptorPlan(functions, tuple(casts[k] for k in sorted(casts)),
-                       tuple((ns, tuple(by_ns[ns])) for ns in sorted(by_ns)),
-                       tuple(sorted({f.proto.header for f in functions})))
