@@ -46,10 +46,10 @@ sys.path.insert(0, str(REPO))
 from click.testing import CliRunner  # noqa: E402
 
 from deeplink_gen import pipeline  # noqa: E402
-from deeplink_gen.interfaces import torch_snapshots  # noqa: E402
 from deeplink_gen.cli import main as cli  # noqa: E402
-from deeplink_gen.plan.args import ArgKind  # noqa: E402
-from deeplink_gen.plan.signature import signature_of  # noqa: E402
+from deeplink_gen.interfaces import torch_snapshots  # noqa: E402
+from deeplink_gen.translate.args import ArgKind  # noqa: E402
+from deeplink_gen.translate.signature import signature_of  # noqa: E402
 
 
 def timed(fn, runs: int) -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """Where inputs live: a workspace's vendor and catalog files, a vendor's
 hand-written sources, the JSON Schemas, the installed torchgen's data and the
 cache directory. No heavy imports, so the unchanged-render shortcut can use it
-before anything else is loaded. (Output paths are defined in render/paths.py.)"""
+before anything else is loaded. (Output paths are defined in output_paths.py.)"""
 
 from __future__ import annotations
 

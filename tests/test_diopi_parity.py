@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deeplink_gen.plan.adaptor import READ_WRITE
+from deeplink_gen.translate.conversion import READ_WRITE
 from helpers import REPO, coverage_report, diopi_include, dipu_checkout, git_apply, run_cli
 
 DATA = REPO / "tests" / "fixtures" / "diopi_adaptor"

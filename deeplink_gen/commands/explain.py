@@ -6,14 +6,13 @@ Without OP, one line per op of the vendor."""
 from __future__ import annotations
 
 
-from deeplink_gen import pipeline
+from deeplink_gen import output_paths, pipeline
 from deeplink_gen.commands import stored
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
 from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor
 from deeplink_gen.plan.kernels import shard_of
-from deeplink_gen.plan.signature import wrapper_name
-from deeplink_gen.render import paths
 from deeplink_gen.request import Request
+from deeplink_gen.translate.signature import wrapper_name
 
 
 def _row(label: str, text: str) -> str:
@@ -68,7 +67,7 @@ def explain_op(found: ResolvedOp, rv: ResolvedVendor) -> list[str]:
         count = int(rv.shards.value)
         index = shard_of(op, count)
         where = f" ({rv.shards.loc})" if rv.shards.loc else ""
-        lines.append(_row("shard", f"{index} of {count}: {paths.kernels(count)[index].rsplit('/', 1)[-1]}"
+        lines.append(_row("shard", f"{index} of {count}: {output_paths.kernels(count)[index].rsplit('/', 1)[-1]}"
                                    f" (shards: from {rv.shards.source}{where})"))
     lines.append(_row("enabled", found.enabled.describe()))
     override = rv.vendor.override(op)

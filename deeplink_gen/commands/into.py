@@ -19,14 +19,13 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import cache, pipeline
+from deeplink_gen import cache, output_paths, pipeline
 from deeplink_gen.commands import stored, warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
 from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
-from deeplink_gen.render import paths
 from deeplink_gen.request import Request
 
 DIOPI_MARKER = f"{DIOPI_ROOT}/impl/CMakeLists.txt"      # present when the DIOPI submodule is populated
@@ -84,7 +83,7 @@ def run(request: Request, options: pipeline.Options, dest: Path, force: bool, st
 
 def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
     out = Outcome()
-    plan = plan_onboarding(vendor, paths.kernels_cmake_from_csrc())
+    plan = plan_onboarding(vendor, output_paths.kernels_cmake_from_csrc())
     diopi_ready = (dest / DIOPI_MARKER).is_file()
 
     # The rendered files that belong in the checkout.
@@ -98,11 +97,11 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
                          f"to build: git submodule update --init {DIOPI_ROOT}, then render --into again")
 
     # The edits, each hunk checked against the checkout.
-    patches = [("", files[paths.DIPU_PATCH])]
-    if paths.DIOPI_PATCH in files:
+    patches = [("", files[output_paths.DIPU_PATCH])]
+    if output_paths.DIOPI_PATCH in files:
         impl = f"{DIOPI_ROOT}/impl/{plan.diopi_dir}/CMakeLists.txt"
         if diopi_ready and ((dest / impl).is_file() or impl in files):
-            patches.append((DIOPI_ROOT + "/", files[paths.DIOPI_PATCH]))
+            patches.append((DIOPI_ROOT + "/", files[output_paths.DIOPI_PATCH]))
         elif not diopi_ready:
             out.notes.append(f"onboarding/diopi.patch not applied: {DIOPI_ROOT} is not populated")
         else:
@@ -144,19 +143,19 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             changes[rel] = data
             out.written.append(rel)
     # Kernel files of an earlier render (another shard count) or of DIPU's own generator.
-    ops = dest / paths.KERNELS_DIR
+    ops = dest / output_paths.KERNELS_DIR
     if ops.is_dir():
         for p in sorted(ops.glob("AutoGenedKernels*")):
             rel = p.relative_to(dest).as_posix()
             if rel not in wanted and p.is_file() and p.suffix in (".cpp", ".cmake"):
                 changes[rel] = None
                 out.removed.append(rel)
-    folder = dest / paths.vendor_dir(vendor)
+    folder = dest / output_paths.vendor_dir(vendor)
     if folder.is_dir():
         extra = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                        if (p.is_file() or p.is_symlink()) and p.relative_to(dest).as_posix() not in wanted)
         if extra:
-            out.notes.append(f"{paths.vendor_dir(vendor)}/ also holds files the render does not produce, left as "
+            out.notes.append(f"{output_paths.vendor_dir(vendor)}/ also holds files the render does not produce, left as "
                              f"they are (a vendor CMakeLists.txt that globs *.cpp compiles them): {', '.join(extra)}")
     try:
         transaction.sweep(dest, sorted(touched | set(changes)))

@@ -18,19 +18,17 @@ from pathlib import Path
 
 import jsonschema
 
-from deeplink_gen import inputfile, pipeline
+from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
 from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
-from deeplink_gen import yamlfile
 from deeplink_gen.load import schema
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.load.workspace import load_catalogs
 from deeplink_gen.model import Workspace
 from deeplink_gen.paths import example_vendors_dir, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
-from deeplink_gen.render import paths
 from deeplink_gen.render.templating import render
 from deeplink_gen.validate.names import C_KEYWORDS, vendor_name_problem
 
@@ -358,5 +356,5 @@ def next_steps(result: Result, cd: str) -> str:
     return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
-                  c=plan_onboarding(v, paths.kernels_cmake_from_csrc()), root_var=root_var,
+                  c=plan_onboarding(v, output_paths.kernels_cmake_from_csrc()), root_var=root_var,
                   alias=ident.cmake_aliases[0], device_type=ident.device_type)

@@ -87,10 +87,10 @@ def run(request: Request, options: pipeline.Options, *, check: bool = False, sho
 
 def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options:
     """The options a vendor's tree was rendered with (its manifest.json), under those given now."""
-    from deeplink_gen.render import paths
+    from deeplink_gen import output_paths
 
     try:
-        recorded = json.loads(inputfile.read(tree / paths.MANIFEST)).get("options")
+        recorded = json.loads(inputfile.read(tree / output_paths.MANIFEST)).get("options")
     except (UserError, ValueError, AttributeError):
         recorded = None
     if not isinstance(recorded, dict):

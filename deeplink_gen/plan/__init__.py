@@ -1,3 +1,4 @@
-"""Type translation and decisions, with no text: resolved settings, wrapper
-signatures and argument kinds (through torchgen), and one plan per artifact
-that the templates under render/ spell out."""
+"""Decisions, with no text: resolved settings and one plan per artifact
+that the templates under render/ spell out. The type translation the plans
+build on (signatures, argument kinds, per-function conversions) is in
+translate/."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from deeplink_gen.cpptext import referenced_names
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import CatalogEntry, OpTable, TorchGate, TorchVersion, Workspace
-from deeplink_gen.plan.args import AUX_SUFFIX, LOCAL_SUFFIX
+from deeplink_gen.translate.args import AUX_SUFFIX, LOCAL_SUFFIX
 
 # How an argument (or the op) changed; the kinds that can break code that names the argument.
 RENAMED, RETYPED, DEFAULT, ADDED, REMOVED, MOVED = "renamed", "retyped", "default", "added", "removed", "moved"

@@ -21,9 +21,9 @@ from torchgen.model import SchemaKind
 from deeplink_gen.cpptext import called_diopi
 from deeplink_gen.interfaces.aten import function_schema
 from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
-from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import call_args, signature
-from deeplink_gen.plan.signature import signature_of
+from deeplink_gen.translate.args import ArgKind
+from deeplink_gen.translate.signature import signature_of
 
 # ATen argument kinds a DIOPI value converts back from, and the plain C++ types that pass through.
 CONVERTIBLE = frozenset({ArgKind.TENSOR, ArgKind.OPT_TENSOR, ArgKind.MUT_TENSOR, ArgKind.SCALAR, ArgKind.OPT_SCALAR,

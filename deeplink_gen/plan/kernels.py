@@ -13,9 +13,9 @@ from torchgen.model import SchemaKind
 from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import ResolvedOp, ResolvedVendor
-from deeplink_gen.plan.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
 from deeplink_gen.plan.reach import reached_functions
-from deeplink_gen.plan.signature import (
+from deeplink_gen.translate.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
+from deeplink_gen.translate.signature import (
     OpSignature, autograd_class_name, cpu_reference, derived_names, entry_signature, wrapper_name,
 )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from deeplink_gen.cpptext import called_diopi, mentioned_wrappers
 from deeplink_gen.model import ResolvedOp
 from deeplink_gen.model.catalog import AUTOGRAD_CODE
-from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.translate.signature import wrapper_name
 
 
 def reached_functions(ops: tuple[ResolvedOp, ...], operators: frozenset[str]) -> dict[str, tuple[str, ...]]:

@@ -4,11 +4,12 @@ layouts section."""
 
 from __future__ import annotations
 
+from deeplink_gen import output_paths
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
-from deeplink_gen.plan.adaptor import namespace_of, plan_adaptor
-from deeplink_gen.render import paths
+from deeplink_gen.plan.adaptor import plan_adaptor
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
+from deeplink_gen.translate.conversion import namespace_of
 
 FILES = ("impl_functions.hpp", "adaptor_runtime.hpp", "diopi_adaptor.cpp")
 
@@ -20,4 +21,4 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     ctx = dict(source=job.source, vendor=job.vendor.identity, plans=plan.functions, casts=plan.casts,
                decls=plan.declared, commit=job.protos.commit, headers=plan.headers,
                primitives={p: namespace_of(job.vendor, p) for p in CONVERSION_PRIMITIVES})
-    return {paths.adaptor(job.vendor, name): render_template(f"adaptor/{name}.j2", **ctx) for name in FILES}
+    return {output_paths.adaptor(job.vendor, name): render_template(f"adaptor/{name}.j2", **ctx) for name in FILES}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from deeplink_gen.render import paths
+from deeplink_gen import output_paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
@@ -19,10 +19,10 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     var = tk.name.upper() if tk is not None else None
     libs = [(lib, f"{var}_{re.sub(r'[^A-Za-z0-9]', '_', lib).upper()}_LIBRARY") for lib in tk.libraries] if tk else []
     sources = {s.rel: s.data.decode("utf-8") for s in vendor.sources}   # validate checked they are UTF-8
-    names = paths.vendor_folder_files(vendor)
+    names = output_paths.vendor_folder_files(vendor)
     ctx = dict(source=job.source, vendor=vendor, build=build, tk=tk, var=var, libs=libs, custom=sorted(sources))
-    out = {paths.in_vendor_dir(vendor, names["cmake"]): render_template("cmake/VendorCMakeLists.txt.j2", **ctx)}
+    out = {output_paths.in_vendor_dir(vendor, names["cmake"]): render_template("cmake/VendorCMakeLists.txt.j2", **ctx)}
     if tk is not None:
-        out[paths.in_vendor_dir(vendor, names["find"])] = render_template("cmake/FindToolkit.cmake.j2", **ctx)
-    out.update({paths.in_vendor_dir(vendor, rel): text for rel, text in sources.items()})
+        out[output_paths.in_vendor_dir(vendor, names["find"])] = render_template("cmake/FindToolkit.cmake.j2", **ctx)
+    out.update({output_paths.in_vendor_dir(vendor, rel): text for rel, text in sources.items()})
     return out

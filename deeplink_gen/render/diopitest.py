@@ -4,8 +4,8 @@ from the same vendor calls as DIPU's device functions."""
 
 from __future__ import annotations
 
+from deeplink_gen import output_paths
 from deeplink_gen.plan.runtime import plan_diopi_test
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
@@ -15,7 +15,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     if spec is None:
         return {}
     plan = plan_diopi_test(spec)
-    return {paths.conform_test(vendor): render_template(
+    return {output_paths.conform_test(vendor): render_template(
         "diopi_test/conform_test.cpp.j2", source=job.source, vendor=vendor, spec=spec, e=plan.entries,
         init=plan.init, fin=plan.finalize, generator_state=plan.generator_state, checkers=plan.checkers,
     )}

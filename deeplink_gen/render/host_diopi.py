@@ -5,8 +5,8 @@ into libdiopi_impl.so for DIPU's -DWITH_DIOPI_LIBRARY=<dir>."""
 
 from __future__ import annotations
 
+from deeplink_gen import output_paths
 from deeplink_gen.plan.host_diopi import DTYPES
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
@@ -20,7 +20,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     plan = job.host_diopi_plan()
     common = dict(source=job.source, vendor=vendor, plan=plan, torch_version=job.rv.torch_version)
     return {
-        paths.host_diopi(vendor, SOURCE): render_template("host_diopi/functions.cpp.j2", dtypes=DTYPES, **common),
-        paths.host_diopi(vendor, "CMakeLists.txt"): render_template("host_diopi/CMakeLists.txt.j2", sources=[SOURCE],
+        output_paths.host_diopi(vendor, SOURCE): render_template("host_diopi/functions.cpp.j2", dtypes=DTYPES, **common),
+        output_paths.host_diopi(vendor, "CMakeLists.txt"): render_template("host_diopi/CMakeLists.txt.j2", sources=[SOURCE],
                                                                     **common),
     }

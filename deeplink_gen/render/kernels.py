@@ -8,9 +8,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from deeplink_gen import inputs
+from deeplink_gen import inputs, output_paths
 from deeplink_gen.plan.kernels import plan_kernels
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import environment, render as render_template, resume_lines
 
@@ -67,8 +66,8 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     plan = plan_kernels(job.rv, frozenset(job.protos.names()))
     common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version)
     code = op_code(job, plan.wrappers)
-    targets = paths.kernels(plan.shards)
-    out = {paths.KERNELS_CMAKE: render_template(
+    targets = output_paths.kernels(plan.shards)
+    out = {output_paths.KERNELS_CMAKE: render_template(
         "kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor, source=job.source,
         files=[t.rsplit("/", 1)[1] for t in targets], torch_version=job.rv.torch_version)}
     for i, path in enumerate(targets):

@@ -6,12 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from deeplink_gen import __version__
+from deeplink_gen import __version__, output_paths
 from deeplink_gen.plan.kernels import shard_of
-from deeplink_gen.plan.signature import wrapper_name
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
+from deeplink_gen.translate.signature import wrapper_name
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
@@ -56,7 +55,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
             "shards": shards,
             "files": [{"path": path, "ops": sum(1 for o in ops if o["shard"] == i),
                        "lines": files[path].count("\n") if path in files else 0}
-                      for i, path in enumerate(paths.kernels(shards))],
+                      for i, path in enumerate(output_paths.kernels(shards))],
         },
         "ops": ops,
         "skipped": [{"op": s.op, "reason": s.reason} for s in rv.skipped],
@@ -71,4 +70,4 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
             "not_implemented": dict(host.missing),
         }
     lines = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True).splitlines()
-    return {paths.MANIFEST: render_template("manifest.json.j2", source=job.source, body_lines=lines[1:])}
+    return {output_paths.MANIFEST: render_template("manifest.json.j2", source=job.source, body_lines=lines[1:])}

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deeplink_gen import output_paths
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS, Excerpt, edit_sites
 from deeplink_gen.plan.onboarding import CONTEXT, DIOPI_ROOT, Change, OnboardingPlan, plan_onboarding
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import environment, render as render_template
 
@@ -95,15 +95,15 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
 
 
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
-    c = plan_onboarding(job.vendor, paths.kernels_cmake_from_csrc())
-    kernels = paths.kernels(int(job.rv.shards.value))
-    ctx = dict(source=job.source, c=c, ident=c.ident, kernels=kernels, kernels_cmake=paths.KERNELS_CMAKE,
+    c = plan_onboarding(job.vendor, output_paths.kernels_cmake_from_csrc())
+    kernels = output_paths.kernels(int(job.rv.shards.value))
+    ctx = dict(source=job.source, c=c, ident=c.ident, kernels=kernels, kernels_cmake=output_paths.KERNELS_CMAKE,
                torch_version=str(job.rv.torch_version), supported_torchs=SUPPORTED_TORCHS, dipu_commit=DIPU_COMMIT,
-               diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT, pytorch_config=paths.pytorch_config(job.vendor),
-               vendor_dir=paths.vendor_dir(job.vendor))
-    out = {paths.onboarding("ONBOARDING.md"): render_template("onboarding/ONBOARDING.md.j2", **ctx)}
-    out.update({paths.onboarding(name): render_template(f"onboarding/{name}.j2", **ctx) for name in SNIPPETS})
-    out[paths.DIPU_PATCH] = _patch(job, c, c.dipu_changes, "onboarding/dipu.patch.j2")
+               diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT, pytorch_config=output_paths.pytorch_config(job.vendor),
+               vendor_dir=output_paths.vendor_dir(job.vendor))
+    out = {output_paths.onboarding("ONBOARDING.md"): render_template("onboarding/ONBOARDING.md.j2", **ctx)}
+    out.update({output_paths.onboarding(name): render_template(f"onboarding/{name}.j2", **ctx) for name in SNIPPETS})
+    out[output_paths.DIPU_PATCH] = _patch(job, c, c.dipu_changes, "onboarding/dipu.patch.j2")
     if c.diopi_changes:
-        out[paths.DIOPI_PATCH] = _patch(job, c, c.diopi_changes, "onboarding/diopi.patch.j2")
+        out[output_paths.DIOPI_PATCH] = _patch(job, c, c.diopi_changes, "onboarding/diopi.patch.j2")
     return out

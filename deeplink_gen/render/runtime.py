@@ -3,9 +3,9 @@ runtime conformance test (conformance/: its source and, with a build section, it
 
 from __future__ import annotations
 
+from deeplink_gen import output_paths
 from deeplink_gen.plan.conformance import plan_conformance
 from deeplink_gen.plan.runtime import plan_runtime
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template, resume_lines
 
@@ -25,8 +25,8 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     if spec is None:
         return {}
     device, comm = plan_runtime(spec)
-    names = paths.vendor_folder_files(vendor)
-    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=paths.class_prefix(vendor), origin=job.origin)
+    names = output_paths.vendor_folder_files(vendor)
+    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=output_paths.class_prefix(vendor), origin=job.origin)
     files = {
         names["vendorapi"]: render_template("runtime/vendorapi.h.j2", includes=_includes(spec.checkers), **ctx),
         names["device"]: render_template("runtime/deviceimpl.cpp.j2", plans=device, **ctx),
@@ -36,10 +36,10 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     }
     if "conformance_cmake" in names:
         files[names["conformance_cmake"]] = render_template(
-            "runtime/conformance.CMakeLists.txt.j2", target=paths.conformance_target(vendor),
-            test_source=paths.CONFORMANCE_TEST.rsplit("/", 1)[1], generator=names["generator"], **ctx)
+            "runtime/conformance.CMakeLists.txt.j2", target=output_paths.conformance_target(vendor),
+            test_source=output_paths.CONFORMANCE_TEST.rsplit("/", 1)[1], generator=names["generator"], **ctx)
     out = {}
     for name, text in files.items():
-        path = paths.in_vendor_dir(vendor, name)
+        path = output_paths.in_vendor_dir(vendor, name)
         out[path] = resume_lines(text, path)
     return out

@@ -15,9 +15,9 @@ from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.model import DiopiArgKind
-from deeplink_gen.plan.args import ArgKind
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
 from deeplink_gen.render import precompile
+from deeplink_gen.translate.args import ArgKind
 
 # Assembled so that this source file is not itself marked as generated.
 GENERATED = "@" + "generated"

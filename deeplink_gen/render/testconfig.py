@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from deeplink_gen import output_paths
 from deeplink_gen.model.testconfig import NUMPY
-from deeplink_gen.render import paths
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
@@ -30,6 +30,6 @@ def np_dtype(name: str) -> str:
 def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     ctx = dict(source=job.source, vendor=job.vendor.identity, spec=job.vendor.tests, py=py, np_dtype=np_dtype)
     return {
-        paths.device_configs(job.vendor): render_template("testconfig/device_configs.py.j2", **ctx),
-        paths.pytorch_config(job.vendor): render_template("testconfig/pytorch_config.py.j2", **ctx),
+        output_paths.device_configs(job.vendor): render_template("testconfig/device_configs.py.j2", **ctx),
+        output_paths.pytorch_config(job.vendor): render_template("testconfig/pytorch_config.py.j2", **ctx),
     }

@@ -11,8 +11,8 @@ from deeplink_gen.cpptext import referenced_names
 from deeplink_gen.errors import Diagnostics, Suggestion, display_path
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
-from deeplink_gen.plan.args import HANDLE, TENSOR_HANDLES, ArgKind
-from deeplink_gen.plan.signature import OpSignature, derived_names, entry_signature
+from deeplink_gen.translate.args import HANDLE, TENSOR_HANDLES, ArgKind
+from deeplink_gen.translate.signature import OpSignature, derived_names, entry_signature
 from deeplink_gen.validate.context import Context
 from deeplink_gen.validate.schemas import difference
 

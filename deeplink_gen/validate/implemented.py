@@ -7,7 +7,7 @@ from __future__ import annotations
 from deeplink_gen.errors import Diagnostics, did_you_mean
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import Prototypes, Vendor
-from deeplink_gen.plan.adaptor import plan_function
+from deeplink_gen.translate.conversion import plan_function
 
 
 def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None:

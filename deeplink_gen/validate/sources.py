@@ -8,7 +8,7 @@ from __future__ import annotations
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostics, Loc
 from deeplink_gen.model import Vendor
-from deeplink_gen.render.paths import vendor_folder_files
+from deeplink_gen.output_paths import vendor_folder_files
 from deeplink_gen.validate.names import MAX_FILE_NAME
 
 

@@ -12,9 +12,9 @@ from deeplink_gen.cpptext import mentioned_wrappers
 from deeplink_gen.errors import Diagnostics, Suggestion
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
-from deeplink_gen.plan.signature import wrapper_name
-from deeplink_gen.validate.names import length_problem, vendor_name_problem
+from deeplink_gen.translate.signature import wrapper_name
 from deeplink_gen.validate.context import Context
+from deeplink_gen.validate.names import length_problem, vendor_name_problem
 
 
 def check_identity(vendor: Vendor, diags: Diagnostics) -> None:

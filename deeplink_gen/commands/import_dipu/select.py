@@ -11,7 +11,7 @@ from deeplink_gen.commands.import_dipu.readings import device_kept
 from deeplink_gen.commands.import_dipu.translate import Imported
 from deeplink_gen.errors import Diagnostic
 from deeplink_gen.model.layouts import memory_format_of
-from deeplink_gen.plan.signature import wrapper_name
+from deeplink_gen.translate.signature import wrapper_name
 
 
 @dataclass

@@ -17,8 +17,8 @@ from deeplink_gen.cpptext import IDENT, parse_call, referenced_names
 from deeplink_gen.errors import DeeplinkGenError, Diagnostic, ParseError
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import AtenOp, OpTable
-from deeplink_gen.plan.args import HANDLE, LOCAL_SUFFIX, ArgKind
-from deeplink_gen.plan.signature import OpSignature, return_names, signature_of
+from deeplink_gen.translate.args import HANDLE, LOCAL_SUFFIX, ArgKind
+from deeplink_gen.translate.signature import OpSignature, return_names, signature_of
 from deeplink_gen.validate.schemas import difference
 
 KNOWN_KEYS = {

@@ -14,7 +14,7 @@ from torchgen.model import BaseTy, BaseType, FunctionSchema, ListType, OptionalT
 
 from deeplink_gen.interfaces.aten import function_schema, optional_spelling, parse_schema
 from deeplink_gen.model import AtenOp, CatalogEntry
-from deeplink_gen.plan.args import AUX_SUFFIX, HANDLE, NAMEABLE_AUX, TENSOR_LIKE, ArgKind, local_name
+from deeplink_gen.translate.args import AUX_SUFFIX, HANDLE, NAMEABLE_AUX, TENSOR_LIKE, ArgKind, local_name
 
 
 @dataclass(frozen=True)

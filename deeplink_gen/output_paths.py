@@ -1,5 +1,7 @@
 """Where every rendered file goes, relative to generated/<vendor>/ (laid
-out like the upstream trees, so the output can be overlaid on a checkout)."""
+out like the upstream trees, so the output can be overlaid on a checkout),
+and which files render writes into a vendor folder. Below every stage:
+validation, render, output and the commands all read the layout from here."""
 
 from __future__ import annotations
 
