@@ -337,3 +337,28 @@ def test_an_edit_in_a_linked_hand_written_folder_is_seen(workspace, tmp_path, ca
     again = run_cli(*args, cwd=workspace)
     assert again.exit_code == 0 and again.output.startswith("2 written"), again.output   # the source and manifest.json
     assert b"return 2;" in [v for k, v in tree(out / "droplet").items() if k.endswith("shim.cpp")][0]
+
+
+@pytest.mark.parametrize("where", ["header", "body", "last"])
+def test_a_flipped_bit_in_any_entry_kind_is_a_miss(workspace, tmp_path, monkeypatch, cache, where):
+    """One bit flipped in every entry of one kind at a time (the stamps, the stored render and
+    warnings, the validated workspace, each op's code, schema results): the next render is what an
+    uncached render gives, and the damaged entries are gone or whole again."""
+    expected = uncached(workspace, tmp_path, monkeypatch)
+    out = tmp_path / "out"
+    assert render(workspace, out) == expected
+    kinds = sorted({p.relative_to(cache).parts[1] for p in cache.rglob("*") if p.is_file()})
+    assert {"model", "op-code", "render", "stamps", "valid", "warnings"} <= set(kinds), kinds
+    for kind in kinds:
+        for path in stored(cache, kind):
+            data = bytearray(path.read_bytes())
+            at = {"header": 3, "body": data.index(b"\n") + 1 + (len(data) - data.index(b"\n")) // 2,
+                  "last": len(data) - 1}[where]
+            data[at] ^= 0x10
+            path.write_bytes(bytes(data))
+        result = run_cli("render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace",
+                         cwd=workspace)
+        assert result.exit_code == 0 and "Traceback" not in result.output, (kind, result.output)
+        assert tree(out / "camb") == expected, kind
+        shutil.rmtree(out)
+        assert render(workspace, out) == expected, kind         # from whatever the cache holds now
