@@ -26,32 +26,35 @@ this true uint8_t unsigned void size_t
 """.split())
 
 
+_SPLITTING = re.compile(r"[()\[\]{}<>,]")
+
+
 def split_args(text: str) -> list[str]:
     """Split on commas that are not nested in (), [], {} or the <> of a cast
     or qualified template; string literals are opaque."""
     args: list[str] = []
-    current: list[str] = []
-    depth = 0
+    start = depth = 0
     masked = _STRING.sub(lambda m: "_" * len(m.group()), text)
-    for i, ch in enumerate(masked):
+    for m in _SPLITTING.finditer(masked):
+        ch, i = m.group(), m.start()
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
             if depth < 0:
                 raise ParseError("unbalanced ')'")
-        elif ch == "<" and re.search(r"(_cast|\w::\w+)\s*$", masked[:i]):
-            depth += 1
-        elif ch == ">" and depth > 0 and "<" in "".join(current):
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append("".join(current))
-            current = []
-        else:
-            current.append(text[i])
+        elif ch == "<":
+            if re.search(r"(_cast|\w::\w+)\s*$", masked[:i]):
+                depth += 1
+        elif ch == ">":
+            if depth > 0 and "<" in text[start:i]:
+                depth -= 1
+        elif depth == 0:
+            args.append(text[start:i])
+            start = i + 1
     if depth != 0:
         raise ParseError("unbalanced brackets")
-    tail = "".join(current)
+    tail = text[start:]
     if tail.strip() or args:
         args.append(tail)
     return [a.strip() for a in args]
