@@ -69,5 +69,6 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
                             for f in host.functions},
             "not_implemented": dict(host.missing),
         }
-    lines = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True).splitlines()
-    return {output_paths.MANIFEST: render_template("manifest.json.j2", source=job.source, body_lines=lines[1:])}
+    text = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True)
+    return {output_paths.MANIFEST: render_template("manifest.json.j2", source=job.source,
+                                                   body=text.partition("\n")[2])}

@@ -63,8 +63,20 @@ class OpSignature:
         return tuple(r for r in self.returns if r.alias is None)
 
     def decl(self, name: str) -> str:
-        with _dispatcher_context(self.const_ref_for_mutable, self.ilistref):
-            return _respell(DispatcherSignature.from_schema(self.func).decl(name=name), self.optional_spelling)
+        """The C++ declaration of a function *name* with this signature."""
+        returns, _, params = _decl(self).partition(_NAME)
+        return f"{returns}{name}{params}"
+
+
+# Stands for the function's name in _decl's text: no C++ type or argument can contain it.
+_NAME = "\0name\0"
+
+
+@functools.lru_cache(maxsize=None)
+def _decl(sig: OpSignature) -> str:
+    """torchgen's declaration of *sig*, with _NAME as the name (made once per signature)."""
+    with _dispatcher_context(sig.const_ref_for_mutable, sig.ilistref):
+        return _respell(DispatcherSignature.from_schema(sig.func).decl(name=_NAME), sig.optional_spelling)
 
 
 def _respell(cpp: str, spelling: str | None) -> str:
