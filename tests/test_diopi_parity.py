@@ -53,6 +53,12 @@ def _diopi_tree(root: Path, vendor: str, data: dict) -> Path:
     return impl / vendor
 
 
+def _impl_folder(vendor: str, data: dict) -> str:
+    """The DIOPI folder whose functions DIOPI's generator wraps for the vendor's build: its own,
+    or another one the build compiles (muxi: impl/torch, through diopi_use_adapter's "torch")."""
+    return data.get("impl", f"impl/{vendor}")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     """vendor -> (workspace, data)."""
@@ -64,7 +70,8 @@ def imported(tmp_path_factory):
         ws = tmp / "ws"
         result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", vendor,
                          "--convert-config", f"{vendor}={folder / 'convert_config.yaml'}",
-                         "--impl", f"{vendor}={folder}", "--out", str(ws), "--torch-version", "2.2.2")
+                         "--impl", f"{vendor}={tmp / 'DIOPI' / _impl_folder(vendor, data)}",
+                         "--out", str(ws), "--torch-version", "2.2.2")
         assert result.exit_code == 0, result.output
         result = run_cli("render", "--vendor", vendor, cwd=ws)
         assert result.exit_code == 0, result.output
@@ -138,13 +145,15 @@ def test_imported_convert_config_renders_back_to_the_same_conversions(imported, 
 # ---- the adaptor against DIOPI's generator
 
 # Differences kept on purpose (listed in the README, "The DIOPI adaptor and DIOPI's generator").
+# Functions the library defines that only functions_mmcv.h declares: DIOPI's generator does not
+# read that header and drops them from the library's exports; deeplink-gen wraps them.
+MMCV = {"diopiDynamicVoxelizeMmcv", "diopiHardVoxelizeMmcv", "diopiModulatedDeformConvBackwardMmcv",
+        "diopiModulatedDeformConvMmcv", "diopiNmsMmcv", "diopiNmsRotatedMmcv", "diopiRoiAlignBackwardMmcv",
+        "diopiRoiAlignMmcv", "diopiSigmoidFocalLossBackwardMmcv", "diopiSigmoidFocalLossMmcv"}
 DELIBERATE = {
-    # supportComposite makes DIOPI wrap a function the library lacks, calling impl::<vendor>:: anyway
-    # (the wrapper cannot link); deeplink-gen wraps only what the library defines.
-    "muxi": {"only_diopi": {"diopiLinear"}},
-    # Declared in functions_mmcv.h, which DIOPI's generator does not read: it drops the function
-    # from the library's exports; deeplink-gen wraps it.
     "topsrider": {"only_ours": {"diopiNmsMmcv"}},
+    # muxi's build wraps impl/torch's functions (impl::cuda), mmcv's among them.
+    "muxi": {"only_ours": MMCV},
 }
 
 
@@ -183,6 +192,8 @@ def test_adaptor_wraps_what_diopis_generator_wraps(imported, vendor):
     deliberate = DELIBERATE.get(vendor, {})
     assert set(theirs) - set(ours) == deliberate.get("only_diopi", set())
     assert set(ours) - set(theirs) == deliberate.get("only_ours", set())
+    protos = _prototypes()
+    assert {protos.get(fn).header for fn in deliberate.get("only_ours", ())} <= {"functions_mmcv.h"}
     for fn in sorted(set(ours) & set(theirs)):
         assert ours[fn]["calls"] == theirs[fn]["calls"], fn
         mine, upstream = _converted(ours[fn]["tensors"]), _converted(theirs[fn]["tensors"])
@@ -306,8 +317,10 @@ def test_bundled_coverage_and_coverage_impl_agree(vendor, tmp_path):
     assert scanned["vendors"][0]["library"]["functions"] == len(own)
 
 
-# The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu).
-BUILT = {"camb": "camb", "ascend": "ascend_npu", "kunlunxin": "kunlunxin", "topsrider": "topsrider"}
+# The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu) and the
+# source list its adaptor rule appends to.
+BUILT = {"camb": ("camb", "IMPL_SRC"), "ascend": ("ascend_npu", "IMPL_SRC"), "kunlunxin": ("kunlunxin", "IMPL_SRC"),
+         "topsrider": ("topsrider", "IMPL_SRC"), "muxi": ("muxi", "REAL_IMPL_SRC")}
 
 
 @pytest.mark.parametrize("vendor", sorted(BUILT))
@@ -319,13 +332,14 @@ def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_pat
                            f"-I{diopi_include()}", str(source)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     patch = out / "onboarding" / "diopi.patch"
-    cmake = f"impl/{BUILT[vendor]}/CMakeLists.txt"
+    folder, sources = BUILT[vendor]
+    cmake = f"impl/{folder}/CMakeLists.txt"
     assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M)[-1] == cmake
     diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
     subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
     assert git_apply(patch, diopi).returncode == 0
     rel = source.relative_to(out / "dipu" / "third_party" / "DIOPI" / "impl").as_posix()
-    assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
+    assert f"list(APPEND {sources} ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
 
 
 def _adaptor_block(text: str) -> list[str]:
