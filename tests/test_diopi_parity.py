@@ -340,6 +340,9 @@ def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_pat
     assert git_apply(patch, diopi).returncode == 0
     rel = source.relative_to(out / "dipu" / "third_party" / "DIOPI" / "impl").as_posix()
     assert f"list(APPEND {sources} ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
+    # The rendered files go where DIOPI keeps the vendor's convert_config.yaml, the folder it was
+    # imported from (topsrider's DIOPI_IMPL_OPT is tops, but DIOPI's folder impl/topsrider).
+    assert rel.split("/")[0] == vendor
 
 
 def _adaptor_block(text: str) -> list[str]:

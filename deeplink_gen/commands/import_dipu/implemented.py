@@ -18,7 +18,7 @@ import yaml
 
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.errors import Diagnostic, Loc, UserError
-from deeplink_gen.interfaces.diopi import impl_choice
+from deeplink_gen.interfaces.diopi import impl_choice, impl_namespace
 from deeplink_gen.interfaces.diopi_impl import from_sources, scan
 from deeplink_gen.model import Prototypes
 
@@ -27,7 +27,7 @@ PLUGIN_SOURCES = "diopi_impl"
 
 
 def _namespace(folder: Path) -> str:
-    return "cuda" if folder.name == "torch" else folder.name
+    return impl_namespace(folder.name)
 
 
 def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
