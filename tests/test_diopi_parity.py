@@ -345,6 +345,116 @@ def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_pat
     assert rel.split("/")[0] == vendor
 
 
+# ---- DIOPI's CMake build of the patched folder, from the excerpt the checkout fixture keeps
+
+def _balanced(lines: list[str]) -> list[str]:
+    """The excerpt's lines that CMake can read on their own: without the tail of a command begun
+    before it (muxi's starts inside file(GLOB ...)) nor a block it ends inside of (ascend_npu's
+    and topsrider's end in an if())."""
+    depth, start = 0, 0
+    for i, line in enumerate(lines):
+        depth += line.count("(") - line.count(")")
+        if depth < 0:
+            depth, start = 0, i + 1
+    lines = lines[start:]
+    opened = []
+    for i, line in enumerate(lines):
+        word = line.strip().split("(")[0].lower()
+        if word == "if":
+            opened.append(i)
+        elif word == "endif" and opened:
+            opened.pop()
+    return lines[:opened[0]] if opened else lines
+
+
+HARNESS = """cmake_minimum_required(VERSION 3.14)
+project(diopi_impl CXX)
+# What DIOPI's impl/CMakeLists.txt sets before add_subdirectory(<vendor folder>).
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+include_directories(SYSTEM "{include}")
+set(DIOPI_IMPL_DIR "${{PROJECT_SOURCE_DIR}}")
+set(ADAPTOR_DIR "${{DIOPI_IMPL_DIR}}/../adaptor")
+set(DEVICEIMPL diopi_impl)
+set(DYLOAD OFF)
+# Stand-ins: the vendor SDKs' library rules, and ImplHelper.cmake's diopi_use_adapter (a target
+# running DIOPI's generator, whose output the library compiles).
+macro(BANG_ADD_LIBRARY)
+  add_library(${{ARGN}})
+endmacro()
+macro(cuda_add_library)
+  add_library(${{ARGN}})
+endmacro()
+function(diopi_use_adapter adaptor_dir impl_dir config_device base_device sources)
+  add_custom_target(adaptor_code_gen COMMAND python3 ${{adaptor_dir}}/codegen/gen.py --config_device=${{config_device}})
+  set(${{sources}} ${{${{sources}}}} ${{adaptor_dir}}/csrc/diopi_adaptor.cpp PARENT_SCOPE)
+endfunction()
+add_subdirectory({folder})
+"""
+
+
+def _configure(root: Path, vendor: str, excerpt: str, rendered: Path) -> tuple[set[str], bool]:
+    """Configure DIOPI's impl/ (a harness around the vendor folder's *excerpt*, with the rendered
+    DIOPI files in place): the sources the library compiles, and whether any build file runs
+    DIOPI's generator."""
+    folder, sources = BUILT[vendor]
+    impl = root / "impl"
+    shutil.copytree(rendered, impl)
+    for name in ("convert.cpp", "composite_ops.cpp", "diopi_adaptor.cpp"):     # the generator's, unpatched
+        (root / "adaptor" / "csrc").mkdir(parents=True, exist_ok=True)
+        (root / "adaptor" / "csrc" / name).write_text("")
+    (impl / folder / "functions/functions_ext/flash-attention").mkdir(parents=True, exist_ok=True)
+    (impl / folder / "functions/functions_ext/flash-attention/CMakeLists.txt").write_text("")
+    body = _balanced(excerpt.splitlines()[1:])          # below the fixture's own comment line
+    for name in re.findall(r"(?<![\w/${}.-])([\w/-]+\.cpp)\b", "\n".join(body)):  # the vendor's own sources
+        source = impl / folder / name
+        if not source.exists():
+            source.parent.mkdir(parents=True, exist_ok=True)
+            source.write_text("")
+    (impl / folder / "CMakeLists.txt").write_text(
+        f"project({folder}_impl CXX)\n" + "\n".join(body)
+        + f"\nif(NOT TARGET ${{DEVICEIMPL}})\n  add_library(${{DEVICEIMPL}} SHARED ${{{sources}}})\nendif()\n")
+    (impl / "CMakeLists.txt").write_text(HARNESS.format(include=diopi_include(), folder=folder))
+    build = root / "build"
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    proc = subprocess.run(["cmake", *generator, "-S", str(impl), "-B", str(build)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    compiled = {Path(c["file"]).resolve().relative_to(root.resolve()).as_posix()
+                for c in json.loads((build / "compile_commands.json").read_text())}
+    runs_generator = any("codegen/gen.py" in p.read_text(errors="replace")
+                         for p in build.rglob("*") if p.is_file() and p.suffix not in (".bin", ".o", ".out"))
+    return compiled, runs_generator
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+@pytest.mark.parametrize("vendor", sorted(BUILT))
+def test_diopis_cmake_build_compiles_the_rendered_adaptor(imported, vendor, tmp_path):
+    """The vendor folder's CMakeLists.txt as DIOPI 02f03c6a has it (the excerpt the checkout
+    fixture keeps), configured with CMake under DIOPI's impl/CMakeLists.txt settings: unpatched,
+    the library compiles the generator's adaptor and a build file runs gen.py; with diopi.patch
+    applied, it compiles the rendered adaptor, nothing else, and no build file runs gen.py."""
+    ws, _data = imported[vendor]
+    out = ws / "generated" / vendor
+    folder, _sources = BUILT[vendor]
+    rendered = out / "dipu" / "third_party" / "DIOPI" / "impl"
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
+    cmake = diopi / "impl" / folder / "CMakeLists.txt"
+
+    def adaptor(compiled: set[str]) -> set[str]:
+        own = {f for f in compiled if f.startswith(f"impl/{folder}/") and "/adaptor/" not in f}
+        return compiled - own
+
+    compiled, runs_generator = _configure(tmp_path / "unpatched", vendor, cmake.read_text(), rendered)
+    assert "adaptor/csrc/diopi_adaptor.cpp" in adaptor(compiled) and runs_generator
+
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(out / "onboarding" / "diopi.patch", diopi).returncode == 0
+    compiled, runs_generator = _configure(tmp_path / "patched", vendor, cmake.read_text(), rendered)
+    assert adaptor(compiled) == {f"impl/{vendor}/adaptor/diopi_adaptor.cpp"}
+    assert not runs_generator
+
+
 def _adaptor_block(text: str) -> list[str]:
     """The lines of a DIOPI impl CMakeLists.txt from '# adaptor' to the next blank line."""
     lines = text.splitlines()
