@@ -206,6 +206,28 @@ def test_adaptor_wraps_what_diopis_generator_wraps(imported, vendor):
                 assert mine_in[tensor] and tensor in READ_WRITE.get(fn, ()), (fn, tensor)
 
 
+def test_import_of_a_folder_whose_adaptor_wraps_another_says_which(tmp_path):
+    """--impl muxi=<DIOPI>/impl/muxi: DIOPI's muxi CMakeLists.txt has the generator wrap
+    impl/torch's functions (diopi_use_adapter "torch"); import-dipu says so at that line."""
+    data = _data("muxi")
+    folder = _diopi_tree(tmp_path / "DIOPI", "muxi", data)
+    excerpt = REPO / "tests/fixtures/dipu_checkout/dipu/third_party/DIOPI/impl/muxi/CMakeLists.txt"
+    shutil.copy(excerpt, folder / "CMakeLists.txt")
+    (folder / "functions").mkdir()
+    (folder / "functions" / "functions.cpp").write_text("diopiError_t diopiCat() {\n}\n")   # impl::muxi's one
+    line = excerpt.read_text().splitlines().index(
+        '    diopi_use_adapter(${ADAPTOR_DIR} ${DIOPI_IMPL_DIR} "torch" "" REAL_IMPL_SRC)') + 1
+    torch = tmp_path / "DIOPI" / "impl" / "torch"
+    for impl, warned in ((folder, True), (torch, False)):
+        result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "muxi",
+                         "--convert-config", f"muxi={folder / 'convert_config.yaml'}", "--impl", f"muxi={impl}",
+                         "--out", str(tmp_path / f"ws-{impl.name}"), "--torch-version", "2.2.2")
+        assert result.exit_code == 0, result.output
+        message = (f"{folder / 'CMakeLists.txt'}:{line}:1: warning: this build's adaptor wraps the functions of "
+                   f"{torch} (diopi_use_adapter \"torch\", impl::cuda), not {folder}'s")
+        assert (message in result.output) == warned, result.output
+
+
 # ---- import-dipu on convert_config constructs no vendor uses at 02f03c6a
 
 def _import(tmp_path: Path, config: str):
