@@ -5,6 +5,7 @@ validation, render, output and the commands all read the layout from here."""
 
 from __future__ import annotations
 
+from deeplink_gen.interfaces.diopi import impl_folder
 from deeplink_gen.model import Vendor
 
 CSRC_DIR = "dipu/torch_dipu/csrc_dipu"
@@ -67,7 +68,8 @@ def in_vendor_dir(vendor: Vendor, name: str) -> str:
 
 
 def diopi_impl_dir(vendor: Vendor) -> str:
-    return f"dipu/third_party/DIOPI/impl/{vendor.identity.diopi_impl}"
+    """DIOPI's folder of the vendor's own files (impl/topsrider for DIOPI_IMPL_OPT tops)."""
+    return f"dipu/third_party/DIOPI/impl/{impl_folder(vendor.identity.diopi_impl)}"
 
 
 def adaptor(vendor: Vendor, name: str) -> str:

@@ -228,6 +228,29 @@ def test_adaptor_wraps_what_the_library_defines(workspace):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_an_adaptor_that_converts_nothing_needs_no_conversion_primitives(workspace):
+    """A library whose listed functions all forward unconverted (the vendor's one rule is for a
+    function it does not define, as muxi's impl/muxi at DIOPI 02f03c6a) need not define
+    diopiCastDtype and diopiCopyInp: the adaptor and its runtime header name neither, and compile."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    drop_section(vendor, "layouts")
+    replace_section(vendor, "dtypes:\n  supported: [bool, int32, int64, float16, float32, float64]\n  functions:\n"
+                            "    diopiRMSNorm: {tensors: {inv_rms: {float16: float32}}}\n"
+                            "adaptor:\n  implemented:\n    droplet: [diopiCat]\n")
+    result = run_cli("render", "--vendor", "droplet", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    adaptor = workspace / "generated" / "droplet" / impl("droplet") / "adaptor"
+    for name in ("diopi_adaptor.cpp", "adaptor_runtime.hpp", "impl_functions.hpp"):
+        text = (adaptor / name).read_text()
+        assert not re.search(r"::(diopiCastDtype|diopiCopyInp)\(|diopiError_t (diopiCastDtype|diopiCopyInp)\(", text), name
+    assert "return ::impl::droplet::diopiCat(ctx, out, tensors, num_inputs, dim);" in \
+        (adaptor / "diopi_adaptor.cpp").read_text()
+    proc = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                           f"-I{diopi_include()}", str(adaptor / "diopi_adaptor.cpp")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_the_adaptor_section_wraps_what_the_library_defines_whatever_the_ops_keep(workspace):
     """camb's adaptor section lists what its DIOPI library defines: a camb that
     disables mm and mm.out still wraps diopiMm (DIOPI's library exports it

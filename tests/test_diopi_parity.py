@@ -53,6 +53,12 @@ def _diopi_tree(root: Path, vendor: str, data: dict) -> Path:
     return impl / vendor
 
 
+def _impl_folder(vendor: str, data: dict) -> str:
+    """The DIOPI folder whose functions DIOPI's generator wraps for the vendor's build: its own,
+    or another one the build compiles (muxi: impl/torch, through diopi_use_adapter's "torch")."""
+    return data.get("impl", f"impl/{vendor}")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     """vendor -> (workspace, data)."""
@@ -64,7 +70,8 @@ def imported(tmp_path_factory):
         ws = tmp / "ws"
         result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", vendor,
                          "--convert-config", f"{vendor}={folder / 'convert_config.yaml'}",
-                         "--impl", f"{vendor}={folder}", "--out", str(ws), "--torch-version", "2.2.2")
+                         "--impl", f"{vendor}={tmp / 'DIOPI' / _impl_folder(vendor, data)}",
+                         "--out", str(ws), "--torch-version", "2.2.2")
         assert result.exit_code == 0, result.output
         result = run_cli("render", "--vendor", vendor, cwd=ws)
         assert result.exit_code == 0, result.output
@@ -138,13 +145,15 @@ def test_imported_convert_config_renders_back_to_the_same_conversions(imported, 
 # ---- the adaptor against DIOPI's generator
 
 # Differences kept on purpose (listed in the README, "The DIOPI adaptor and DIOPI's generator").
+# Functions the library defines that only functions_mmcv.h declares: DIOPI's generator does not
+# read that header and drops them from the library's exports; deeplink-gen wraps them.
+MMCV = {"diopiDynamicVoxelizeMmcv", "diopiHardVoxelizeMmcv", "diopiModulatedDeformConvBackwardMmcv",
+        "diopiModulatedDeformConvMmcv", "diopiNmsMmcv", "diopiNmsRotatedMmcv", "diopiRoiAlignBackwardMmcv",
+        "diopiRoiAlignMmcv", "diopiSigmoidFocalLossBackwardMmcv", "diopiSigmoidFocalLossMmcv"}
 DELIBERATE = {
-    # supportComposite makes DIOPI wrap a function the library lacks, calling impl::<vendor>:: anyway
-    # (the wrapper cannot link); deeplink-gen wraps only what the library defines.
-    "muxi": {"only_diopi": {"diopiLinear"}},
-    # Declared in functions_mmcv.h, which DIOPI's generator does not read: it drops the function
-    # from the library's exports; deeplink-gen wraps it.
     "topsrider": {"only_ours": {"diopiNmsMmcv"}},
+    # muxi's build wraps impl/torch's functions (impl::cuda), mmcv's among them.
+    "muxi": {"only_ours": MMCV},
 }
 
 
@@ -183,6 +192,8 @@ def test_adaptor_wraps_what_diopis_generator_wraps(imported, vendor):
     deliberate = DELIBERATE.get(vendor, {})
     assert set(theirs) - set(ours) == deliberate.get("only_diopi", set())
     assert set(ours) - set(theirs) == deliberate.get("only_ours", set())
+    protos = _prototypes()
+    assert {protos.get(fn).header for fn in deliberate.get("only_ours", ())} <= {"functions_mmcv.h"}
     for fn in sorted(set(ours) & set(theirs)):
         assert ours[fn]["calls"] == theirs[fn]["calls"], fn
         mine, upstream = _converted(ours[fn]["tensors"]), _converted(theirs[fn]["tensors"])
@@ -193,6 +204,28 @@ def test_adaptor_wraps_what_diopis_generator_wraps(imported, vendor):
         for tensor in mine_in:
             if mine_in[tensor] != upstream_in[tensor]:
                 assert mine_in[tensor] and tensor in READ_WRITE.get(fn, ()), (fn, tensor)
+
+
+def test_import_of_a_folder_whose_adaptor_wraps_another_says_which(tmp_path):
+    """--impl muxi=<DIOPI>/impl/muxi: DIOPI's muxi CMakeLists.txt has the generator wrap
+    impl/torch's functions (diopi_use_adapter "torch"); import-dipu says so at that line."""
+    data = _data("muxi")
+    folder = _diopi_tree(tmp_path / "DIOPI", "muxi", data)
+    excerpt = REPO / "tests/fixtures/dipu_checkout/dipu/third_party/DIOPI/impl/muxi/CMakeLists.txt"
+    shutil.copy(excerpt, folder / "CMakeLists.txt")
+    (folder / "functions").mkdir()
+    (folder / "functions" / "functions.cpp").write_text("diopiError_t diopiCat() {\n}\n")   # impl::muxi's one
+    line = excerpt.read_text().splitlines().index(
+        '    diopi_use_adapter(${ADAPTOR_DIR} ${DIOPI_IMPL_DIR} "torch" "" REAL_IMPL_SRC)') + 1
+    torch = tmp_path / "DIOPI" / "impl" / "torch"
+    for impl, warned in ((folder, True), (torch, False)):
+        result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "muxi",
+                         "--convert-config", f"muxi={folder / 'convert_config.yaml'}", "--impl", f"muxi={impl}",
+                         "--out", str(tmp_path / f"ws-{impl.name}"), "--torch-version", "2.2.2")
+        assert result.exit_code == 0, result.output
+        message = (f"{folder / 'CMakeLists.txt'}:{line}:1: warning: this build's adaptor wraps the functions of "
+                   f"{torch} (diopi_use_adapter \"torch\", impl::cuda), not {folder}'s")
+        assert (message in result.output) == warned, result.output
 
 
 # ---- import-dipu on convert_config constructs no vendor uses at 02f03c6a
@@ -306,8 +339,10 @@ def test_bundled_coverage_and_coverage_impl_agree(vendor, tmp_path):
     assert scanned["vendors"][0]["library"]["functions"] == len(own)
 
 
-# The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu).
-BUILT = {"camb": "camb", "ascend": "ascend_npu", "kunlunxin": "kunlunxin", "topsrider": "topsrider"}
+# The DIOPI folder each vendor's build uses (IMPL_OPT ascend builds impl/ascend_npu) and the
+# source list its adaptor rule appends to.
+BUILT = {"camb": ("camb", "IMPL_SRC"), "ascend": ("ascend_npu", "IMPL_SRC"), "kunlunxin": ("kunlunxin", "IMPL_SRC"),
+         "topsrider": ("topsrider", "IMPL_SRC"), "muxi": ("muxi", "REAL_IMPL_SRC")}
 
 
 @pytest.mark.parametrize("vendor", sorted(BUILT))
@@ -319,13 +354,127 @@ def test_imported_adaptor_compiles_and_diopi_builds_it(imported, vendor, tmp_pat
                            f"-I{diopi_include()}", str(source)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     patch = out / "onboarding" / "diopi.patch"
-    cmake = f"impl/{BUILT[vendor]}/CMakeLists.txt"
+    folder, sources = BUILT[vendor]
+    cmake = f"impl/{folder}/CMakeLists.txt"
     assert re.findall(r"^diff --git a/(\S+)", patch.read_text(), re.M)[-1] == cmake
     diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
     subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
     assert git_apply(patch, diopi).returncode == 0
     rel = source.relative_to(out / "dipu" / "third_party" / "DIOPI" / "impl").as_posix()
-    assert f"list(APPEND IMPL_SRC ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
+    assert f"list(APPEND {sources} ${{DIOPI_IMPL_DIR}}/{rel})" in (diopi / cmake).read_text()
+    # The rendered files go where DIOPI keeps the vendor's convert_config.yaml, the folder it was
+    # imported from (topsrider's DIOPI_IMPL_OPT is tops, but DIOPI's folder impl/topsrider).
+    assert rel.split("/")[0] == vendor
+
+
+# ---- DIOPI's CMake build of the patched folder, from the excerpt the checkout fixture keeps
+
+def _balanced(lines: list[str]) -> list[str]:
+    """The excerpt's lines that CMake can read on their own: without the tail of a command begun
+    before it (muxi's starts inside file(GLOB ...)) nor a block it ends inside of (ascend_npu's
+    and topsrider's end in an if())."""
+    depth, start = 0, 0
+    for i, line in enumerate(lines):
+        depth += line.count("(") - line.count(")")
+        if depth < 0:
+            depth, start = 0, i + 1
+    lines = lines[start:]
+    opened = []
+    for i, line in enumerate(lines):
+        word = line.strip().split("(")[0].lower()
+        if word == "if":
+            opened.append(i)
+        elif word == "endif" and opened:
+            opened.pop()
+    return lines[:opened[0]] if opened else lines
+
+
+HARNESS = """cmake_minimum_required(VERSION 3.14)
+project(diopi_impl CXX)
+# What DIOPI's impl/CMakeLists.txt sets before add_subdirectory(<vendor folder>).
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+include_directories(SYSTEM "{include}")
+set(DIOPI_IMPL_DIR "${{PROJECT_SOURCE_DIR}}")
+set(ADAPTOR_DIR "${{DIOPI_IMPL_DIR}}/../adaptor")
+set(DEVICEIMPL diopi_impl)
+set(DYLOAD OFF)
+# Stand-ins: the vendor SDKs' library rules, and ImplHelper.cmake's diopi_use_adapter (a target
+# running DIOPI's generator, whose output the library compiles).
+macro(BANG_ADD_LIBRARY)
+  add_library(${{ARGN}})
+endmacro()
+macro(cuda_add_library)
+  add_library(${{ARGN}})
+endmacro()
+function(diopi_use_adapter adaptor_dir impl_dir config_device base_device sources)
+  add_custom_target(adaptor_code_gen COMMAND python3 ${{adaptor_dir}}/codegen/gen.py --config_device=${{config_device}})
+  set(${{sources}} ${{${{sources}}}} ${{adaptor_dir}}/csrc/diopi_adaptor.cpp PARENT_SCOPE)
+endfunction()
+add_subdirectory({folder})
+"""
+
+
+def _configure(root: Path, vendor: str, excerpt: str, rendered: Path) -> tuple[set[str], bool]:
+    """Configure DIOPI's impl/ (a harness around the vendor folder's *excerpt*, with the rendered
+    DIOPI files in place): the sources the library compiles, and whether any build file runs
+    DIOPI's generator."""
+    folder, sources = BUILT[vendor]
+    impl = root / "impl"
+    shutil.copytree(rendered, impl)
+    for name in ("convert.cpp", "composite_ops.cpp", "diopi_adaptor.cpp"):     # the generator's, unpatched
+        (root / "adaptor" / "csrc").mkdir(parents=True, exist_ok=True)
+        (root / "adaptor" / "csrc" / name).write_text("")
+    (impl / folder / "functions/functions_ext/flash-attention").mkdir(parents=True, exist_ok=True)
+    (impl / folder / "functions/functions_ext/flash-attention/CMakeLists.txt").write_text("")
+    body = _balanced(excerpt.splitlines()[1:])          # below the fixture's own comment line
+    for name in re.findall(r"(?<![\w/${}.-])([\w/-]+\.cpp)\b", "\n".join(body)):  # the vendor's own sources
+        source = impl / folder / name
+        if not source.exists():
+            source.parent.mkdir(parents=True, exist_ok=True)
+            source.write_text("")
+    (impl / folder / "CMakeLists.txt").write_text(
+        f"project({folder}_impl CXX)\n" + "\n".join(body)
+        + f"\nif(NOT TARGET ${{DEVICEIMPL}})\n  add_library(${{DEVICEIMPL}} SHARED ${{{sources}}})\nendif()\n")
+    (impl / "CMakeLists.txt").write_text(HARNESS.format(include=diopi_include(), folder=folder))
+    build = root / "build"
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    proc = subprocess.run(["cmake", *generator, "-S", str(impl), "-B", str(build)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    compiled = {Path(c["file"]).resolve().relative_to(root.resolve()).as_posix()
+                for c in json.loads((build / "compile_commands.json").read_text())}
+    runs_generator = any("codegen/gen.py" in p.read_text(errors="replace")
+                         for p in build.rglob("*") if p.is_file() and p.suffix not in (".bin", ".o", ".out"))
+    return compiled, runs_generator
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+@pytest.mark.parametrize("vendor", sorted(BUILT))
+def test_diopis_cmake_build_compiles_the_rendered_adaptor(imported, vendor, tmp_path):
+    """The vendor folder's CMakeLists.txt as DIOPI 02f03c6a has it (the excerpt the checkout
+    fixture keeps), configured with CMake under DIOPI's impl/CMakeLists.txt settings: unpatched,
+    the library compiles the generator's adaptor and a build file runs gen.py; with diopi.patch
+    applied, it compiles the rendered adaptor, nothing else, and no build file runs gen.py."""
+    ws, _data = imported[vendor]
+    out = ws / "generated" / vendor
+    folder, _sources = BUILT[vendor]
+    rendered = out / "dipu" / "third_party" / "DIOPI" / "impl"
+    diopi = dipu_checkout(tmp_path / "dipu") / "dipu" / "third_party" / "DIOPI"
+    cmake = diopi / "impl" / folder / "CMakeLists.txt"
+
+    def adaptor(compiled: set[str]) -> set[str]:
+        own = {f for f in compiled if f.startswith(f"impl/{folder}/") and "/adaptor/" not in f}
+        return compiled - own
+
+    compiled, runs_generator = _configure(tmp_path / "unpatched", vendor, cmake.read_text(), rendered)
+    assert "adaptor/csrc/diopi_adaptor.cpp" in adaptor(compiled) and runs_generator
+
+    subprocess.run(["git", "init", "-q"], cwd=diopi, check=True)
+    assert git_apply(out / "onboarding" / "diopi.patch", diopi).returncode == 0
+    compiled, runs_generator = _configure(tmp_path / "patched", vendor, cmake.read_text(), rendered)
+    assert adaptor(compiled) == {f"impl/{vendor}/adaptor/diopi_adaptor.cpp"}
+    assert not runs_generator
 
 
 def _adaptor_block(text: str) -> list[str]:

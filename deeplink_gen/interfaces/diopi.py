@@ -47,6 +47,7 @@ class ImplChoice:
     list_name: str
     aliases: tuple[str, ...]
     directory: str
+    files: str = ""      # the folder of the vendor's own files when not *directory*
 
 
 # In the order of DIOPI's if/elseif chain (the first list holding IMPL_OPT
@@ -62,7 +63,7 @@ IMPL_CHOICES = (
     ImplChoice("IMPL_MUXI", ("MUXI", "muxi"), "muxi"),
     ImplChoice("IMPL_CAMB_TORCH", ("CAMB_PYTORCH", "camb_pytorch"), "camb_pytorch"),
     ImplChoice("IMPL_CAMB", ("CAMB", "camb"), "camb"),
-    ImplChoice("IMPL_ASCEND", ("ASCEND", "ascend"), "ascend_npu"),
+    ImplChoice("IMPL_ASCEND", ("ASCEND", "ascend"), "ascend_npu", files="ascend"),
     ImplChoice("IMPL_SUPA", ("SUPA", "supa"), "supa"),
     ImplChoice("IMPL_DROPLET", ("DROPLET", "droplet"), "droplet"),
     ImplChoice("IMPL_KUNLUNXIN", ("KUNLUNXIN", "kunlunxin"), "kunlunxin"),
@@ -72,6 +73,24 @@ IMPL_CHOICES = (
 def impl_choice(impl_opt: str) -> ImplChoice | None:
     """The IMPL_* list DIOPI selects for IMPL_OPT (DIPU's DIOPI_IMPL_OPT), if any."""
     return next((c for c in IMPL_CHOICES if impl_opt in c.aliases), None)
+
+
+def impl_folder(impl_opt: str) -> str:
+    """The DIOPI impl/ folder that holds the own files (convert_config.yaml, device_configs.py,
+    test/, the adaptor) of the vendor whose DIOPI_IMPL_OPT is *impl_opt*: the folder DIOPI builds
+    for it (IMPL_OPT tops builds impl/topsrider), but for ascend, whose files DIOPI keeps in
+    impl/ascend (its generator runs with --config_device=ascend) while impl/ascend_npu builds.
+    An IMPL_OPT DIOPI does not know names its own folder."""
+    choice = impl_choice(impl_opt)
+    if choice is None:
+        return impl_opt
+    return choice.files or choice.directory
+
+
+def impl_namespace(folder: str) -> str:
+    """The C++ namespace (impl::<namespace>) the functions of DIOPI's impl/<folder> are defined
+    in: the folder's name, but cuda for impl/torch."""
+    return "cuda" if folder == "torch" else folder
 
 
 def normalise_type(text: str) -> str:

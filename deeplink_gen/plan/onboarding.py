@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from deeplink_gen.interfaces.diopi import IMPL_CHOICES, ImplChoice, impl_choice
+from deeplink_gen.interfaces.diopi import IMPL_CHOICES, ImplChoice, impl_choice, impl_folder
 from deeplink_gen.interfaces.dipu import (
     PYTORCH_CONFIG_TYPES, UPSTREAM, UPSTREAM_DEVICE_TYPES, Excerpt, UpstreamVendor, edit_sites,
 )
@@ -85,6 +85,7 @@ class OnboardingPlan:
     impl: ImplChoice | None               # DIOPI's IMPL_* list holding diopi_impl
     impl_list: str                        # that list's name, or the one diopi.patch adds
     diopi_dir: str                        # the DIOPI impl folder DIOPI builds for diopi_impl
+    files_dir: str                        # the DIOPI impl folder of the vendor's own files (rendered there)
     kernels_cmake: str                    # the kernel list, from csrc_dipu/
     pytorch_config_loaded: bool           # pytorch_test_base.py imports this type's config
     has_runtime: bool
@@ -244,6 +245,7 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
                    (impl_list, diopi_dir)))
 
     # 9: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator.
+    files_dir = impl_folder(impl_opt)
     vendor_cmake = f"impl/{diopi_dir}/CMakeLists.txt"
     if vendor.converts and vendor_cmake in sites:
         ex = sites[vendor_cmake]
@@ -251,8 +253,8 @@ def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
         rule = _at(ex, lambda line: line == "if(USE_ADAPTOR)", start)
         stop = _at(ex, lambda line: line == "endif()", rule) + 1
         row("adaptor", f"{DIOPI_ROOT}/{vendor_cmake}", Status.REPLACE, None, "diopi.patch",
-            Change(vendor_cmake, start, stop - start, "adaptor_rule", (impl_opt, *adaptor_rule_form(ex, start, stop))))
+            Change(vendor_cmake, start, stop - start, "adaptor_rule", (files_dir, *adaptor_rule_form(ex, start, stop))))
 
-    return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, kernels_cmake,
+    return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, files_dir, kernels_cmake,
                           device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None, vendor.build is not None,
                           tuple(rows))

@@ -20,5 +20,6 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
     plan = plan_adaptor(job.rv, job.protos)
     ctx = dict(source=job.source, vendor=job.vendor.identity, plans=plan.functions, casts=plan.casts,
                decls=plan.declared, commit=job.protos.commit, headers=plan.headers,
+               converts=any(not f.passthrough for f in plan.functions),
                primitives={p: namespace_of(job.vendor, p) for p in CONVERSION_PRIMITIVES})
     return {output_paths.adaptor(job.vendor, name): render_template(f"adaptor/{name}.j2", **ctx) for name in FILES}

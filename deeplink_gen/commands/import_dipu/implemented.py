@@ -12,13 +12,15 @@ diopi_impl/ count too, and ascend_config.yaml's lists say which namespace
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
 
+from deeplink_gen import inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.errors import Diagnostic, Loc, UserError
-from deeplink_gen.interfaces.diopi import impl_choice
+from deeplink_gen.interfaces.diopi import impl_choice, impl_namespace
 from deeplink_gen.interfaces.diopi_impl import from_sources, scan
 from deeplink_gen.model import Prototypes
 
@@ -27,7 +29,7 @@ PLUGIN_SOURCES = "diopi_impl"
 
 
 def _namespace(folder: Path) -> str:
-    return "cuda" if folder.name == "torch" else folder.name
+    return impl_namespace(folder.name)
 
 
 def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
@@ -43,10 +45,34 @@ def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
     return where, scan(config.parent / PLUGIN_SOURCES), _namespace(config.parent)
 
 
+# ImplHelper.cmake's diopi_use_adapter(<adaptor dir> <impl dir> "<config_device>" ...): the
+# generator wraps the functions of impl/<config_device> (muxi's CMakeLists.txt passes "torch").
+_USE_ADAPTER = re.compile(r'^\s*diopi_use_adapter\(\s*\S+\s+\S+\s+"(\w+)"', re.M)
+
+
+def _wrapped_elsewhere(folder: Path) -> Diagnostic | None:
+    """A warning when the folder's CMakeLists.txt has DIOPI's generator wrap another folder's functions."""
+    cmake = folder / "CMakeLists.txt"
+    if not cmake.is_file():
+        return None
+    text = inputfile.read(cmake, key="--impl").decode("utf-8", errors="replace")
+    m = _USE_ADAPTER.search(text)
+    if m is None or m.group(1) == folder.name:
+        return None
+    other = folder.parent / m.group(1)
+    return warning(str(cmake), text.count("\n", 0, m.start()) + 1,
+                   f"this build's adaptor wraps the functions of {other} (diopi_use_adapter \"{m.group(1)}\", "
+                   f"impl::{impl_namespace(m.group(1))}), not {folder}'s: --impl with {other} lists what the library "
+                   f"exports")
+
+
 def read_implemented(folder: Path, diopi_impl: str, protos: Prototypes) -> tuple[dict[str, list[str]], list[Diagnostic]]:
     """{namespace: sorted DIOPI functions} and warnings, for the vendor whose
     DIOPI_IMPL_OPT is *diopi_impl* and whose DIOPI impl folder is *folder*."""
     notes: list[Diagnostic] = []
+    elsewhere = _wrapped_elsewhere(folder)
+    if elsewhere is not None:
+        notes.append(elsewhere)
     own = _namespace(folder)
     found = {f: own for f in from_sources(folder)}
     choice = impl_choice(diopi_impl)
