@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from deeplink_gen import inputfile
+from deeplink_gen import inputfile, yamlhint
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -122,6 +122,13 @@ def loads(raw: bytes | str, name: str) -> Document:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
+        context = exc.context_mark.line + 1 if exc.context_mark else None
+        try:
+            found = yamlhint.explain(text, problem, line, col, context)
+        except (IndexError, ValueError):  # a best guess only: keep libyaml's words
+            found = None
+        if found is not None:
+            line, col, problem = found
         raise _fail(name, line, col, (), f"YAML syntax error: {problem}") from None
     except yaml.reader.ReaderError as exc:
         raise _at(Loc.at(name, text, exc.position), f"YAML error: {exc.reason}") from None

@@ -1,0 +1,59 @@
+"""A new vendor's first mistakes, in the file `new-vendor` scaffolds: YAML
+indentation slips are reported at the line that holds them with a plain
+hint, and a file with several mistakes of different kinds has them all
+reported in one run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers import edit, error_lines, line_of, run_cli
+
+
+@pytest.fixture
+def vendor_file(tmp_path: Path) -> Path:
+    """vendors/acme.yaml as `init` and `new-vendor acme` write it, in a fresh workspace."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for args in (("init",), ("new-vendor", "acme")):
+        result = run_cli(*args, cwd=root)
+        assert result.exit_code == 0, result.output
+    return root / "vendors" / "acme.yaml"
+
+
+# Each case: text to replace, its replacement, the text of the line to be reported, the hint.
+INDENTATION = {
+    "key indented more than the key above": (
+        "  device_type: ACME", "    device_type: ACME", "    device_type: ACME",
+        r"this line is indented more than the key above it \('name: acme'"),
+    "key indented less than the keys around it": (
+        "  print_op_args: true", " print_op_args: true", " print_op_args: true",
+        r"this line \(1 space\) is indented less than the key above it"),
+    "first key indented more than the keys after it": (
+        "  name: acme", "   name: acme", "   name: acme",
+        r"this line is indented more than the lines after it \(3 spaces; 'device_type: ACME'"),
+    "tab": ("  profiler: true", "\tprofiler: true", "\tprofiler: true",
+            r"tabs are not allowed for indentation"),
+    "unquoted ': ' in a value": (
+        '  description: "acme accelerator"', "  description: acme: the accelerator", "description: acme: the",
+        r"""a value containing ': ' must be quoted: description: "acme: the accelerator\""""),
+    "list item out of line": (
+        "  cmake_aliases: [ACME, acme]", "  cmake_aliases:\n    - ACME\n   - acme", "   - acme",
+        r"this list item is indented less than the item above it"),
+    "key without ': '": (
+        "  autocompare: false", "  autocompare false", "  autocompare false",
+        r"'autocompare false' is neither 'key: value' nor a list item; a key needs ': ' after it"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INDENTATION))
+def test_indentation_mistake_is_reported_where_it_is(vendor_file: Path, case: str):
+    old, new, needle, hint = INDENTATION[case]
+    edit(vendor_file, old, new)
+    errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
+    assert len(errors) == 1, errors
+    line = line_of(vendor_file, needle)
+    assert re.search(rf"acme\.yaml:{line}:\d+: error: (?:\(top level\): )?YAML syntax error: {hint}", errors[0]), (line, errors[0])
