@@ -65,6 +65,7 @@ class Document:
     values: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
     blocks: set = field(default_factory=set)  # paths of block scalars (| or >): their text starts a line lower
+    flows: dict = field(default_factory=dict)  # path tuple -> source text of a {...} or [...] value
 
     def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
         """Best position for *path*: the key (if asked) or value, else the nearest parent."""
@@ -139,15 +140,16 @@ def loads(raw: bytes | str, name: str) -> Document:
     doc = Document(name, None)
     if node is None:
         return doc
-    builder = _Builder(doc, loader)
+    builder = _Builder(doc, loader, text)
     doc.data = builder.build(node, ())
     return doc
 
 
 class _Builder:
-    def __init__(self, doc: Document, loader: _Loader):
+    def __init__(self, doc: Document, loader: _Loader, text: str):
         self.doc = doc
         self.loader = loader
+        self.text = text
         self.count = 0
 
     def _pos(self, node) -> tuple[int, int]:
@@ -164,6 +166,8 @@ class _Builder:
             raise _fail(self.doc.path, line, col, where,
                         f"document expands to more than {MAX_NODES} values (alias bomb?)")
         self.doc.values.setdefault(where, self._pos(node))
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style:
+            self.doc.flows[where] = self.text[node.start_mark.index:node.end_mark.index]
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, where)
         if isinstance(node, yaml.SequenceNode):

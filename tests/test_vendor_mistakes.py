@@ -57,3 +57,31 @@ def test_indentation_mistake_is_reported_where_it_is(vendor_file: Path, case: st
     assert len(errors) == 1, errors
     line = line_of(vendor_file, needle)
     assert re.search(rf"acme\.yaml:{line}:\d+: error: (?:\(top level\): )?YAML syntax error: {hint}", errors[0]), (line, errors[0])
+
+
+# An unquoted {...} or [...] where text belongs: text to replace, replacement, reported line, message.
+UNQUOTED = {
+    "runtime call written as a bare placeholder": (
+        "      setDevice: unsupported", "      setDevice: {devId}", "setDevice: {devId}",
+        r"runtime\.device\.functions\.setDevice: unquoted \{devId\} is a YAML mapping, not text: a runtime "
+        r"function is a call template with the placeholders as arguments, such as "
+        r"setDevice: acmeSetDevice\(\{devId\}\)"),
+    "call: of a mapping": (
+        "      createStream: unsupported", "      createStream: {pattern: stream_priority, plain: {stream}}",
+        "createStream:", r"runtime\.device\.functions\.createStream\.plain: unquoted \{stream\} is a YAML mapping, not text: .*"
+                         r"plain: acmeCreateStream\(\{stream\}\)"),
+    "text written as a list": (
+        '  description: "acme accelerator"', "  description: [acme accelerator]", "description:",
+        r"vendor\.description: unquoted \[acme accelerator\] is a YAML list, not text: quote the value, "
+        r"as in description: \"\[acme accelerator\]\""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNQUOTED))
+def test_unquoted_braces_are_explained(vendor_file: Path, case: str):
+    old, new, needle, pattern = UNQUOTED[case]
+    edit(vendor_file, old, new)
+    errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
+    line = line_of(vendor_file, needle)
+    assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: {pattern}", errors[0]), (line, errors)
+    assert "unknown key" not in errors[0]
