@@ -66,6 +66,7 @@ class Document:
     keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
     blocks: set = field(default_factory=set)  # paths of block scalars (| or >): their text starts a line lower
     flows: dict = field(default_factory=dict)  # path tuple -> source text of a {...} or [...] value
+    rejected: set = field(default_factory=set)  # paths taken out because the schema rejected them
 
     def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
         """Best position for *path*: the key (if asked) or value, else the nearest parent."""

@@ -85,3 +85,32 @@ def test_unquoted_braces_are_explained(vendor_file: Path, case: str):
     line = line_of(vendor_file, needle)
     assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: {pattern}", errors[0]), (line, errors)
     assert "unknown key" not in errors[0]
+
+
+def test_six_mistakes_of_every_kind_in_one_run(vendor_file: Path):
+    """Schema errors (an unknown key, a wrong type, an unknown dtype, an unquoted placeholder)
+    and semantic ones (an override of an unknown op, a call naming an unknown parameter) all
+    come out of one run: the semantic checks run on what the schema accepted, and the
+    rejected syncDevice is not reported a second time as missing."""
+    edit(vendor_file, '  description: "acme accelerator"', '  description: "acme accelerator"\n  colour: red')
+    edit(vendor_file, "  profiler: true ", "  profiler: yes ")
+    edit(vendor_file, "# ops:\n", "ops:\n  addmn.out: {enabled: false}\n")
+    edit(vendor_file, "# dtypes:\n#   supported: [bool, int8, uint8, int32, float16, float32]\n",
+         "dtypes:\n  supported: [bool, int8, uint8, int32, float16, float32]\n  convert: {int64: int33}\n")
+    edit(vendor_file, "      setDevice: unsupported", "      setDevice: acmeSetDevice({devid})")
+    edit(vendor_file, "      syncDevice: unsupported", "      syncDevice: {devId}")
+    result = run_cli("validate", cwd=vendor_file.parent.parent)
+    errors = error_lines(result)
+    expected = [
+        ("colour: red", r"vendor\.colour: unknown key 'colour'"),
+        ("profiler: yes", r"defaults\.profiler: expected true or false, got 'yes'"),
+        ("addmn.out", r"ops\[addmn\.out\]: 'addmn\.out' is not in the op catalog; did you mean 'addmm\.out'\?"),
+        ("int33", r"dtypes\.convert\.int64: 'int33' is not one of: .*did you mean 'int32'\?"),
+        ("{devid}", r"runtime\.device\.functions\.setDevice: unknown parameter '\{devid\}'; did you mean 'devId'\?"),
+        ("syncDevice: {devId}", r"runtime\.device\.functions\.syncDevice: unquoted \{devId\} is a YAML mapping"),
+    ]
+    assert len(errors) == len(expected), errors
+    for (needle, pattern), error in zip(expected, errors):
+        line = line_of(vendor_file, needle)
+        assert re.search(rf"acme\.yaml:{line}:\d+: error: {pattern}", error), (needle, line, error)
+    assert result.stderr.splitlines()[-1] == "6 errors"

@@ -169,6 +169,13 @@ def check_cached(doc: Document, raw: bytes, schema_name: str) -> list[Diagnostic
     return problems
 
 
+def prune(doc: Document, schema_name: str) -> bool:
+    """Take what the schema rejects out of *doc* (see load/prune.py); False when nothing is left."""
+    from deeplink_gen.load import prune as pruning
+
+    return doc.data is not None and pruning.prune(doc, _validator(schema_name))
+
+
 def check(doc: Document, schema_name: str) -> list[Diagnostic]:
     """Every schema violation in *doc*, sorted by position."""
     if doc.data is None:

@@ -16,9 +16,13 @@ from deeplink_gen.model import Catalog, VendorIdentity, Workspace
 from deeplink_gen.paths import bundled_catalog_files, catalog_files, vendor_files, workspace_file
 
 
-def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> list[yamlfile.Document]:
+def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics,
+                   partial: bool = False) -> list[yamlfile.Document]:
     """Each file read once, parsed and checked against its schema; the files
-    that pass are returned, the problems of the others added to *diags*."""
+    that pass are returned, the problems of the others added to *diags*.
+    With *partial*, a file the schema rejects in part is returned too, with
+    the rejected values taken out (Document.rejected), so that its other
+    mistakes are found in the same run."""
     docs = []
     for path in paths:
         try:
@@ -30,7 +34,8 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics) -> l
         problems = schema.check_cached(doc, raw, schema_name)
         if problems:
             diags.extend(problems)
-            continue
+            if not (partial and schema.prune(doc, schema_name)):
+                continue
         docs.append(doc)
     return docs
 
@@ -100,7 +105,7 @@ def load_workspace(root: Path, only: list[str] | None = None) -> tuple[Workspace
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
     catalog = load_catalogs(root, diags)
     complete = not diags
-    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags))
+    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags, partial=True))
     others = _identities([p for p in all_vendor_paths if p not in vendor_paths])
     return Workspace(root, catalog, vendors, complete, others), diags.items
 
