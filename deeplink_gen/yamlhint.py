@@ -83,8 +83,7 @@ def explain(text: str, problem: str, line: int, col: int,
     if not 1 <= line <= len(lines):
         return None
     here = lines[line - 1]
-    if "tab" in problem or (0 < col <= len(here) and here[col - 1] == "\t") or \
-            ("'\\t'" in problem):
+    if "tab" in problem or "'\\t'" in problem or (0 < col <= len(here) and here[col - 1] == "\t"):
         tab = next((n for n in range(line, 0, -1) if "\t" in lines[n - 1][:_indent(lines[n - 1]) + 1]), line)
         return tab, _indent(lines[tab - 1]) + 1, "tabs are not allowed for indentation; indent with spaces"
     if "could not find expected ':'" in problem and context_line:
