@@ -58,6 +58,16 @@ def _request(ctx: Context, vendors, out: Path | None = None, **choices):
     return Request(ctx.root, tuple(vendors) or None, Choices(diopi_include=ctx.diopi_include, **choices), out)
 
 
+def _prog(root: Path) -> str:
+    """deeplink-gen as the user runs it on *root* (with -C unless it is the current folder)."""
+    return "deeplink-gen" if root == Path(".") else f"deeplink-gen -C {root}"
+
+
+def _next(text: str, err: bool = False) -> None:
+    """The last line of a command that succeeded: what to do next (on stderr when stdout is a report for tools)."""
+    click.echo(f"next: {text}", err=err)
+
+
 def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, workspace: bool = True, **choices):
     """The run's options. The torch to render and check for is --torch-version,
     else deeplink-gen.yaml's torch, else the installed one; its op table is the
@@ -164,6 +174,10 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
                f"{' (shipped op table)' if options.snapshot else ''}")
     if not ws.vendors:
         click.echo("no vendor yet: `deeplink-gen new-vendor NAME` scaffolds one in vendors/")
+        _next(f"{_prog(ctx.root)} new-vendor NAME")
+    else:
+        chosen = " ".join(f"--vendor {v}" for v in vendors) if vendors else "--all"
+        _next(f"{_prog(ctx.root)} render {chosen}")
 
 
 @main.command()
@@ -276,6 +290,10 @@ def explain(ctx: Context, op: str | None, vendor: str, autocompare, torch_versio
     request = _request(ctx, [vendor], autocompare=autocompare, shards=shards, torch_version=torch_version)
     lines = command.run(request, op, options) if op is not None else command.listing(request, options)
     click.echo("\n".join(lines))
+    if op is None:
+        _next(f"{_prog(ctx.root)} explain OP --vendor {vendor}   (one op: its settings and where each comes from)")
+    else:
+        _next(f"change it under ops: {op}: in vendors/{vendor}.yaml, then {_prog(ctx.root)} render --vendor {vendor}")
 
 
 def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> dict[str, Path]:
@@ -353,6 +371,9 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
     if regressions and fail_on_regression:
         click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against {baseline}", err=True)
         sys.exit(1)
+    one = cov.vendors[0].name if len(cov.vendors) == 1 else "NAME"
+    _next(f"{_prog(ctx.root)} explain OP --vendor {one}   (how one op reaches the device)",
+          err=out is None and fmt != "text")
 
 
 def _emit(text: str, out: Path | None, summary: str) -> None:
@@ -413,6 +434,8 @@ def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
           f"{len(result.ops)} changed, {len(result.breaking)} would break")
     if result.breaking:
         sys.exit(1)
+    _next(f"{_prog(ctx.root)} validate --torch-version {new_table.version}, then set torch: {new_table.version} "
+          "in deeplink-gen.yaml and render --all", err=out is None and fmt != "text")
 
 
 @main.command("diopi-snapshot")
@@ -541,6 +564,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, ou
         click.echo(str(n), err=True)
     click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out_dir} "
                f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
+    _next(f"deeplink-gen -C {out_dir} validate, then deeplink-gen -C {out_dir} render --all")
 
 
 @main.command()
@@ -603,6 +627,7 @@ def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, w
                         with_sources=with_sources, force=force)
     cd = "" if ctx.root == Path(".") else f" -C {ctx.root}"
     click.echo(next_steps(result, cd), nl=False)
+    _next(f"fill in vendors/{name}.yaml (step 1), then {_prog(ctx.root)} validate --vendor {name}")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from deeplink_gen import inputfile
+from deeplink_gen import inputfile, yamlhint
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -65,6 +65,8 @@ class Document:
     values: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
     blocks: set = field(default_factory=set)  # paths of block scalars (| or >): their text starts a line lower
+    flows: dict = field(default_factory=dict)  # path tuple -> source text of a {...} or [...] value
+    rejected: set = field(default_factory=set)  # paths taken out because the schema rejected them
 
     def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
         """Best position for *path*: the key (if asked) or value, else the nearest parent."""
@@ -122,6 +124,13 @@ def loads(raw: bytes | str, name: str) -> Document:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
+        context = exc.context_mark.line + 1 if exc.context_mark else None
+        try:
+            found = yamlhint.explain(text, problem, line, col, context)
+        except (IndexError, ValueError):  # a best guess only: keep libyaml's words
+            found = None
+        if found is not None:
+            line, col, problem = found
         raise _fail(name, line, col, (), f"YAML syntax error: {problem}") from None
     except yaml.reader.ReaderError as exc:
         raise _at(Loc.at(name, text, exc.position), f"YAML error: {exc.reason}") from None
@@ -132,15 +141,16 @@ def loads(raw: bytes | str, name: str) -> Document:
     doc = Document(name, None)
     if node is None:
         return doc
-    builder = _Builder(doc, loader)
+    builder = _Builder(doc, loader, text)
     doc.data = builder.build(node, ())
     return doc
 
 
 class _Builder:
-    def __init__(self, doc: Document, loader: _Loader):
+    def __init__(self, doc: Document, loader: _Loader, text: str):
         self.doc = doc
         self.loader = loader
+        self.text = text
         self.count = 0
 
     def _pos(self, node) -> tuple[int, int]:
@@ -157,6 +167,8 @@ class _Builder:
             raise _fail(self.doc.path, line, col, where,
                         f"document expands to more than {MAX_NODES} values (alias bomb?)")
         self.doc.values.setdefault(where, self._pos(node))
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style:
+            self.doc.flows[where] = self.text[node.start_mark.index:node.end_mark.index]
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, where)
         if isinstance(node, yaml.SequenceNode):

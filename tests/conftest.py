@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import helpers
 from helpers import copy_workspace, run_cli
 
 
@@ -35,4 +36,5 @@ def rendered(tmp_path_factory) -> Path:
 
 
 def pytest_configure(config):
+    helpers.PYTEST_CONFIG = config       # a first-run download shows its progress (helpers.download)
     config.addinivalue_line("markers", "slow: builds C++ against torch (about a minute); runs by default")

@@ -6,6 +6,7 @@ checker against torch's headers plus our own DIPU/DIOPI declaration headers."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import importlib.util
 import json
@@ -197,6 +198,32 @@ def diopi_include() -> Path:
     return root
 
 
+# The pytest configuration (set by conftest.py): lets a first-run download reach the terminal.
+PYTEST_CONFIG = None
+
+
+@contextlib.contextmanager
+def uncaptured():
+    """Output inside reaches the terminal although pytest captures the tests' output (with -q too)."""
+    capture = PYTEST_CONFIG.pluginmanager.getplugin("capturemanager") if PYTEST_CONFIG is not None else None
+    if capture is None:
+        yield
+        return
+    with capture.global_and_fixture_disabled():
+        yield
+
+
+def download(what: str, where: Path, *commands: list[str], instead: str = "") -> None:
+    """Run *commands* (pip installs) once, saying first what is fetched and where, with pip's
+    progress shown: a first run of the tests would otherwise sit silent for minutes."""
+    with uncaptured():
+        print(f"\ndeeplink-gen tests, first run: downloading {what} into {where} (once; later runs reuse it)"
+              f"{'; ' + instead if instead else ''}", file=sys.stderr, flush=True)
+        for command in commands:
+            subprocess.run(command, check=True, timeout=3600)
+        print(f"deeplink-gen tests: {where} is ready", file=sys.stderr, flush=True)
+
+
 @functools.lru_cache(maxsize=1)
 def dipu_torch_python() -> Path:
     """A Python whose torch is DIPU's (DIPU_TORCH) and which runs this
@@ -213,9 +240,11 @@ def dipu_torch_python() -> Path:
     ready = venv / ".ready"
     if not ready.is_file():
         shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", f"torch=={DIPU_TORCH}"],
-                       check=True, timeout=3600)
+        download(f"torch=={DIPU_TORCH} (one wheel of about 700 MB)", venv,
+                 [sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                 [str(python), "-m", "pip", "install", "--no-deps", "--progress-bar", "on", f"torch=={DIPU_TORCH}"],
+                 instead=f"to use a Python that has torch {DIPU_TORCH} instead, set "
+                         "DEEPLINK_GEN_TEST_DIPU_PYTHON=/path/to/python")
         ready.touch()
     return python
 
@@ -242,8 +271,9 @@ def cuda_headers() -> tuple[Path, ...]:
     if not (target / ".ready").is_file():
         cache.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=cache))
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(staging),
-                        *(wheel for wheel, _ in CUDA_HEADER_WHEELS)], check=True, timeout=3600)
+        download("NVIDIA's CUDA runtime and NCCL header wheels (about 300 MB)", target,
+                 [sys.executable, "-m", "pip", "install", "--no-deps", "--progress-bar", "on", "--target",
+                  str(staging), *(wheel for wheel, _ in CUDA_HEADER_WHEELS)])
         (staging / ".ready").touch()
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)

@@ -128,4 +128,5 @@ def _check(out_root: Path, rendered: dict[str, dict[str, str]], chosen: dict[str
             click.echo(f"  {chosen[name].command(prefix, '--vendor', name, *out_args)}", err=True)
         return 1
     click.echo(f"up to date: {len(report.unchanged)} files")
+    _next(list(rendered))
     return 0

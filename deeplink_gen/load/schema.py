@@ -13,6 +13,7 @@ import jsonschema
 from deeplink_gen import inputs
 from deeplink_gen.cache import Memo
 from deeplink_gen.cpptext import CONTROL
+from deeplink_gen.load import unquoted
 from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
 from deeplink_gen.model.dtypes import DTYPE_ALIASES
 from deeplink_gen.yamlfile import Document
@@ -77,6 +78,9 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
     where = tuple(error.absolute_path)
     instance = error.instance
     kind = error.validator
+    flow = unquoted.message(doc, error)
+    if flow is not None:
+        return [Diagnostic(doc.loc(where), where, flow)]
     expected = error.schema.get("x-expected")
     if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
         return [Diagnostic(doc.loc(where), where, f"expected {expected}, got {_describe(instance)}")]
@@ -163,6 +167,13 @@ def check_cached(doc: Document, raw: bytes, schema_name: str, memo: Memo) -> lis
     if not problems:
         memo.put("valid", key, True)
     return problems
+
+
+def prune(doc: Document, schema_name: str) -> bool:
+    """Take what the schema rejects out of *doc* (see load/prune.py); False when nothing is left."""
+    from deeplink_gen.load import prune as pruning
+
+    return doc.data is not None and pruning.prune(doc, _validator(schema_name))
 
 
 def check(doc: Document, schema_name: str) -> list[Diagnostic]:

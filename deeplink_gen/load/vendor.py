@@ -47,7 +47,7 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
                   implemented=parse_implemented(doc),
                   tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
-                  sources=read_sources(doc.path, diags),
+                  sources=read_sources(doc.path, diags), rejected=frozenset(doc.rejected),
                   diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
                   if "diopi_library" in raw else None)
 

@@ -18,10 +18,12 @@ from deeplink_gen.paths import bundled_catalog_files, catalog_files, vendor_file
 
 
 def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics,
-                   memo: Memo = NO_MEMO) -> list[yamlfile.Document]:
+                   memo: Memo = NO_MEMO, partial: bool = False) -> list[yamlfile.Document]:
     """Each file read once, parsed and checked against its schema (skipped for
     contents *memo* kept as valid); the files that pass are returned, the
-    problems of the others added to *diags*."""
+    problems of the others added to *diags*. With *partial*, a file the schema
+    rejects in part is returned too, with the rejected values taken out
+    (Document.rejected), so that its other mistakes are found in the same run."""
     docs = []
     for path in paths:
         try:
@@ -33,7 +35,8 @@ def read_documents(paths: list[Path], schema_name: str, diags: Diagnostics,
         problems = schema.check_cached(doc, raw, schema_name, memo)
         if problems:
             diags.extend(problems)
-            continue
+            if not (partial and schema.prune(doc, schema_name)):
+                continue
         docs.append(doc)
     return docs
 
@@ -104,7 +107,7 @@ def load_workspace(root: Path, only: list[str] | None = None,
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
     catalog = load_catalogs(root, diags, memo)
     complete = not diags
-    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags, memo))
+    vendors = tuple(parse_vendor(d, diags) for d in read_documents(vendor_paths, "vendor", diags, memo, partial=True))
     others = _identities([p for p in all_vendor_paths if p not in vendor_paths], memo)
     return Workspace(root, catalog, vendors, complete, others), diags.items
 

@@ -85,6 +85,7 @@ class Vendor:
     shards: Located[int] | None = None            # defaults.shards: kernel translation units
     sources: tuple[SourceFile, ...] = ()
     diopi_library: Located[str] | None = None     # aten_cpu: render a host DIOPI library
+    rejected: frozenset = frozenset()             # paths the schema rejected (taken out; see load/prune.py)
 
     @property
     def name(self) -> str:

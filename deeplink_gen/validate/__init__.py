@@ -42,7 +42,7 @@ def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
         check_identity(vendor, diags)
         check_tests(vendor, diags)
         if vendor.runtime is not None:
-            check_runtime(vendor.runtime, diags)
+            check_runtime(vendor.runtime, diags, vendor.rejected)
             check_event_timing(vendor.runtime, diags)
         check_dtypes(vendor, ctx.protos, diags)
         check_layouts(vendor, ctx.protos, diags)

@@ -11,6 +11,7 @@ from deeplink_gen.interfaces.dipu import (
     COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, PATTERN_NAMES, STRUCT_FIELDS,
     SUCCESS_RETURN, placeholders,
 )
+from deeplink_gen.load.prune import gone
 from deeplink_gen.model import CallTemplate, Impl, RuntimeSpec
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -66,11 +67,12 @@ def _where(impl: Impl) -> tuple:
     return ("runtime", impl.function.section, "functions", impl.function.key)
 
 
-def check_runtime(spec: RuntimeSpec, diags: Diagnostics) -> None:
+def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = frozenset()) -> None:
+    """*rejected*: the paths the schema rejected, whose absence is not another mistake."""
     checker_names = [c.name for c in spec.checkers]
 
     def check_ref(name, loc, path):
-        if name is not None and spec.checker(name) is None:
+        if name is not None and spec.checker(name) is None and not gone(("runtime", "checkers", name), rejected):
             diags.add(loc, path, f"checker '{name}' is not defined under runtime.checkers",
                       Suggestion(name, checker_names))
 
@@ -83,7 +85,7 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics) -> None:
     ):
         have = {i.function.key for i in impls}
         for fn in functions:
-            if fn.strong and fn.key not in have:
+            if fn.strong and fn.key not in have and not gone(("runtime", section, "functions", fn.key), rejected):
                 diags.add(loc, ("runtime", section, "functions"),
                           f"strong DIPU function '{fn.key}' ({fn.signature()}) is not defined; "
                           f"write '{fn.key}: unsupported' to stub it")
@@ -96,7 +98,8 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics) -> None:
     kinds = dict(spec.memcpy_kinds)
     for impl in spec.device_impls:
         direction = MEMCPY_KIND.get(impl.function.key)
-        if direction and direction not in kinds and any("kind" in t.placeholders() for t in impl.all_templates()):
+        if direction and direction not in kinds and any("kind" in t.placeholders() for t in impl.all_templates()) \
+                and not gone(("runtime", "device", "memcpy_kinds", direction), rejected):
             diags.add(impl.loc, _where(impl), f"uses {{kind}} but runtime.device.memcpy_kinds has no {direction}")
     for t in spec.diopi_test.init + spec.diopi_test.finalize:
         for msg in template_problems(t, set()):

@@ -1,0 +1,174 @@
+"""Where a YAML syntax error really is, and what to do about it.
+
+libyaml names the token it choked on, which for an indentation mistake is
+often the line after the mistake, in words ("mapping values are not allowed
+in this context", "did not find expected key") that do not say what is
+wrong. ``explain`` looks at the lines around that token and returns the line,
+column and a plain message for the common mistakes: a key indented more or
+less than its neighbours, a list item out of line with the one above, a tab
+used for indentation, an unquoted ': ' inside a value, a line that lacks the
+': ' of a key. Anything else keeps libyaml's own words and position."""
+
+from __future__ import annotations
+
+import re
+
+# The key of a `key: value` line (after any list dashes); its ':' ends group 1.
+_COMMENT = re.compile(r"""\s+#(?=[^"']*$).*$""")
+_KEY = re.compile(r"""^((?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s#'"{\[][^#]*?)):(?=\s|$)""")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _content(lines: list[str], number: int) -> bool:
+    stripped = lines[number - 1].strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _previous(lines: list[str], number: int) -> int | None:
+    """The nearest line above *number* (1-based) with content, not a comment."""
+    for n in range(number - 1, 0, -1):
+        if _content(lines, n):
+            return n
+    return None
+
+
+def _next(lines: list[str], number: int) -> int | None:
+    for n in range(number + 1, len(lines) + 1):
+        if _content(lines, n):
+            return n
+    return None
+
+
+def _text(lines: list[str], number: int) -> str:
+    """Line *number* without its indentation and its trailing comment."""
+    return _COMMENT.sub("", lines[number - 1]).strip()
+
+
+def _has_value(line: str) -> bool:
+    """A `key: value` line (its key cannot hold nested keys) or a list item with a scalar."""
+    body = line.strip()
+    if body.startswith("- ") and not _KEY.match(body[2:].lstrip()):
+        return True
+    match = _KEY.match(body)
+    if not match:
+        return False
+    rest = body[match.end():].split(" #")[0].strip()
+    return bool(rest) and rest not in ("|", ">", "|-", ">-", "|+", ">+") and not rest.startswith("&")
+
+
+def _open_levels(lines: list[str], number: int) -> list[tuple[int, int]]:
+    """(indentation, line) of the lines that enclose line *number*'s previous
+    content line: that line, then each nearest line above with less indentation."""
+    out = []
+    n = _previous(lines, number)
+    while n is not None:
+        width = _indent(lines[n - 1])
+        if not out or width < out[-1][0]:
+            out.append((width, n))
+            if width == 0:
+                break
+        n = _previous(lines, n)
+    return out
+
+
+def explain(text: str, problem: str, line: int, col: int,
+            context_line: int | None = None) -> tuple[int, int, str] | None:
+    """(line, column, message) for a syntax error libyaml reports as *problem*
+    at *line*:*col* (1-based; *context_line*: where the construct it was
+    reading began), or None to keep libyaml's own report."""
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    here = lines[line - 1]
+    if "tab" in problem or "'\\t'" in problem or (0 < col <= len(here) and here[col - 1] == "\t"):
+        tab = next((n for n in range(line, 0, -1) if "\t" in lines[n - 1][:_indent(lines[n - 1]) + 1]), line)
+        return tab, _indent(lines[tab - 1]) + 1, "tabs are not allowed for indentation; indent with spaces"
+    if "could not find expected ':'" in problem and context_line:
+        start = context_line
+        return start, _indent(lines[start - 1]) + 1, _no_colon(_text(lines, start))
+    if "mapping values are not allowed" in problem:
+        return _mapping_value(lines, line, col)
+    if "did not find expected" in problem or "block end" in problem or "block mapping" in problem:
+        return _block(lines, line)
+    return None
+
+
+def _mapping_value(lines: list[str], line: int, col: int) -> tuple[int, int, str] | None:
+    here = lines[line - 1]
+    first = _KEY.match(here.strip())
+    if first and col > _indent(here) + first.end():
+        # A ': ' after the key's own: the value holds it.
+        key = first.group(1)
+        value = here.strip()[first.end():].split(" #")[0].strip()
+        return line, col, (f"a value containing ': ' must be quoted: {key}: \"{value}\""
+                           if '"' not in value else f"a value containing ': ' must be quoted: {key}: '{value}'")
+    above = _previous(lines, line)
+    if above is not None and _indent(here) > _indent(lines[above - 1]) and _has_value(lines[above - 1]):
+        return line, _indent(here) + 1, (
+            f"this line is indented more than the key above it ('{_text(lines, above)}' at line {above}: "
+            f"{_spaces(_indent(lines[above - 1]))}; this one: {_spaces(_indent(here))}); "
+            "a key with a value cannot hold keys")
+    return None
+
+
+def _block(lines: list[str], line: int) -> tuple[int, int, str] | None:
+    here = lines[line - 1]
+    above = _previous(lines, line)
+    if not here.strip() or above is None:
+        return None
+    width, above_width = _indent(here), _indent(lines[above - 1])
+    item = here.strip().startswith("- ") and _text(lines, above).startswith("- ")
+    what = "list item" if item else "line"
+    if width > above_width:
+        return line, width + 1, (
+            f"this {what} is indented more than the {'item' if item else 'key'} above it "
+            f"('{_text(lines, above)}' at line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
+    if width == above_width:
+        bare = _text(lines, above)
+        if not _KEY.match(bare) and not bare.startswith(("-", "{", "[", '"', "'", "|", ">")):
+            return above, above_width + 1, _no_colon(bare)
+        return None
+    levels = _open_levels(lines, line)
+    parent = next(((w, n) for w, n in levels if w < width), None)
+    first = _next(lines, parent[1]) if parent is not None else None
+    if first is not None and first < line and _indent(lines[first - 1]) > width:
+        # The first line under the parent set a deeper indentation than this one. When this one
+        # is the file's usual step from the parent (or the lines after it agree with it), the
+        # first line is the odd one out.
+        following = _next(lines, line)
+        agree = following is not None and _indent(lines[following - 1]) == width
+        if agree or width - parent[0] == _usual_step(lines):
+            return first, _indent(lines[first - 1]) + 1, (
+                f"this {what} is indented more than the {what}s after it ({_spaces(_indent(lines[first - 1]))}; "
+                f"'{_text(lines, line)}' at line {line}: {_spaces(width)})")
+    if item:
+        return line, width + 1, (
+            f"this list item is indented less than the item above it "
+            f"(line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
+    if width in [w for w, _ in levels]:
+        return None
+    closest = ", ".join(f"'{_text(lines, n)}' at line {n}: {_spaces(w)}" for w, n in levels[:2])
+    return line, width + 1, (
+        f"this line ({_spaces(width)}) is indented less than the key above it but lines up with no key "
+        f"above it ({closest})")
+
+
+def _no_colon(text: str) -> str:
+    return f"'{text}' is neither 'key: value' nor a list item; a key needs ': ' after it"
+
+
+def _spaces(n: int) -> str:
+    return f"{n} space{'' if n == 1 else 's'}"
+
+
+def _usual_step(lines: list[str]) -> int:
+    """The most common indentation step between a line and the line it nests under."""
+    steps: dict[int, int] = {}
+    widths = [_indent(s) for s in lines if s.strip() and not s.strip().startswith("#")]
+    for before, after in zip(widths, widths[1:]):
+        if after > before:
+            steps[after - before] = steps.get(after - before, 0) + 1
+    return max(steps, key=lambda s: (steps[s], -s)) if steps else 2

@@ -1,0 +1,63 @@
+"""A command that succeeds ends with a `next:` line, and the command it names
+runs: from `init` to a rendered, checked vendor by following them alone."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from helpers import REPO, run_cli
+
+
+def _next(result) -> str:
+    """The last line of a successful run, which must be its `next:` line."""
+    assert result.exit_code == 0, result.output
+    last = result.output.splitlines()[-1]
+    assert last.startswith("next: "), result.output
+    return last
+
+
+def _follow(line: str, **names: str):
+    """Run the deeplink-gen command a `next:` line names (NAME and the like filled in)."""
+    command = line[line.index("deeplink-gen"):].split("   (")[0].split(", then")[0]
+    args = shlex.split(command)[1:]
+    return run_cli(*[names.get(a, a) for a in args])
+
+
+def test_following_next_from_init_to_a_checked_render(tmp_path: Path):
+    line = _next(run_cli("init", str(tmp_path)))
+    assert line.startswith(f"next: deeplink-gen -C {tmp_path} new-vendor NAME")
+    line = _next(_follow(line, NAME="acme"))
+    assert line == f"next: fill in vendors/acme.yaml (step 1), then deeplink-gen -C {tmp_path} validate --vendor acme"
+    line = _next(_follow(line))
+    assert line == f"next: deeplink-gen -C {tmp_path} render --vendor acme"
+    line = _next(_follow(line))
+    assert line.startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+    line = _next(run_cli("render", "--all", "--check", cwd=tmp_path))
+    assert line.startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+
+
+def test_validate_without_vendors_names_new_vendor(tmp_path: Path):
+    run_cli("init", str(tmp_path))
+    assert _next(run_cli("validate", cwd=tmp_path)) == f"next: deeplink-gen -C {tmp_path} new-vendor NAME"
+
+
+def test_explain_and_coverage_end_with_a_runnable_next(tmp_path: Path):
+    line = _next(run_cli("explain", "--vendor", "camb", cwd=REPO))
+    assert line.startswith(f"next: deeplink-gen -C {REPO} explain OP --vendor camb")
+    result = _follow(line, OP="add.out")
+    assert result.output.startswith("add.out  (")
+    assert _next(result).startswith("next: change it under ops: add.out: in vendors/camb.yaml, then "
+                                    f"deeplink-gen -C {REPO} render --vendor camb")
+    line = _next(run_cli("coverage", "--vendor", "camb", cwd=REPO))
+    assert _follow(line, OP="mm.out").exit_code == 0
+    # A report for tools keeps stdout clean: the next line goes to stderr.
+    result = run_cli("coverage", "--vendor", "camb", "--format", "json", cwd=REPO)
+    assert result.stdout.rstrip().endswith("}") and result.stderr.splitlines()[-1].startswith("next: ")
+
+
+def test_drift_ends_with_next_when_nothing_breaks():
+    line = _next(run_cli("drift", "--from", "2.1.1", "--to", "2.2.2", cwd=REPO))
+    assert line == (f"next: deeplink-gen -C {REPO} validate --torch-version 2.2.2, then set torch: 2.2.2 in "
+                    "deeplink-gen.yaml and render --all")
+    assert _follow(line).exit_code == 0
