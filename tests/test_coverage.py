@@ -131,6 +131,26 @@ def test_coverage_agrees_with_the_manifests(target_report: dict):
             assert (cell["fallback_to_cpu"] == "on") == flags[op]["fallback_to_cpu"], (vendor, op)
 
 
+# A registration; an op that reaches several DIOPI functions registers under the name of them all
+# (diopiAdd_and_diopiAddScalar), the first being its own.
+_REGISTRATION = re.compile(r'^ +(?:NO|WITH)_CUSTOMFALLBACK_(NO|WITH)_AUTOCOMPARE_REGISTER\("([^"]+)", (?:::)?(\w+?)(?:_and_\w+)?,', re.M)
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_kernels_explain_and_coverage_agree_on_every_op(target_report: dict, vendor: str):
+    """Every op of the vendor: the kernels file registers it (with its DIOPI function, and with an
+    autocompare twin or not) exactly as coverage reports it and as `explain --vendor` lists it."""
+    kernels = "".join(p.read_text() for p in sorted((REPO / "generated" / vendor).rglob("AutoGenedKernels*.cpp")))
+    registered = {op: (function, twin == "WITH") for twin, op, function in _REGISTRATION.findall(kernels)}
+    covered = {o["op"]: (o["vendors"][vendor]["diopi"], o["vendors"][vendor]["autocompare"] == "on")
+               for o in target_report["ops"] if o["vendors"][vendor]["reach"] == "registered"}
+    listing = run_cli("explain", "--vendor", vendor, cwd=REPO)
+    assert listing.exit_code == 0, listing.output
+    listed = {m.group(1): m.group(3) for m in re.finditer(r"^  (\S+) +(registered) +(\S+) ", listing.stdout, re.M)}
+    assert registered and registered == covered, vendor
+    assert listed == {op: function for op, (function, _) in registered.items()}, vendor
+
+
 @pytest.mark.parametrize("op, vendor, autocompare, fallback", [
     ("where.self_out", "camb", "off", "on"),     # the vendor turns autocompare off for it: still possible
     ("rsqrt.out", "camb", "off", "off"),         # the vendor turns the fallback block off
