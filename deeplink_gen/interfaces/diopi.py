@@ -93,7 +93,10 @@ def impl_namespace(folder: str) -> str:
     return "cuda" if folder == "torch" else folder
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise_type(text: str) -> str:
+    """A C type (or parameter) spelled one way: single spaces, `T* x`, `T**` (the same few
+    spellings come back thousands of times, so each is worked out once)."""
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\s*\*\s*", "* ", text).strip()
     return re.sub(r"\*\s+\*", "**", text)
