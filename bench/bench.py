@@ -4,7 +4,8 @@
 
 Reports (min and median of --runs):
   * whole processes (`python -m deeplink_gen ...`, start-up and imports included),
-    beside `python -c pass` as the floor: `--help`; a full render into an empty
+    beside `python -c pass` and an import of the libraries a render runs on (click,
+    jinja2, jsonschema, yaml, torchgen) as floors: `--help`; a full render into an empty
     output folder with an empty cache folder (cold: only the torch op index, built
     once per torch install when no shipped snapshot matches the torch, is kept),
     after an input changed (the stored model and rendered files miss; the op
@@ -142,6 +143,8 @@ def process_rows(runs: int, checkout: Path | None) -> list:
 
         case("python -c pass (process)", [sys.executable, "-c", "pass"])
         case("deeplink-gen --help (process)", [sys.executable, "-m", "deeplink_gen", "--help"])
+        case("import of the libraries a render runs on (process)",
+             [sys.executable, "-c", "import click, jinja2, jsonschema, yaml, torchgen.model, torchgen.api.types"])
         if checkout is not None:
             case("DIPU's generator, camb, autocompare (process)", dipu_generator(checkout, tmp / "dipu.cpp"))
         subprocess.run(command(REPO, "--all"), check=True, capture_output=True, env=env)   # the op index
