@@ -275,3 +275,23 @@ def test_a_report_that_cannot_be_written_is_an_error(workspace: Path):
     result = run_cli("coverage", "--format", "json", "--out", str(workspace / "afile" / "report.json"), cwd=workspace)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "afile" in result.stderr and "Not a directory" in result.stderr
+
+
+@pytest.mark.parametrize("command", [("coverage", "--vendor", "camb"), ("drift", "--from", "2.1.1", "--to", "2.13")])
+def test_a_report_replaces_only_a_file_deeplink_gen_wrote(workspace: Path, tmp_path: Path, command: tuple):
+    """--out of coverage and drift: a hand-written file, a workspace input or a link is never
+    replaced; a report deeplink-gen wrote there before is."""
+    vendor = workspace / "vendors" / "camb.yaml"
+    mine = tmp_path / "notes.txt"
+    mine.write_text("keep me\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(mine)
+    for target in (vendor, mine, link):
+        before = target.read_bytes()
+        result = run_cli(*command, "--out", str(target), cwd=workspace)
+        assert result.exit_code == 1, (target, result.output)
+        assert f"{target}: --out names a file deeplink-gen did not write" in result.stderr
+        assert target.read_bytes() == before and (target != link or link.is_symlink())
+    report = tmp_path / "report.txt"
+    assert run_cli(*command, "--out", str(report), cwd=workspace).exit_code == 0
+    assert run_cli(*command, "--out", str(report), cwd=workspace).exit_code == 0      # its own: replaced
