@@ -243,6 +243,8 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
         request = _request(ctx, vendors, autocompare=autocompare, shards=shards, torch_version=torch_version)
         code = into.run(request, options, into_dir, force, strict)
         sys.exit(code)
+    if out_dir is not None:
+        _not_inputs(ctx.root, out_dir)
     if out_dir is not None and not allow_outside_workspace and not check:
         root = ctx.root.resolve()
         if root != out_dir.resolve() and root not in out_dir.resolve().parents:
@@ -265,6 +267,24 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
     code = command.run(request, chosen or options(), check=check, show_diff=show_diff, prefix=prefix,
                        out_args=out_args, strict=strict)
     sys.exit(code)
+
+
+def _not_inputs(root: Path, out_dir: Path) -> None:
+    """Refuse an --out in a workspace's vendors/, catalog/ or schemas/ (this workspace's, or
+    another's: a folder beside deeplink-gen.yaml): a render there would become its input."""
+    from deeplink_gen.paths import workspace_file
+
+    target = out_dir.resolve()
+    roots = {root.resolve()} | {p.parent for p in (target, *target.parents) if p.name in _INPUT_FOLDERS
+                                and os.path.lexists(workspace_file(p.parent))}
+    for ws in sorted(roots):
+        for name in _INPUT_FOLDERS:
+            if target == ws / name or ws / name in target.parents:
+                raise click.UsageError(f"--out {out_dir} is inside {ws / name}, a workspace folder that holds its "
+                                       "inputs; render into generated/ (the default) or another folder")
+
+
+_INPUT_FOLDERS = ("vendors", "catalog", "schemas")
 
 
 @main.command()

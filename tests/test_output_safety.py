@@ -295,3 +295,18 @@ def test_a_report_replaces_only_a_file_deeplink_gen_wrote(workspace: Path, tmp_p
     report = tmp_path / "report.txt"
     assert run_cli(*command, "--out", str(report), cwd=workspace).exit_code == 0
     assert run_cli(*command, "--out", str(report), cwd=workspace).exit_code == 0      # its own: replaced
+
+
+@pytest.mark.parametrize("out", ["vendors", "vendors/camb", "catalog/x", "schemas"])
+def test_render_never_writes_into_a_workspaces_inputs(workspace: Path, tmp_path: Path, out: str):
+    """A render into vendors/ would make its output the vendor's hand-written sources next time:
+    refused for this workspace's input folders and for another workspace's."""
+    other = tmp_path / "other"
+    (other / "vendors").mkdir(parents=True)
+    (other / "deeplink-gen.yaml").write_text("torch: 2.2.2\n")
+    before, before_other = tree_state(workspace), tree_state(other)
+    for target in (workspace / out, other / out):
+        result = run_cli("render", "--vendor", "camb", "--out", str(target), "--allow-outside-workspace",
+                         cwd=workspace)
+        assert result.exit_code == 2 and "a workspace folder that holds its inputs" in result.output, result.output
+    assert tree_state(workspace) == before and tree_state(other) == before_other
