@@ -126,9 +126,10 @@ def test_like_takes_every_bundled_vendor_in_an_empty_folder(tmp_path: Path, like
     validates and renders under its new name."""
     result = run_cli("new-vendor", "acme", "--like", like, cwd=tmp_path)
     assert result.exit_code == 0, result.output
+    assert "\ntorch: 2.2.2\n" in (tmp_path / "deeplink-gen.yaml").read_text()     # DIPU's torch, not the installed one
     result = run_cli("validate", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert "1 vendor (acme)" in result.output
+    assert "1 vendor (acme)" in result.output and "torch 2.2.2" in result.output
     result = run_cli("render", "--vendor", "acme", cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert (vendor_dir(tmp_path / "generated", "acme") / "deviceimpl.cpp").is_file()

@@ -6,6 +6,7 @@ edit are written only when missing."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,14 +50,24 @@ def ensure_schemas(root: Path, result: InitResult) -> None:
         write_atomic(target, data)
 
 
-def ensure_layout(root: Path, result: InitResult) -> None:
-    """What new-vendor needs in any folder: vendors/ and the schemas."""
+def ensure_layout(root: Path, result: InitResult, *, settings: bool = False) -> None:
+    """What new-vendor needs in any folder: vendors/ and the schemas; with *settings*, also
+    deeplink-gen.yaml where there is none, so that the folder renders for DIPU's torch
+    (not for whichever torch is installed)."""
     if root.exists() and not root.is_dir():
         raise UserError([Diagnostic(None, None, f"{root} exists and is not a folder")])
     if not (root / "vendors").is_dir():
         (root / "vendors").mkdir(parents=True)
         result.created.append("vendors/")
     ensure_schemas(root, result)
+    if settings and not os.path.lexists(root / WORKSPACE_FILE):
+        write_atomic(root / WORKSPACE_FILE, render(ONCE[WORKSPACE_FILE], **_context(None)).encode("utf-8"))
+        result.created.append(WORKSPACE_FILE)
+
+
+def _context(source: ToolSource | None) -> dict:
+    return dict(torch_version=str(installed_torch_version()), target_torch=SUPPORTED_TORCHS[-1],
+                tool_requirement=shlex.quote(source.requirement) if source is not None else "")
 
 
 def init(root: Path, tool: str | None = None) -> InitResult:
@@ -64,8 +75,7 @@ def init(root: Path, tool: str | None = None) -> InitResult:
     result = InitResult()
     ensure_layout(root, result)
     source = ToolSource(tool) if tool is not None else installed_source()
-    context = dict(torch_version=str(installed_torch_version()), target_torch=SUPPORTED_TORCHS[-1],
-                   tool_requirement=shlex.quote(source.requirement))
+    context = _context(source)
     for rel, template in ONCE.items():
         target = root / rel
         if target.exists():

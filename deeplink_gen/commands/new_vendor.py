@@ -301,7 +301,7 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
                     (made_folder / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(src, made_folder / rel)
         vendor = _validate(root, made_yaml, name)
-        ensure_layout(root, InitResult())        # vendors/ and the schemas the modeline names
+        ensure_layout(root, InitResult(), settings=True)   # vendors/, the schemas the modeline names, the torch
         sources_dir = None
         if with_sources:
             sources_dir = folder
@@ -337,12 +337,27 @@ def _validate(root: Path, path: Path, name: str):
     # A broken or missing catalog is validate's business, not the scaffold's.
     ws = Workspace(root, catalog, (vendor,), catalog_complete=not cat_diags and bool(catalog.entries))
     try:
-        pipeline.validate(ws, pipeline.Options(installed_torch_version()))
+        pipeline.validate(ws, _options(root))
     except UserError as exc:
         own = [d for d in exc.diagnostics if d.is_error and d.loc is not None and d.loc.file == shown]
         if own:
             raise UserError(own) from None
     return vendor
+
+
+def _options(root: Path) -> pipeline.Options:
+    """The workspace's torch (deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes there):
+    the installed torch when it is that one, else the op table shipped for it."""
+    from deeplink_gen.interfaces import torch_snapshots
+    from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
+    from deeplink_gen.load.workspace import target_torch
+
+    recorded = target_torch(root)
+    wanted = recorded[0] if recorded is not None else SUPPORTED_TORCHS[-1]
+    installed = installed_torch_version()
+    if torch_snapshots.matches(installed, wanted):
+        return pipeline.Options(installed)
+    return pipeline.Options(torch_snapshots.choose(wanted).version, snapshot=True)
 
 
 # ---------------------------------------------------------------- what to do next
