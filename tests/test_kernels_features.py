@@ -269,3 +269,12 @@ def test_explain_without_an_op_lists_the_vendors_ops(workspace: Path):
     assert re.match(rf"camb: {int(catalog) - 1} of {catalog} catalog ops enabled, torch ", lines[0]), lines[0]
     assert re.search(r"^  add\.out +registered +diopiAdd +catalog \(.*pointwise\.yaml:\d+:\d+\)$", result.stdout, re.M)
     assert re.search(r"^  abs\.out +disabled +diopiAbs ", result.stdout, re.M)
+
+
+def test_explain_of_an_op_base_name_lists_its_overloads(workspace: Path):
+    """`explain add` names no op (torch has add.Tensor, add.out, ...): the error lists the catalog's
+    overloads rather than a near name such as addr."""
+    result = run_cli("explain", "add", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 1
+    assert "'add' names no single op: the op catalog has " in result.stderr
+    assert "add.Tensor" in result.stderr and "add.out" in result.stderr and "addr" not in result.stderr

@@ -120,6 +120,10 @@ def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
     """Why *op* has nothing to explain: a torch op the catalog lacks (and how to add it, with the DIOPI
     functions its name suggests), or no op at all (and the nearest name)."""
     table = options.op_table()
+    overloads = sorted(n for n in ws.catalog.names() if n.split(".")[0] in (op, op + "_") and n != op)
+    if op not in table.ops and overloads:
+        return (f"'{op}' names no single op: the op catalog has {_some(overloads)}; "
+                f"explain one of them (explain --vendor V lists every op)")
     if op not in table.ops:
         return (f"'{op}' is neither in the op catalog nor an op of torch {table.version}"
                 f"{did_you_mean(op, [*ws.catalog.names(), *table.ops])}")
@@ -129,6 +133,10 @@ def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
              else f"; DIOPI declares no {base}: the op needs one, or a catalog entry with dummy_call or custom code")
     return (f"'{op}' is an op of torch {table.version} that the op catalog does not define: add it to a "
             f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; README: \"The op catalog\"){diopi}")
+
+
+def _some(names: list[str], shown: int = 8) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def listing(request: Request, options: pipeline.Options) -> list[str]:

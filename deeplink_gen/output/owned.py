@@ -70,7 +70,8 @@ def not_ours(tree: Path) -> str | None:
         names = sorted(set(os.listdir(tree)) - {MARKER})
         if not names:
             return None
-        return f"has no manifest.json of deeplink-gen's, so its {_count(names)} ({_some(names)}) may not be its"
+        return (f"has no manifest.json of deeplink-gen's, so {_count(names)} in it ({_some(names)}) may not "
+                "be deeplink-gen's to replace")
     alien = sorted(rel for rel in entries(tree) if rel not in listed)
     if not alien:
         return None
