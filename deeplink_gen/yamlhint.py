@@ -107,6 +107,9 @@ def _mapping_value(lines: list[str], line: int, col: int) -> tuple[int, int, str
                            if '"' not in value else f"a value containing ': ' must be quoted: {key}: '{value}'")
     above = _previous(lines, line)
     if above is not None and _indent(here) > _indent(lines[above - 1]) and _has_value(lines[above - 1]):
+        odd = _dedented(lines, above, line)
+        if odd is not None:
+            return odd
         return line, _indent(here) + 1, (
             f"this line is indented more than the key above it ('{_text(lines, above)}' at line {above}: "
             f"{_spaces(_indent(lines[above - 1]))}; this one: {_spaces(_indent(here))}); "
@@ -123,6 +126,9 @@ def _block(lines: list[str], line: int) -> tuple[int, int, str] | None:
     item = here.strip().startswith("- ") and _text(lines, above).startswith("- ")
     what = "list item" if item else "line"
     if width > above_width:
+        odd = None if item else _dedented(lines, above, line)
+        if odd is not None:
+            return odd
         return line, width + 1, (
             f"this {what} is indented more than the {'item' if item else 'key'} above it "
             f"('{_text(lines, above)}' at line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
@@ -154,6 +160,19 @@ def _block(lines: list[str], line: int) -> tuple[int, int, str] | None:
     return line, width + 1, (
         f"this line ({_spaces(width)}) is indented less than the key above it but lines up with no key "
         f"above it ({closest})")
+
+
+def _dedented(lines: list[str], above: int, line: int) -> tuple[int, int, str] | None:
+    """Line *above* when it is indented less than both the line before it and line *line* after
+    it, which line up: most likely *above* slipped left (else *line* slipped right; both named)."""
+    before = _previous(lines, above)
+    width = _indent(lines[line - 1])
+    if before is None or _indent(lines[before - 1]) != width or _indent(lines[above - 1]) >= width:
+        return None
+    return above, _indent(lines[above - 1]) + 1, (
+        f"this line ({_spaces(_indent(lines[above - 1]))}) is indented less than the lines around it "
+        f"(lines {before} and {line}: {_spaces(width)}); indent it like them, or, if it begins a new "
+        f"section, indent line {line} under it")
 
 
 def _no_colon(text: str) -> str:

@@ -32,6 +32,9 @@ INDENTATION = {
     "key indented less than the keys around it": (
         "  print_op_args: true", " print_op_args: true", " print_op_args: true",
         r"this line \(1 space\) is indented less than the key above it"),
+    "key at the left edge between two indented keys": (
+        "  device_type: ACME", "device_type: ACME", "device_type: ACME",
+        r"this line \(0 spaces\) is indented less than the lines around it \(lines 12 and 14: 2 spaces\)"),
     "first key indented more than the keys after it": (
         "  name: acme", "   name: acme", "   name: acme",
         r"this line is indented more than the lines after it \(3 spaces; 'device_type: ACME'"),
