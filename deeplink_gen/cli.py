@@ -665,7 +665,23 @@ def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, w
                         with_sources=with_sources, force=force)
     cd = "" if ctx.root == Path(".") else f" -C {ctx.root}"
     click.echo(next_steps(result, cd), nl=False)
+    _upstream_note(name, like)
     _next(f"fill in vendors/{name}.yaml (step 1), then {_prog(ctx.root)} validate --vendor {name}")
+
+
+def _upstream_note(name: str, like: str | None) -> None:
+    """A new vendor named as one DIPU has its own folder for: --into replaces DIPU's files there."""
+    from deeplink_gen.interfaces.dipu import DIPU_COMMIT, UPSTREAM
+    from deeplink_gen.paths import example_vendors_dir
+
+    if name not in UPSTREAM or like is not None:
+        return
+    bundled = (example_vendors_dir() / f"{name}.yaml").is_file()
+    click.echo(f"warning: DIPU {DIPU_COMMIT[:8]} has a vendor/{name}/ of its own: render --vendor {name} --into "
+               f"replaces its vendorapi.h, deviceimpl.cpp and the other files this vendor renders with these, whose "
+               f"runtime functions are `unsupported` until you fill them in, and leaves DIPU's other files there"
+               + (f"; `new-vendor {name} --like {name} --force` starts from deeplink-gen's own {name} vendor instead"
+                  if bundled else "; pick another name for a new device"), err=True)
 
 
 if __name__ == "__main__":

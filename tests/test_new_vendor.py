@@ -277,3 +277,14 @@ def test_cookiecutter_leaves_home_alone(tmp_path: Path):
         "vendors/acme", "vendors/acme.yaml", "vendors/acme/README.md"]      # the schemas its modeline names
     assert not any("replay" in p or p.startswith(".") for p in after)
     assert sorted(os.listdir(ws)) == ["catalog", "deeplink-gen.yaml", "schemas", "vendors"]
+
+
+def test_a_name_dipu_has_a_vendor_folder_for_is_warned_about(tmp_path: Path):
+    """render --into would replace DIPU's own vendor/cuda/ files with the scaffold's stubs."""
+    result = run_cli("new-vendor", "cuda", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "warning: DIPU 9dd38082 has a vendor/cuda/ of its own: render --vendor cuda --into replaces" in result.stderr
+    assert "--like cuda --force" in result.stderr
+    assert result.stdout.rstrip().splitlines()[-1].startswith("next: ")
+    plain = run_cli("new-vendor", "acme", cwd=tmp_path)
+    assert plain.exit_code == 0 and "warning" not in plain.stderr
