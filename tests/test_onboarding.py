@@ -388,6 +388,7 @@ def test_into_refuses_a_tree_it_does_not_recognise(workspace: Path, tmp_path: Pa
     result = _into(workspace, "camb", empty)
     assert error_lines(result) == [] and result.exit_code == 1
     assert "is not a deeplink.framework checkout: it has no dipu/CMakeLists.txt" in result.stderr
+    assert "--force" not in result.stderr          # no advice to write into an unrelated folder
     assert not any(empty.iterdir())
     # DIPU's dipu/ folder instead of the repository root.
     tree = dipu_checkout(tmp_path / "dipu")

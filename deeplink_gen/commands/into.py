@@ -171,10 +171,11 @@ def _refusal(dest: Path, name: str) -> str:
     if not (dest / DIPU_CMAKE).is_file() or not (dest / CSRC_CMAKE).is_file():
         hint = " (it looks like the dipu/ folder: give the repository root, its parent)" \
             if (dest / "torch_dipu" / "csrc_dipu" / "CMakeLists.txt").is_file() else ""
-        what = f"{dest} is not a deeplink.framework checkout: it has no {DIPU_CMAKE}{hint}"
-    else:
-        what = (f"{dest} is not a DIPU checkout that the edits for {name} fit (DIPU {DIPU_COMMIT}, "
-                "or one they were applied to; a checkout onboarded for another new vendor does not fit either)")
+        return (f"{dest} is not a deeplink.framework checkout: it has no {DIPU_CMAKE}{hint}; nothing was "
+                f"written. Give the root of a checkout of DIPU {DIPU_COMMIT}; the edits it needs and why they do "
+                "not fit here:")
+    what = (f"{dest} is not a DIPU checkout that the edits for {name} fit (DIPU {DIPU_COMMIT}, "
+            "or one they were applied to; a checkout onboarded for another new vendor does not fit either)")
     return (f"{what}; nothing was written. --force writes the files anyway and applies the edits that fit; "
             "the ones that do not:")
 
