@@ -132,9 +132,10 @@ _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it
 def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> None:
     """Render DIPU/DIOPI vendor code from validated YAML.
 
-    A workspace is a directory with vendors/<name>.yaml (one file per vendor)
-    and catalog/*.yaml (the op catalog shared by all vendors). Output goes to
-    generated/<vendor>/, laid out like the upstream DIPU/DIOPI trees.
+    A workspace is a directory with deeplink-gen.yaml (its settings: `init`
+    makes it), vendors/<name>.yaml (one file per vendor) and, if it adds ops
+    to the op catalog that ships with deeplink-gen, catalog/*.yaml. Output
+    goes to generated/<vendor>/, laid out like the upstream DIPU/DIOPI trees.
 
     Results are stored under DEEPLINK_GEN_CACHE_DIR (default:
     $XDG_CACHE_HOME/deeplink-gen, else ~/.cache/deeplink-gen), keyed by the

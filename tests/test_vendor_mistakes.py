@@ -117,3 +117,12 @@ def test_six_mistakes_of_every_kind_in_one_run(vendor_file: Path):
         line = line_of(vendor_file, needle)
         assert re.search(rf"acme\.yaml:{line}:\d+: error: {pattern}", error), (needle, line, error)
     assert result.stderr.splitlines()[-1] == "6 errors"
+
+
+def test_a_byte_count_that_cannot_compile_is_refused(vendor_file: Path):
+    text = vendor_file.read_text()
+    line = next(n for n, s in enumerate(text.splitlines(), 1) if s.strip().startswith("unique_id_bytes:"))
+    vendor_file.write_text(re.sub(r"(?m)^(\s*unique_id_bytes:).*$", r"\1 99999999999999999999999", text))
+    errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
+    assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: runtime\.comm\.unique_id_bytes: expected a C "
+                                          r"identifier or a byte count from 1 to 65536", errors[0]), errors
