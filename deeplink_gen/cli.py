@@ -633,6 +633,9 @@ def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
             click.echo(f"{label:9} {root / item}")
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
+    wheels = [item for item in result.created if item.startswith("tools/")]
+    if wheels:
+        click.echo(f"note: commit {', '.join(wheels)}: the CI workflow installs deeplink-gen from it", err=True)
     cd = "" if root == Path(".") else f" -C {root}"
     click.echo(f"next: deeplink-gen{cd} new-vendor NAME   (or: new-vendor NAME --like droplet)")
 
