@@ -145,11 +145,14 @@ def listing(request: Request, options: pipeline.Options) -> list[str]:
     ws = stored.checked(request, options).ws
     rv = pipeline.resolve(ws, ws.vendor(vendor), options)
     width = max((len(r.op) for r in rv.ops), default=0)
-    lines = [f"{vendor}: {len(rv.enabled_ops)} of {len(rv.ops)} catalog ops enabled, torch {rv.torch_version} "
+    left_out = (f", {len(rv.skipped)} catalog entr{'y' if len(rv.skipped) == 1 else 'ies'} left out for this torch"
+                if rv.skipped else "")
+    lines = [f"{vendor}: {len(rv.enabled_ops)} of {len(rv.ops)} catalog ops enabled{left_out}, torch {rv.torch_version} "
              "(explain OP --vendor V shows one)"]
     for r in rv.ops:
         state = ("registered" if r.on("register") else "helper") if r.enabled.value else "disabled"
         where = "vendor" if r.replaced is not None else "catalog"
         lines.append(f"  {r.op:{width}}  {state:10}  {r.entry.call.function:28}  {where} ({r.entry.loc})")
-    lines += [f"  {s.op:{width}}  skipped: {s.reason}" for s in rv.skipped]
+    lines += [f"  {s.op:{width}}  skipped: {s.reason}" + (f"  catalog ({s.loc})" if s.loc is not None else "")
+              for s in rv.skipped]
     return lines

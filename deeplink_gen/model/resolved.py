@@ -61,6 +61,7 @@ class ResolvedOp:
 class Skipped:
     op: str
     reason: str
+    loc: Loc | None = None      # the catalog entry left out
 
 
 @dataclass(frozen=True)

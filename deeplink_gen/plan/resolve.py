@@ -88,7 +88,7 @@ def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choice
         replaced = entry is not catalog_entry
         origin = "vendor replace" if replaced else "catalog"
         if entry.torch is not None and not entry.torch.admits(torch_version):
-            skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'"))
+            skipped.append(Skipped(entry.op, f"torch {torch_version} is outside '{entry.torch.text}'", entry.loc))
             continue
         enabled = _op_flag("enabled", entry, vendor, origin)
         register = _op_flag("register", entry, vendor, origin)
