@@ -159,3 +159,14 @@ def test_set_belongs_to_the_struct_pattern(workspace: Path):
          "      current_device:\n        locals: {device: int}\n        set: {device.x: '1'}\n")
     err = _errors(workspace)
     assert "runtime.device.functions.current_device.set: 'set' belongs to a pattern" in err, err
+
+
+def test_a_misspelt_section_checker_is_one_error_where_it_is_written(workspace: Path):
+    """diopi_test and the query/malloc functions use the device section's checker: a typo there is
+    reported once, at its line, not again for each of them."""
+    path = workspace / "vendors" / "camb.yaml"
+    edit(path, "\n    checker: cnrt\n", "\n    checker: cnrtt\n")
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    line = line_of(path, "checker: cnrtt")
+    assert len(lines) == 1 and re.search(rf"camb\.yaml:{line}:\d+: error: runtime\.device\.checker: checker 'cnrtt' "
+                                         r"is not defined under runtime\.checkers; did you mean 'cnrt'\?", lines[0]), lines

@@ -138,6 +138,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
                                for k, v in (dt.get("functions") or {}).items())),
         checker=dt.get("checker", dev_checker),
         loc=doc.loc(dwhere),
+        checker_loc=doc.loc(dwhere + ("checker",)) if "checker" in dt else None,
     )
     return RuntimeSpec(
         headers=tuple(raw.get("headers") or ()), types=types, checkers=tuple(checkers),

@@ -129,8 +129,9 @@ class DiopiTestSpec:
     init: tuple[CallTemplate, ...]
     finalize: tuple[CallTemplate, ...]
     overrides: tuple[tuple[str, CallTemplate], ...]
-    checker: str | None
+    checker: str | None             # its own, else the device section's
     loc: Loc
+    checker_loc: Loc | None = None  # where its own is named
 
 
 @dataclass(frozen=True)

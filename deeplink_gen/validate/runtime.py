@@ -78,7 +78,8 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
 
     check_ref(spec.device_checker, spec.device_checker_loc, ("runtime", "device", "checker"))
     check_ref(spec.comm.checker, spec.comm.checker_loc, ("runtime", "comm", "checker"))
-    check_ref(spec.diopi_test.checker, spec.diopi_test.loc, ("runtime", "diopi_test", "checker"))
+    if spec.diopi_test.checker_loc is not None:     # else the device section's, checked there
+        check_ref(spec.diopi_test.checker, spec.diopi_test.checker_loc, ("runtime", "diopi_test", "checker"))
     for section, functions, impls, loc in (
         ("device", DEVICE_FUNCTIONS, spec.device_impls, spec.loc),
         ("comm", COMM_FUNCTIONS, spec.comm.impls, spec.comm.loc),
@@ -145,8 +146,10 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
             diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs '{said}'")
     checker = spec.checker(impl.checker)
     if impl.pattern in ("query", "malloc"):
-        if checker is None:
+        if checker is None and impl.checker is None:
             diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs a checker")
+        elif checker is None:
+            pass        # a checker name that is not defined: reported where it is named
         elif impl.pattern == "query" and not checker.not_ready:
             diags.add(checker.loc, ("runtime", "checkers", checker.name),
                       f"pattern 'query' (in {fn.key}) needs not_ready codes on this checker")
