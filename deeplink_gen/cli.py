@@ -83,7 +83,6 @@ def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, 
     from deeplink_gen.model import TorchVersion
     from deeplink_gen.pipeline import Options
 
-    installed = installed_torch_version()
     recorded = target_torch(ctx.root) if workspace else None
     if torch_version is not None:
         try:
@@ -100,16 +99,13 @@ def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, 
     elif recorded is not None:
         wanted, where = recorded
     else:
-        return Options(installed, ctx.diopi_include, **choices)
-    if torch_snapshots.matches(installed, wanted):
-        return Options(installed, ctx.diopi_include, **choices)
+        return Options(installed_torch_version(), ctx.diopi_include, **choices)
     try:
-        table = torch_snapshots.choose(wanted)
+        return Options.for_torch(wanted, ctx.diopi_include, **choices)
     except ParseError as exc:
         if where is None:
             raise click.BadParameter(str(exc), param_hint="--torch-version")
         raise UserError([Diagnostic(where, "torch", str(exc))]) from None
-    return Options(table.version, ctx.diopi_include, snapshot=True, **choices)
 
 
 _STRICT_HELP = ("Treat warnings as errors: exit 1 when validation warns (the warnings are printed either way), "

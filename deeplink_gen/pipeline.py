@@ -40,6 +40,19 @@ class Options:
     shards: int | None = None             # the command line's --shards
     snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
 
+    @classmethod
+    def for_torch(cls, wanted: str, diopi_include: Path | None = None, **choices) -> "Options":
+        """Options for torch *wanted* (X.Y[.Z]): the installed torch when it is that version
+        (major.minor, and the patch when given), else the op table shipped for it; ParseError
+        when there is neither."""
+        from deeplink_gen.interfaces import torch_snapshots
+        from deeplink_gen.interfaces.aten import installed_torch_version
+
+        installed = installed_torch_version()
+        if torch_snapshots.matches(installed, wanted):
+            return cls(installed, diopi_include, **choices)
+        return cls(torch_snapshots.choose(wanted).version, diopi_include, snapshot=True, **choices)
+
     def prototypes(self) -> Prototypes:
         """The DIOPI prototypes of the --diopi-include headers, else of the bundled snapshot (read once per process)."""
         from deeplink_gen.interfaces import diopi

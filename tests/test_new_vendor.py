@@ -288,3 +288,13 @@ def test_a_name_dipu_has_a_vendor_folder_for_is_warned_about(tmp_path: Path):
     assert result.stdout.rstrip().splitlines()[-1].startswith("next: ")
     plain = run_cli("new-vendor", "acme", cwd=tmp_path)
     assert plain.exit_code == 0 and "warning" not in plain.stderr
+
+
+def test_a_workspace_torch_without_an_op_table_is_validates_business(tmp_path: Path):
+    """deeplink-gen.yaml naming a torch with no op table here: the scaffold is written, and
+    validate names that line (new-vendor once raised a traceback)."""
+    (tmp_path / "deeplink-gen.yaml").write_text("torch: 2.5.0\n")
+    result = run_cli("new-vendor", "acme", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    errors = run_cli("validate", cwd=tmp_path)
+    assert errors.exit_code == 1 and "deeplink-gen.yaml:1:8: error: torch: no op table for torch 2.5.0" in errors.stderr

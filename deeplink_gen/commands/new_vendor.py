@@ -20,8 +20,7 @@ import jsonschema
 
 from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
 from deeplink_gen.commands.init import InitResult, ensure_layout
-from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
-from deeplink_gen.interfaces.aten import installed_torch_version
+from deeplink_gen.errors import Diagnostic, Diagnostics, ParseError, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema
 from deeplink_gen.load.vendor import parse_vendor
@@ -348,16 +347,14 @@ def _validate(root: Path, path: Path, name: str):
 def _options(root: Path) -> pipeline.Options:
     """The workspace's torch (deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes there):
     the installed torch when it is that one, else the op table shipped for it."""
-    from deeplink_gen.interfaces import torch_snapshots
     from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
     from deeplink_gen.load.workspace import target_torch
 
-    recorded = target_torch(root)
-    wanted = recorded[0] if recorded is not None else SUPPORTED_TORCHS[-1]
-    installed = installed_torch_version()
-    if torch_snapshots.matches(installed, wanted):
-        return pipeline.Options(installed)
-    return pipeline.Options(torch_snapshots.choose(wanted).version, snapshot=True)
+    wanted, where = target_torch(root) or (SUPPORTED_TORCHS[-1], None)
+    try:
+        return pipeline.Options.for_torch(wanted)
+    except ParseError as exc:
+        raise UserError([Diagnostic(where, "torch", str(exc))]) from None
 
 
 # ---------------------------------------------------------------- what to do next
