@@ -17,6 +17,7 @@ used, so that a run that reuses stored results loads none of them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,7 +94,7 @@ class Options:
         return " ".join([*prefix, *group, "render", *args, *self.flags()])
 
 
-def load(root: Path, vendors: list[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
+def load(root: Path, vendors: Sequence[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
     from deeplink_gen.load.workspace import load_workspace
 
     ws, problems = load_workspace(root, vendors, memo)
@@ -125,7 +126,7 @@ def validate(ws: Workspace, options: Options) -> tuple[Diagnostic, ...]:
     return _warnings_only(run_checks(ws, Context(options.op_table(), options.prototypes())))
 
 
-def check(root: Path, vendors: list[str] | None, options: Options, memo: Memo = NO_MEMO) -> Checked:
+def check(root: Path, vendors: Sequence[str] | None, options: Options, memo: Memo = NO_MEMO) -> Checked:
     """load, then validate; every problem of both stages is reported together
     (the files that loaded are validated even when others did not)."""
     from deeplink_gen.load.workspace import load_workspace

@@ -47,12 +47,12 @@ class Request:
     def _inputs_now(self) -> str | None:
         return inputs.workspace_digest(self.root, self.choices.diopi_include)
 
-    def key(self, kind: str, **extra) -> str | None:
-        """The key of a result of *kind* made from these inputs, these choices and *extra*."""
+    def key(self, kind: str) -> str | None:
+        """The key of a result of *kind* made from these inputs and these choices."""
         if self.inputs is None:
             return None
         choices = {f.name: getattr(self.choices, f.name) for f in dataclasses.fields(Choices)}
-        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **choices, **extra},
+        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **choices},
                                                             sort_keys=True, default=str))
 
     def unchanged(self) -> bool:

@@ -15,7 +15,7 @@ def checked(request: Request, options: pipeline.Options) -> pipeline.Checked:
     found = cache.load("model", request.key("model"))
     if isinstance(found, pipeline.Checked):
         return found
-    made = pipeline.check(request.root, _vendors(request), options, cache.MEMO)
+    made = pipeline.check(request.root, request.vendors, options, cache.MEMO)
     if request.unchanged():      # no input changed while it was read
         cache.store("model", request.key("model"), made)
     return made
@@ -48,7 +48,3 @@ def render(request: Request, options: pipeline.Options, checked: pipeline.Checke
     cache.store("warnings", key, made.warnings)
     cache.store("render", key, made.files)
     return made, key
-
-
-def _vendors(request: Request) -> list[str] | None:
-    return None if request.vendors is None else list(request.vendors)

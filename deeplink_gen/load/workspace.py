@@ -4,6 +4,7 @@ read, schema-check and parse every file, collecting every shape error."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from deeplink_gen import inputfile
@@ -79,7 +80,7 @@ def load_catalogs(root: Path, diags: Diagnostics, memo: Memo = NO_MEMO) -> Catal
                    bundled.files + own.files)
 
 
-def load_workspace(root: Path, only: list[str] | None = None,
+def load_workspace(root: Path, only: Sequence[str] | None = None,
                    memo: Memo = NO_MEMO) -> tuple[Workspace, list[Diagnostic]]:
     """The workspace made of the files that have the right shape, and the
     shape problems of the others. Raise UserError when there is no workspace
