@@ -406,20 +406,19 @@ def _emit(text: str, out: Path | None, summary: str) -> None:
         click.echo(text, nl=False)
         return
     data = text.encode("utf-8")
+    old = None
     if os.path.lexists(out):
         try:
-            top = inputfile.read(out, key="--out", head=1024)
+            old = inputfile.read(out, key="--out")
         except UserError:
-            top = None
-        if top is None or f"{GENERATED} by deeplink-gen".encode() not in top:
+            old = b""
+        if f"{GENERATED} by deeplink-gen".encode() not in old[:1024]:
             raise UserError([Diagnostic(None, str(out), (
                 "--out names a file deeplink-gen did not write (its first lines carry no "
                 f"'{GENERATED} by deeplink-gen'); nothing was written: remove it or choose another --out")
             )])
-        if top == data or (len(top) == 1024 and inputfile.read(out, key="--out") == data):
-            click.echo(f"wrote {display_path(str(out))}: {summary}")
-            return
-    write_atomic(out, data)
+    if old != data:
+        write_atomic(out, data)
     click.echo(f"wrote {display_path(str(out))}: {summary}")
 
 
@@ -632,8 +631,7 @@ def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
     wheels = [item for item in result.created if item.startswith("tools/")]
     if wheels:
         click.echo(f"note: commit {', '.join(wheels)}: the CI workflow installs deeplink-gen from it", err=True)
-    cd = "" if root == Path(".") else f" -C {root}"
-    click.echo(f"next: deeplink-gen{cd} new-vendor NAME   (or: new-vendor NAME --like droplet)")
+    _next(f"{_prog(root)} new-vendor NAME   (or: new-vendor NAME --like droplet)")
 
 
 @main.command("new-vendor")
