@@ -271,14 +271,11 @@ def _not_inputs(root: Path, out_dir: Path) -> None:
     another's: a folder beside deeplink-gen.yaml): a render there would become its input."""
     from deeplink_gen.paths import workspace_file
 
-    target = out_dir.resolve()
-    roots = {root.resolve()} | {p.parent for p in (target, *target.parents) if p.name in _INPUT_FOLDERS
-                                and os.path.lexists(workspace_file(p.parent))}
-    for ws in sorted(roots):
-        for name in _INPUT_FOLDERS:
-            if target == ws / name or ws / name in target.parents:
-                raise click.UsageError(f"--out {out_dir} is inside {ws / name}, a workspace folder that holds its "
-                                       "inputs; render into generated/ (the default) or another folder")
+    root, target = root.resolve(), out_dir.resolve()
+    for folder in (target, *target.parents):
+        if folder.name in _INPUT_FOLDERS and (folder.parent == root or os.path.lexists(workspace_file(folder.parent))):
+            raise click.UsageError(f"--out {out_dir} is inside {folder}, a workspace folder that holds its "
+                                   "inputs; render into generated/ (the default) or another folder")
 
 
 _INPUT_FOLDERS = ("vendors", "catalog", "schemas")
