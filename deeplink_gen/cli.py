@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from deeplink_gen.errors import UserError
 
 
-class Context:
+class Invocation:
+    """What deeplink-gen's own options (before the command) say: the workspace and DIOPI's headers."""
+
     def __init__(self, root: Path, diopi_include: Path | None) -> None:
         self.root = root
         self.diopi_include = diopi_include
@@ -51,61 +53,12 @@ class _Group(click.Group):
             _fail(UserError([Diagnostic(None, where, f"{exc.strerror or exc}")]))
 
 
-def _request(ctx: Context, vendors, out: Path | None = None, **choices):
-    """What the command asks of the workspace: *vendors* (empty: all) and the choices of its command line."""
-    from deeplink_gen.request import Choices, Request
+def _request(ctx: Invocation, vendors, out: Path | None = None, **options):
+    """What the command asks of the workspace: *vendors* (empty: all) and the options of its command line."""
+    from deeplink_gen.options import Options
+    from deeplink_gen.request import Request
 
-    return Request(ctx.root, tuple(vendors) or None, Choices(diopi_include=ctx.diopi_include, **choices), out)
-
-
-def _prog(root: Path) -> str:
-    """deeplink-gen as the user runs it on *root* (with -C unless it is the current folder)."""
-    return "deeplink-gen" if root == Path(".") else f"deeplink-gen -C {root}"
-
-
-def _next(text: str, err: bool = False) -> None:
-    """The last line of a command that succeeded: what to do next (on stderr when stdout is a report for tools)."""
-    click.echo(f"next: {text}", err=err)
-
-
-def _options(ctx: Context, torch_version: str | None, *, renders: bool = False, workspace: bool = True, **choices):
-    """The run's options. The torch to render and check for is --torch-version,
-    else deeplink-gen.yaml's torch, else the installed one; its op table is the
-    installed torch's when it is that version (major.minor, and the patch when
-    given), else the shipped snapshot of it. A command that *renders* the
-    workspace's files must not be asked for another torch than deeplink-gen.yaml's;
-    the others may look at any. Without *workspace* (a command that writes a new
-    workspace) deeplink-gen.yaml is not read."""
-    from deeplink_gen.errors import Diagnostic, ParseError, UserError
-    from deeplink_gen.interfaces import torch_snapshots
-    from deeplink_gen.interfaces.aten import installed_torch_version
-    from deeplink_gen.load.workspace import target_torch
-    from deeplink_gen.model import TorchVersion
-    from deeplink_gen.pipeline import Options
-
-    recorded = target_torch(ctx.root) if workspace else None
-    if torch_version is not None:
-        try:
-            TorchVersion.parse(torch_version)
-        except ParseError:
-            raise click.BadParameter(f"'{torch_version}' is not a version such as 2.13", param_hint="--torch-version")
-        if renders and recorded is not None and not torch_snapshots.matches(TorchVersion.parse(recorded[0]),
-                                                                            torch_version):
-            raise UserError([Diagnostic(recorded[1], "torch",
-                                        f"the workspace renders for torch {recorded[0]}, and --torch-version asks "
-                                        f"for torch {torch_version}: change deeplink-gen.yaml's torch, or leave "
-                                        f"--torch-version out")])
-        wanted, where = torch_version, None
-    elif recorded is not None:
-        wanted, where = recorded
-    else:
-        return Options(installed_torch_version(), ctx.diopi_include, **choices)
-    try:
-        return Options.for_torch(wanted, ctx.diopi_include, **choices)
-    except ParseError as exc:
-        if where is None:
-            raise click.BadParameter(str(exc), param_hint="--torch-version")
-        raise UserError([Diagnostic(where, "torch", str(exc))]) from None
+    return Request(ctx.root, tuple(vendors) or None, Options(diopi_include=ctx.diopi_include, **options), out)
 
 
 _STRICT_HELP = ("Treat warnings as errors: exit 1 when validation warns (the warnings are printed either way), "
@@ -138,7 +91,7 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
     content of every input; deleting it is always safe, and
     DEEPLINK_GEN_NO_CACHE=1 stores and reuses nothing.
     """
-    ctx.obj = Context(directory, diopi_include)
+    ctx.obj = Invocation(directory, diopi_include)
 
 
 @main.command()
@@ -147,7 +100,7 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
 @click.option("--torch-version", metavar="X.Y[.Z]", help=_TORCH_VERSION_HELP)
 @click.option("--strict", is_flag=True, help=_STRICT_HELP)
 @click.pass_obj
-def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> None:
+def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -> None:
     """Check vendor files and the op catalog.
 
     Runs the JSON Schemas, then checks that op names exist in the installed
@@ -158,23 +111,9 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
     createEvent disables timing; it is printed on every run and exits 0
     unless --strict is given.
     """
-    from deeplink_gen.commands import stored, warnings_out
+    from deeplink_gen.commands.validate import main as command
 
-    options = _options(ctx, torch_version)
-    checked = stored.checked(_request(ctx, vendors, torch_version=torch_version), options)
-    if warnings_out.show(checked.warnings, strict):
-        sys.exit(1)
-    ws = checked.ws
-    click.echo(f"ok: {len(ws.catalog.names())} catalog ops, "
-               f"{len(ws.vendors)} vendor{'s' if len(ws.vendors) != 1 else ''} "
-               f"({', '.join(v.name for v in ws.vendors)}), torch {options.torch_version}"
-               f"{' (shipped op table)' if options.snapshot else ''}")
-    if not ws.vendors:
-        click.echo("no vendor yet: `deeplink-gen new-vendor NAME` scaffolds one in vendors/")
-        _next(f"{_prog(ctx.root)} new-vendor NAME")
-    else:
-        chosen = " ".join(f"--vendor {v}" for v in vendors) if vendors else "--all"
-        _next(f"{_prog(ctx.root)} render {chosen}")
+    sys.exit(command(_request(ctx, vendors, torch_version=torch_version), strict))
 
 
 @main.command()
@@ -209,7 +148,7 @@ def validate(ctx: Context, vendors: tuple[str, ...], torch_version, strict) -> N
               "those that fit and listing the others.")
 @click.option("--strict", is_flag=True, help=_STRICT_HELP)
 @click.pass_obj
-def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
+def render(ctx: Invocation, vendors, all_vendors, autocompare, torch_version, out_dir, allow_outside_workspace,
            check, show_diff, shards, into_dir, force, strict) -> None:
     """Render generated/<vendor>/ for the chosen vendors, or (--into) put one
     vendor into a DIPU checkout.
@@ -236,49 +175,13 @@ def render(ctx: Context, vendors, all_vendors, autocompare, torch_version, out_d
             raise click.UsageError("--into does not combine with --check, --out or --allow-outside-workspace")
         from deeplink_gen.commands import into
 
-        options = _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
         request = _request(ctx, vendors, autocompare=autocompare, shards=shards, torch_version=torch_version)
-        code = into.run(request, options, into_dir, force, strict)
-        sys.exit(code)
+        sys.exit(into.run(request, into_dir, force, strict))
     if out_dir is not None:
-        _not_inputs(ctx.root, out_dir)
-    if out_dir is not None and not allow_outside_workspace and not check:
-        root = ctx.root.resolve()
-        if root != out_dir.resolve() and root not in out_dir.resolve().parents:
-            raise click.UsageError(f"--out {out_dir} is outside the workspace {ctx.root}; "
-                                   "add --allow-outside-workspace if that is what you want")
+        command.refuse_out(ctx.root, out_dir, allow_outside_workspace, check)
     request = _request(ctx, () if all_vendors else vendors, out_dir if out_dir is not None else ctx.root / "generated",
                        autocompare=autocompare, shards=shards, torch_version=torch_version)
-
-    def options():
-        return _options(ctx, torch_version, renders=True, autocompare=autocompare, shards=shards)
-
-    # A --torch-version that cannot be rendered for stops the render before anything is reused.
-    chosen = options() if torch_version is not None else None
-    if not check:
-        code = command.reuse(request, strict)
-        if code is not None:
-            sys.exit(code)     # nothing changed, or rendered before: done without loading anything
-    prefix = ["deeplink-gen"] + ([] if ctx.root == Path(".") else ["-C", str(ctx.root)])
-    out_args = [] if out_dir is None else ["--out", str(out_dir), "--allow-outside-workspace"]
-    code = command.run(request, chosen or options(), check=check, show_diff=show_diff, prefix=prefix,
-                       out_args=out_args, strict=strict)
-    sys.exit(code)
-
-
-def _not_inputs(root: Path, out_dir: Path) -> None:
-    """Refuse an --out in a workspace's vendors/, catalog/ or schemas/ (this workspace's, or
-    another's: a folder beside deeplink-gen.yaml): a render there would become its input."""
-    from deeplink_gen.paths import workspace_file
-
-    root, target = root.resolve(), out_dir.resolve()
-    for folder in (target, *target.parents):
-        if folder.name in _INPUT_FOLDERS and (folder.parent == root or os.path.lexists(workspace_file(folder.parent))):
-            raise click.UsageError(f"--out {out_dir} is inside {folder}, a workspace folder that holds its "
-                                   "inputs; render into generated/ (the default) or another folder")
-
-
-_INPUT_FOLDERS = ("vendors", "catalog", "schemas")
+    sys.exit(command.main(request, check=check, show_diff=show_diff, strict=strict))
 
 
 @main.command()
@@ -288,7 +191,7 @@ _INPUT_FOLDERS = ("vendors", "catalog", "schemas")
 @click.option("--torch-version", metavar="X.Y[.Z]", help="As for validate: the installed torch or a shipped op table.")
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N", help="As for render.")
 @click.pass_obj
-def explain(ctx: Context, op: str | None, vendor: str, autocompare, torch_version, shards) -> None:
+def explain(ctx: Invocation, op: str | None, vendor: str, autocompare, torch_version, shards) -> None:
     """Show how OP is rendered for a vendor, and where each setting came from;
     without OP, list every op of the vendor, one per line: whether it is
     enabled and registered, its DIOPI function, and where its definition is.
@@ -300,14 +203,8 @@ def explain(ctx: Context, op: str | None, vendor: str, autocompare, torch_versio
     """
     from deeplink_gen.commands import explain as command
 
-    options = _options(ctx, torch_version, autocompare=autocompare, shards=shards)
     request = _request(ctx, [vendor], autocompare=autocompare, shards=shards, torch_version=torch_version)
-    lines = command.run(request, op, options) if op is not None else command.listing(request, options)
-    click.echo("\n".join(lines))
-    if op is None:
-        _next(f"{_prog(ctx.root)} explain OP --vendor {vendor}   (one op: its settings and where each comes from)")
-    else:
-        _next(f"change it under ops: {op}: in vendors/{vendor}.yaml, then {_prog(ctx.root)} render --vendor {vendor}")
+    command.main(request, op)
 
 
 def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> dict[str, Path]:
@@ -361,7 +258,7 @@ def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> 
               help="Write the report to FILE (rewritten only if it changed) instead of printing it. A file already "
                    "there is replaced only if deeplink-gen wrote it: its top line says @generated by deeplink-gen.")
 @click.pass_obj
-def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, baseline, fail_on_regression, fmt,
+def coverage(ctx: Invocation, vendors, torch_version, autocompare, impls, against, baseline, fail_on_regression, fmt,
              out) -> None:
     """Show how every ATen op of a torch reaches each vendor's device.
 
@@ -373,60 +270,12 @@ def coverage(ctx: Context, vendors, torch_version, autocompare, impls, against, 
     through CompositeImplicitAutograd, or left to DIPU's CPU fallback.
     """
     from deeplink_gen.commands import coverage as command
-    from deeplink_gen.render import coverage as report
 
     if fail_on_regression and baseline is None:
         raise click.UsageError("--fail-on-regression goes with --baseline")
-    options = _options(ctx, torch_version, autocompare=autocompare)
     asked = command.Asked(_libraries(ctx.root, vendors, impls), against, baseline)
-    cov = command.run(_request(ctx, vendors, torch_version=torch_version, autocompare=autocompare), asked, options)
-    _emit(report.render(cov, fmt, command.source_of(cov), header=out is not None), out,
-          f"{len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, {cov.total} ops of torch {cov.table.version}")
-    regressions = cov.baseline.regressions if cov.baseline is not None else ()
-    if regressions and fail_on_regression:
-        click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against {baseline}", err=True)
-        sys.exit(1)
-    one = cov.vendors[0].name if len(cov.vendors) == 1 else "NAME"
-    _next(f"{_prog(ctx.root)} explain OP --vendor {one}   (how one op reaches the device)",
-          err=out is None and fmt != "text")
-
-
-def _emit(text: str, out: Path | None, summary: str) -> None:
-    """A report printed, or written to *out* (only if it changed) with *summary* printed.
-    A file already there is replaced only if deeplink-gen wrote it (its top names it)."""
-    from deeplink_gen import inputfile
-    from deeplink_gen.atomic import write_atomic
-    from deeplink_gen.errors import Diagnostic, UserError, display_path
-    from deeplink_gen.render.templating import GENERATED
-
-    if out is None:
-        click.echo(text, nl=False)
-        return
-    data = text.encode("utf-8")
-    old = None
-    if os.path.lexists(out):
-        try:
-            old = inputfile.read(out, key="--out")
-        except UserError:
-            old = b""
-        if f"{GENERATED} by deeplink-gen".encode() not in old[:1024]:
-            raise UserError([Diagnostic(None, str(out), (
-                "--out names a file deeplink-gen did not write (its first lines carry no "
-                f"'{GENERATED} by deeplink-gen'); nothing was written: remove it or choose another --out")
-            )])
-    if old != data:
-        write_atomic(out, data)
-    click.echo(f"wrote {display_path(str(out))}: {summary}")
-
-
-def _table(text: str, option: str):
-    from deeplink_gen.errors import ParseError
-    from deeplink_gen.interfaces import torch_snapshots
-
-    try:
-        return torch_snapshots.choose(text)
-    except ParseError as exc:
-        raise click.BadParameter(str(exc), param_hint=option)
+    request = _request(ctx, vendors, torch_version=torch_version, autocompare=autocompare)
+    sys.exit(command.main(request, asked, fmt, out, fail_on_regression))
 
 
 @main.command()
@@ -440,7 +289,7 @@ def _table(text: str, option: str):
               help="Write the report to FILE (rewritten only if it changed) instead of printing it. A file already "
                    "there is replaced only if deeplink-gen wrote it: its top line says @generated by deeplink-gen.")
 @click.pass_obj
-def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
+def drift(ctx: Invocation, old: str, new: str, fmt: str, out: Path | None) -> None:
     """List what moving the workspace from one torch to a newer one changes.
 
     For every catalog entry and vendor replacement that applies to both
@@ -455,18 +304,8 @@ def drift(ctx: Context, old: str, new: str, fmt: str, out: Path | None) -> None:
     only loaded, not validated: it may be valid for one of the versions only.
     """
     from deeplink_gen.commands import drift as command
-    from deeplink_gen.render import drift as report
 
-    old_table, new_table = _table(old, "--from"), _table(new, "--to")
-    if not old_table.version < new_table.version:
-        raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
-    result = command.run(ctx.root, old_table, new_table)
-    _emit(report.render(result, fmt, command.source_of(result), header=out is not None), out,
-          f"{len(result.ops)} changed, {len(result.breaking)} would break")
-    if result.breaking:
-        sys.exit(1)
-    _next(f"{_prog(ctx.root)} validate --torch-version {new_table.version}, then set torch: {new_table.version} "
-          "in deeplink-gen.yaml and render --all", err=out is None and fmt != "text")
+    sys.exit(command.main(ctx.root, old, new, fmt, out))
 
 
 @main.command("diopi-snapshot")
@@ -552,7 +391,7 @@ def torch_snapshot(out: Path | None) -> None:
               "are valid. Default: the installed torch.")
 @click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
 @click.pass_obj
-def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, out_dir, torch_version, force) -> None:
+def import_dipu_cmd(ctx: Invocation, functions, convert_configs, impls, vendors, out_dir, torch_version, force) -> None:
     """Migrate DIPU's op config into a deeplink-gen workspace.
 
     Applies DIPU's device and torch_ver filters for the named vendors, turns
@@ -564,7 +403,8 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, ou
     printed as file:line: warning: ..., each fixed or its entry skipped. The
     result passes `deeplink-gen -C DIR validate`.
     """
-    from deeplink_gen.commands.import_dipu import import_dipu
+    from deeplink_gen.commands.import_dipu import command
+    from deeplink_gen.options import Options
 
     names = [v.strip() for v in vendors.split(",") if v.strip()]
     if not names or any(not v.isidentifier() or v != v.lower() for v in names):
@@ -582,20 +422,8 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, ou
 
     configs = by_vendor(convert_configs, "--convert-config")
     folders = by_vendor(impls, "--impl")
-    existing = [p for sub in ("catalog", "vendors") for p in sorted((out_dir / sub).glob("*.yaml"))]
-    existing += [p for p in (out_dir / "deeplink-gen.yaml",) if p.is_file()]
-    if existing and not force:
-        raise click.UsageError(f"{out_dir} already holds a workspace ({existing[0]}); use --force to overwrite")
-    options = _options(ctx, torch_version, workspace=False)
-    result = import_dipu(functions, configs, names, out_dir, options, folders)
-    for p in existing:
-        if str(p) not in result.files:
-            p.unlink()
-    for n in result.notes:
-        click.echo(str(n), err=True)
-    click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out_dir} "
-               f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
-    _next(f"deeplink-gen -C {out_dir} validate, then deeplink-gen -C {out_dir} render --all")
+    options = Options(torch_version=torch_version, diopi_include=ctx.diopi_include)
+    command(functions, configs, names, out_dir, options, folders, force)
 
 
 @main.command()
@@ -605,7 +433,7 @@ def import_dipu_cmd(ctx: Context, functions, convert_configs, impls, vendors, ou
               "installed: from an index, that version; from git, that commit; from a wheel file, a copy of it in "
               "tools/.")
 @click.pass_obj
-def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
+def init(ctx: Invocation, directory: Path | None, tool: str | None) -> None:
     """Make DIRECTORY (default: the -C workspace) a deeplink-gen workspace.
 
     Creates vendors/, schemas/ (the JSON Schemas vendor files name on their
@@ -616,19 +444,9 @@ def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
     that already exist are kept, except the schemas. The op catalog ships
     with deeplink-gen; catalog/*.yaml in the workspace adds to it.
     """
-    from deeplink_gen.commands.init import init as command
+    from deeplink_gen.commands.init import main as command
 
-    root = directory if directory is not None else ctx.root
-    result = command(root, tool)
-    for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
-        for item in items:
-            click.echo(f"{label:9} {root / item}")
-    for note in result.notes:
-        click.echo(f"note: {note}", err=True)
-    wheels = [item for item in result.created if item.startswith("tools/")]
-    if wheels:
-        click.echo(f"note: commit {', '.join(wheels)}: the CI workflow installs deeplink-gen from it", err=True)
-    _next(f"{_prog(root)} new-vendor NAME   (or: new-vendor NAME --like droplet)")
+    command(directory if directory is not None else ctx.root, tool)
 
 
 @main.command("new-vendor")
@@ -643,7 +461,7 @@ def init(ctx: Context, directory: Path | None, tool: str | None) -> None:
               "render copies into DIPU's vendor folder.")
 @click.option("--force", is_flag=True, help="Replace an existing vendors/NAME.yaml.")
 @click.pass_obj
-def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, with_sources, force) -> None:
+def new_vendor_cmd(ctx: Invocation, name: str, like, device_type, runtime_prefix, with_sources, force) -> None:
     """Scaffold vendors/NAME.yaml: a vendor file that validates, renders and
     compiles right away, with every section explained in comments.
 
@@ -652,31 +470,12 @@ def new_vendor_cmd(ctx: Context, name: str, like, device_type, runtime_prefix, w
     render command, the DIPU edits outside the vendor folder, the build and
     the first test).
     """
-    from deeplink_gen.commands.new_vendor import new_vendor, next_steps
+    from deeplink_gen.commands.new_vendor import main as command
 
     if like is not None and runtime_prefix is not None:
         raise click.UsageError("--like and --runtime-prefix do not combine (--like copies that vendor's runtime)")
-    result = new_vendor(ctx.root, name, like=like, device_type=device_type, runtime_prefix=runtime_prefix,
-                        with_sources=with_sources, force=force)
-    cd = "" if ctx.root == Path(".") else f" -C {ctx.root}"
-    click.echo(next_steps(result, cd), nl=False)
-    _upstream_note(name, like)
-    _next(f"fill in vendors/{name}.yaml (step 1), then {_prog(ctx.root)} validate --vendor {name}")
-
-
-def _upstream_note(name: str, like: str | None) -> None:
-    """A new vendor named as one DIPU has its own folder for: --into replaces DIPU's files there."""
-    from deeplink_gen.interfaces.dipu import DIPU_COMMIT, UPSTREAM
-    from deeplink_gen.paths import example_vendors_dir
-
-    if name not in UPSTREAM or like is not None:
-        return
-    bundled = (example_vendors_dir() / f"{name}.yaml").is_file()
-    click.echo(f"warning: DIPU {DIPU_COMMIT[:8]} has a vendor/{name}/ of its own: render --vendor {name} --into "
-               f"replaces its vendorapi.h, deviceimpl.cpp and the other files this vendor renders with these, whose "
-               f"runtime functions are `unsupported` until you fill them in, and leaves DIPU's other files there"
-               + (f"; `new-vendor {name} --like {name} --force` starts from deeplink-gen's own {name} vendor instead"
-                  if bundled else "; pick another name for a new device"), err=True)
+    command(ctx.root, name, like=like, device_type=device_type, runtime_prefix=runtime_prefix,
+            with_sources=with_sources, force=force)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ used, so that a run that reuses stored results loads none of them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,72 +26,10 @@ from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Diagnostic, UserError, split
 
 if TYPE_CHECKING:
-    from deeplink_gen.model import OpTable, Prototypes, ResolvedVendor, TorchVersion, Vendor, Workspace
+    from deeplink_gen.model import ResolvedVendor, Vendor, Workspace
+    from deeplink_gen.options import Options, Torch
     from deeplink_gen.output import writer
     from deeplink_gen.request import Request
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything besides the workspace that changes a run's result."""
-
-    torch_version: TorchVersion
-    diopi_include: Path | None = None     # DIOPI headers instead of the bundled prototype snapshot
-    autocompare: bool | None = None       # the command line's --autocompare/--no-autocompare
-    shards: int | None = None             # the command line's --shards
-    snapshot: bool = False                # torch's ops from the shipped snapshot of torch_version, not the installed torch
-
-    @classmethod
-    def for_torch(cls, wanted: str, diopi_include: Path | None = None, **choices) -> "Options":
-        """Options for torch *wanted* (X.Y[.Z]): the installed torch when it is that version
-        (major.minor, and the patch when given), else the op table shipped for it; ParseError
-        when there is neither."""
-        from deeplink_gen.interfaces import torch_snapshots
-        from deeplink_gen.interfaces.aten import installed_torch_version
-
-        installed = installed_torch_version()
-        if torch_snapshots.matches(installed, wanted):
-            return cls(installed, diopi_include, **choices)
-        return cls(torch_snapshots.choose(wanted).version, diopi_include, snapshot=True, **choices)
-
-    def prototypes(self) -> Prototypes:
-        """The DIOPI prototypes of the --diopi-include headers, else of the bundled snapshot (read once per process)."""
-        from deeplink_gen.interfaces import diopi
-
-        return diopi.prototypes(self.diopi_include)
-
-    def op_table(self) -> OpTable:
-        from deeplink_gen.interfaces import torch_snapshots
-
-        return torch_snapshots.load(self.torch_version) if self.snapshot else torch_snapshots.installed()
-
-    def recorded(self) -> dict:
-        """The options that change output, as manifest.json records them (None: not given)."""
-        return {"autocompare": self.autocompare, "shards": self.shards,
-                "diopi_include": str(self.diopi_include) if self.diopi_include is not None else None}
-
-    def with_recorded(self, recorded: dict) -> "Options":
-        """These options, with *recorded* ones filling in what was not given."""
-        def pick(name, given, convert=lambda v: v):
-            value = recorded.get(name)
-            return given if given is not None or value is None else convert(value)
-        return replace(self, diopi_include=pick("diopi_include", self.diopi_include, Path),
-                       autocompare=pick("autocompare", self.autocompare, bool),
-                       shards=pick("shards", self.shards, int))
-
-    def flags(self) -> list[str]:
-        """`render`'s flags that give these options (--diopi-include goes before the command)."""
-        out = []
-        if self.autocompare is not None:
-            out.append("--autocompare" if self.autocompare else "--no-autocompare")
-        if self.shards is not None:
-            out += ["--shards", str(self.shards)]
-        return out
-
-    def command(self, prefix: list[str], *args: str) -> str:
-        """The full render command for these options: *prefix* (deeplink-gen and its -C), then *args*."""
-        group = ["--diopi-include", str(self.diopi_include)] if self.diopi_include is not None else []
-        return " ".join([*prefix, *group, "render", *args, *self.flags()])
 
 
 def load(root: Path, vendors: Sequence[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
@@ -119,35 +57,35 @@ def _warnings_only(problems: list[Diagnostic]) -> tuple[Diagnostic, ...]:
     return tuple(warnings)
 
 
-def validate(ws: Workspace, options: Options) -> tuple[Diagnostic, ...]:
+def validate(ws: Workspace, torch: Torch, options: Options) -> tuple[Diagnostic, ...]:
     """The workspace's warnings; UserError if it is not valid."""
     from deeplink_gen.validate import Context, validate as run_checks
 
-    return _warnings_only(run_checks(ws, Context(options.op_table(), options.prototypes())))
+    return _warnings_only(run_checks(ws, Context(torch.op_table(), options.prototypes())))
 
 
-def check(root: Path, vendors: Sequence[str] | None, options: Options, memo: Memo = NO_MEMO) -> Checked:
-    """load, then validate; every problem of both stages is reported together
-    (the files that loaded are validated even when others did not)."""
+def check(request: Request, torch: Torch, memo: Memo = NO_MEMO) -> Checked:
+    """load, then validate, for *torch*; every problem of both stages is reported
+    together (the files that loaded are validated even when others did not)."""
     from deeplink_gen.load.workspace import load_workspace
     from deeplink_gen.validate import Context, validate as run_checks
 
-    ws, problems = load_workspace(root, vendors, memo)
-    problems += run_checks(ws, Context(options.op_table(), options.prototypes()))
+    ws, problems = load_workspace(request.root, request.vendors, memo)
+    problems += run_checks(ws, Context(torch.op_table(), request.options.prototypes()))
     return Checked(ws, _warnings_only(problems))
 
 
-def resolve(ws: Workspace, vendor: Vendor, options: Options) -> ResolvedVendor:
-    from deeplink_gen.plan.resolve import Choices, resolve as resolve_vendor
+def resolve(ws: Workspace, vendor: Vendor, torch: Torch, options: Options) -> ResolvedVendor:
+    from deeplink_gen.plan.resolve import resolve as resolve_vendor
 
-    return resolve_vendor(ws, vendor, options.op_table(), Choices(options.autocompare, options.shards))
+    return resolve_vendor(ws, vendor, torch.op_table(), options)
 
 
 def render(ws: Workspace, rv: ResolvedVendor, options: Options, memo: Memo = NO_MEMO) -> dict[str, str]:
     from deeplink_gen.render.artifacts import render_vendor
     from deeplink_gen.render.job import Job
 
-    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options.recorded(), ws.root, memo))
+    return render_vendor(Job(rv, ws.rel(rv.vendor.path), options.prototypes(), options, ws.root, memo))
 
 
 @dataclass(frozen=True)
@@ -158,19 +96,16 @@ class Rendered:
     warnings: tuple[Diagnostic, ...] = ()
 
 
-def run(request: Request, options: Options, memo: Memo = NO_MEMO, *, checked: Checked | None = None,
+def run(request: Request, torch: Torch, checked: Checked, memo: Memo = NO_MEMO, *,
         each: dict[str, Options] | None = None) -> Rendered:
-    """The render *request* asks for, top to bottom: load, validate, then
-    resolve and render every vendor, with *options* (or its own from *each*).
-    Given *checked*, the workspace check() made for this request before, it
-    starts at resolve."""
-    if checked is None:
-        checked = check(request.root, request.vendors, options, memo)
+    """The render *request* asks for, from its *checked* workspace (check()):
+    resolve and render every vendor for *torch*, with the request's options
+    (or the vendor's own from *each*)."""
     ws = checked.ws
     files = {}
     for vendor in ws.vendors:
-        chosen = (each or {}).get(vendor.name, options)
-        files[vendor.name] = render(ws, resolve(ws, vendor, chosen), chosen, memo)
+        chosen = (each or {}).get(vendor.name, request.options)
+        files[vendor.name] = render(ws, resolve(ws, vendor, torch, chosen), chosen, memo)
     return Rendered(files, checked.warnings)
 
 

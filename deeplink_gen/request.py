@@ -2,7 +2,7 @@
 folder and the choices of the command line, and the keys its results are
 stored under. Every key is made from the digest of every input file
 (inputs.workspace_digest), taken once per request, and from every field of
-Choices: a choice added there is part of every key without being listed
+Options: an option added there is part of every key without being listed
 anywhere. The output folder is in no key: the same files go into any folder."""
 
 from __future__ import annotations
@@ -14,24 +14,15 @@ from functools import cached_property
 from pathlib import Path
 
 from deeplink_gen import inputs
+from deeplink_gen.options import Options
 from deeplink_gen.paths import vendor_files
-
-
-@dataclass(frozen=True)
-class Choices:
-    """What the command line chose that changes what is rendered."""
-
-    autocompare: bool | None = None       # --autocompare/--no-autocompare
-    shards: int | None = None             # --shards
-    torch_version: str | None = None      # --torch-version, as given
-    diopi_include: Path | None = None     # --diopi-include
 
 
 @dataclass(frozen=True)
 class Request:
     root: Path                            # the workspace
     vendors: tuple[str, ...] | None       # None: every vendor file
-    choices: Choices = Choices()
+    options: Options = Options()
     out: Path | None = None               # the output folder (in no key)
 
     @cached_property
@@ -45,14 +36,14 @@ class Request:
         return self._inputs_now()
 
     def _inputs_now(self) -> str | None:
-        return inputs.workspace_digest(self.root, self.choices.diopi_include)
+        return inputs.workspace_digest(self.root, self.options.diopi_include)
 
     def key(self, kind: str) -> str | None:
-        """The key of a result of *kind* made from these inputs and these choices."""
+        """The key of a result of *kind* made from these inputs and these options."""
         if self.inputs is None:
             return None
-        choices = {f.name: getattr(self.choices, f.name) for f in dataclasses.fields(Choices)}
-        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **choices},
+        options = {f.name: getattr(self.options, f.name) for f in dataclasses.fields(Options)}
+        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **options},
                                                             sort_keys=True, default=str))
 
     def unchanged(self) -> bool:

@@ -164,11 +164,13 @@ def _copy_in(tensors: dict) -> dict:
 def _ours(ws: Path, vendor: str) -> dict:
     from deeplink_gen import pipeline
     from deeplink_gen.model import TorchVersion
+    from deeplink_gen.options import Options, Torch
     from deeplink_gen.plan.adaptor import plan_adaptor
 
-    options = pipeline.Options(TorchVersion.parse("2.2.2"), snapshot=True)
+    options = Options()
     loaded = pipeline.load(ws)
-    plan = plan_adaptor(pipeline.resolve(loaded, loaded.vendor(vendor), options), options.prototypes())
+    rv = pipeline.resolve(loaded, loaded.vendor(vendor), Torch(TorchVersion.parse("2.2.2"), snapshot=True), options)
+    plan = plan_adaptor(rv, options.prototypes())
     out = {}
     for f in plan.functions:
         tensors = {}

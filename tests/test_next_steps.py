@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from helpers import REPO, run_cli
+from helpers import REPO, copy_workspace, dipu_checkout, run_cli, run_subprocess
 
 
 def _next(result) -> str:
@@ -32,9 +32,9 @@ def test_following_next_from_init_to_a_checked_render(tmp_path: Path):
     line = _next(_follow(line))
     assert line == f"next: deeplink-gen -C {tmp_path} render --vendor acme"
     line = _next(_follow(line))
-    assert line.startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+    assert line.startswith(f"next: deeplink-gen -C {tmp_path} render --vendor acme --into CHECKOUT")
     line = _next(run_cli("render", "--all", "--check", cwd=tmp_path))
-    assert line.startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+    assert line.startswith(f"next: deeplink-gen -C {tmp_path} render --vendor acme --into CHECKOUT")
 
 
 def test_validate_without_vendors_names_new_vendor(tmp_path: Path):
@@ -61,3 +61,40 @@ def test_drift_ends_with_next_when_nothing_breaks():
     assert line == (f"next: deeplink-gen -C {REPO} validate --torch-version 2.2.2, then set torch: 2.2.2 in "
                     "deeplink-gen.yaml and render --all")
     assert _follow(line).exit_code == 0
+
+
+def _run_from(where: Path, command: str, **names: str):
+    """A deeplink-gen command line run as a process from the folder *where* (NAME and the like filled in)."""
+    args = [names.get(a, a) for a in shlex.split(command)[1:]]
+    return run_subprocess(*args, cwd=where)
+
+
+def _next_command(proc) -> str:
+    """The deeplink-gen command of a process's `next:` line (the last line of stdout or stderr)."""
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = (proc.stdout.splitlines() or [""])[-1]
+    if not line.startswith("next: "):
+        line = proc.stderr.splitlines()[-1]
+    assert line.startswith("next: "), proc.stdout + proc.stderr
+    return line[line.index("deeplink-gen"):].split("   (")[0].split(", then")[0].split("`")[0]
+
+
+def test_next_lines_run_from_the_users_folder_with_dash_C(tmp_path: Path):
+    """Each `next:` of a command run with -C DIR names the workspace the same way, so that
+    pasting it where the user stands works: validate, render, render --check and
+    explain, through to --into a checkout."""
+    user = tmp_path / "user"
+    copy_workspace(user / "ws")
+    checkout = dipu_checkout(tmp_path / "framework")
+    command = _next_command(run_subprocess("-C", "ws", "validate", "--vendor", "droplet", cwd=user))
+    assert command == "deeplink-gen -C ws render --vendor droplet"
+    command = _next_command(_run_from(user, command))
+    assert command == "deeplink-gen -C ws render --vendor droplet --into CHECKOUT"
+    assert _next_command(run_subprocess("-C", "ws", "render", "--vendor", "droplet", "--check", cwd=user)) == command
+    into = _run_from(user, command, CHECKOUT=str(checkout))
+    assert into.returncode == 0, into.stdout + into.stderr
+    assert "of `deeplink-gen -C ws render --vendor droplet` says what else" in into.stdout
+    assert (checkout / "dipu/torch_dipu/csrc_dipu/vendor/droplet").is_dir()
+    command = _next_command(run_subprocess("-C", "ws", "explain", "--vendor", "droplet", cwd=user))
+    assert command == "deeplink-gen -C ws explain OP --vendor droplet"
+    assert _run_from(user, command, OP="add.out").returncode == 0

@@ -11,21 +11,22 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO, copy_workspace, edit
-from deeplink_gen.request import Choices, Request
+from deeplink_gen.options import Options
+from deeplink_gen.request import Request
 
-# A value other than the default for each type a choice may have.
+# A value other than the default for each type an option may have.
 _OTHER = {"bool | None": True, "int | None": 3, "str | None": "2.1.1", "Path | None": Path("include")}
 
 
-def test_every_choice_changes_the_key(tmp_path: Path):
+def test_every_option_changes_the_key(tmp_path: Path):
     ws = copy_workspace(tmp_path / "ws")
     base = Request(ws, ("camb",))
     keys = {base.key("render")}
-    for field in dataclasses.fields(Choices):
-        assert field.type in _OTHER, f"a choice of a new type: {field.name}: {field.type}"
-        changed = Request(ws, ("camb",), dataclasses.replace(Choices(), **{field.name: _OTHER[field.type]}))
+    for field in dataclasses.fields(Options):
+        assert field.type in _OTHER, f"an option of a new type: {field.name}: {field.type}"
+        changed = Request(ws, ("camb",), dataclasses.replace(Options(), **{field.name: _OTHER[field.type]}))
         keys.add(changed.key("render"))
-    assert len(keys) == len(dataclasses.fields(Choices)) + 1 and None not in keys
+    assert len(keys) == len(dataclasses.fields(Options)) + 1 and None not in keys
 
 
 def test_key_follows_inputs_and_vendors_but_not_the_output_folder(tmp_path: Path):

@@ -10,8 +10,10 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import click
+
 from deeplink_gen import inputfile, pipeline
-from deeplink_gen.commands import stored
+from deeplink_gen.commands import next_step, report_out, stored, torch_choice
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
@@ -58,10 +60,11 @@ def read_baseline(path: Path) -> plan.Baseline:
                          {k: frozenset(v) for k, v in implemented.items()})
 
 
-def run(request: Request, asked: Asked, options: pipeline.Options) -> plan.Coverage:
-    ws = stored.checked(request, options).ws
-    table = options.op_table()
-    resolved = [pipeline.resolve(ws, v, options) for v in ws.vendors]
+def run(request: Request, asked: Asked) -> plan.Coverage:
+    torch = torch_choice.choose(request.root, request.options.torch_version)
+    ws = stored.checked(request, torch).ws
+    table = torch.op_table()
+    resolved = [pipeline.resolve(ws, v, torch, request.options) for v in ws.vendors]
     unknown = sorted(set(asked.libraries) - {v.name for v in ws.vendors})
     if unknown:
         raise UserError([Diagnostic(None, "--impl", f"'{name}' is not a vendor of this report "
@@ -71,7 +74,7 @@ def run(request: Request, asked: Asked, options: pipeline.Options) -> plan.Cover
         if v.name not in libraries and v.implemented is not None:
             libraries[v.name] = DiopiLibrary(v.implemented.functions(), f"{v.path} adaptor.implemented",
                                              "vendor file")
-    cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(options.prototypes().names()))
+    cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(request.options.prototypes().names()))
     if asked.against is not None:
         cov = replace(cov, workload=plan.against(cov, str(asked.against), read_workload(asked.against)))
     if asked.baseline is not None:
@@ -83,3 +86,20 @@ def source_of(cov: plan.Coverage) -> str:
     """What the header says the report comes from."""
     files = ", ".join(f"vendors/{v.name}.yaml" for v in cov.vendors)
     return f"{files}, catalog/ and torch {cov.table.version}'s op table"
+
+
+def main(request: Request, asked: Asked, fmt: str, out: Path | None, fail_on_regression: bool) -> int:
+    """`coverage`: the report printed or written to *out*; 1 when *fail_on_regression* and something was lost."""
+    cov = run(request, asked)
+    report_out.emit(report.render(cov, fmt, source_of(cov), header=out is not None), out,
+                    f"{len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, "
+                    f"{cov.total} ops of torch {cov.table.version}")
+    regressions = cov.baseline.regressions if cov.baseline is not None else ()
+    if regressions and fail_on_regression:
+        click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against "
+                   f"{asked.baseline}", err=True)
+        return 1
+    one = cov.vendors[0].name if len(cov.vendors) == 1 else "NAME"
+    next_step.show(f"{next_step.prog(request.root)} explain OP --vendor {one}   (how one op reaches the device)",
+                   err=out is None and fmt != "text")
+    return 0

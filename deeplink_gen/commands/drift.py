@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
+
 from deeplink_gen import pipeline
+from deeplink_gen.commands import next_step, report_out, torch_choice
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces import aten, torch_snapshots
 from deeplink_gen.model import OpTable
@@ -37,3 +40,20 @@ def run(root: Path, old: OpTable, new: OpTable) -> plan.Drift:
 
 def source_of(result: plan.Drift) -> str:
     return f"catalog/, vendors/ and the op tables of torch {result.old.version} and {result.new.version}"
+
+
+def main(root: Path, old: str, new: str, fmt: str, out: Path | None) -> int:
+    """`drift --from OLD --to NEW`: the report printed or written to *out*; 1 when an entry would break."""
+    from deeplink_gen.render import drift as report
+
+    old_table, new_table = torch_choice.table_for(old, "--from"), torch_choice.table_for(new, "--to")
+    if not old_table.version < new_table.version:
+        raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
+    result = run(root, old_table, new_table)
+    report_out.emit(report.render(result, fmt, source_of(result), header=out is not None), out,
+                    f"{len(result.ops)} changed, {len(result.breaking)} would break")
+    if result.breaking:
+        return 1
+    next_step.show(f"{next_step.prog(root)} validate --torch-version {new_table.version}, then set torch: "
+                   f"{new_table.version} in deeplink-gen.yaml and render --all", err=out is None and fmt != "text")
+    return 0

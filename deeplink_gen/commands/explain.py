@@ -6,10 +6,13 @@ Without OP, one line per op of the vendor."""
 from __future__ import annotations
 
 
+import click
+
 from deeplink_gen import output_paths, pipeline
-from deeplink_gen.commands import stored
+from deeplink_gen.commands import next_step, stored, torch_choice
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
 from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor
+from deeplink_gen.options import Options, Torch
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.request import Request
 from deeplink_gen.translate.signature import wrapper_name
@@ -103,23 +106,24 @@ def _gated_override(override: OpOverride | None, rv: ResolvedVendor) -> list[str
                              f"({override.torch.loc})")]
 
 
-def run(request: Request, op: str, options: pipeline.Options) -> list[str]:
+def run(request: Request, op: str) -> list[str]:
     (vendor,) = request.vendors
-    ws = stored.checked(request, options).ws
-    rv = pipeline.resolve(ws, ws.vendor(vendor), options)
+    torch = torch_choice.choose(request.root, request.options.torch_version)
+    ws = stored.checked(request, torch).ws
+    rv = pipeline.resolve(ws, ws.vendor(vendor), torch, request.options)
     found = next((r for r in rv.ops if r.op == op), None)
     if found is not None:
         return explain_op(found, rv) + _gated_override(ws.vendor(vendor).override(op), rv)
     skipped = next((s for s in rv.skipped if s.op == op), None)
     if skipped is not None:
         return [f"{op}: not rendered: {skipped.reason}"]
-    raise UserError([Diagnostic(None, None, _not_in_catalog(op, ws, options))])
+    raise UserError([Diagnostic(None, None, _not_in_catalog(op, ws, torch, request.options))])
 
 
-def _not_in_catalog(op: str, ws, options: pipeline.Options) -> str:
+def _not_in_catalog(op: str, ws, torch: Torch, options: Options) -> str:
     """Why *op* has nothing to explain: a torch op the catalog lacks (and how to add it, with the DIOPI
     functions its name suggests), or no op at all (and the nearest name)."""
-    table = options.op_table()
+    table = torch.op_table()
     overloads = sorted(n for n in ws.catalog.names() if n.split(".")[0] in (op, op + "_") and n != op)
     if op not in table.ops and overloads:
         return (f"'{op}' names no single op: the op catalog has {_some(overloads)}; "
@@ -139,11 +143,12 @@ def _some(names: list[str], shown: int = 8) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def listing(request: Request, options: pipeline.Options) -> list[str]:
+def listing(request: Request) -> list[str]:
     """Every op of the vendor, one line each: state, DIOPI function, definition; then the ops this torch skips."""
     (vendor,) = request.vendors
-    ws = stored.checked(request, options).ws
-    rv = pipeline.resolve(ws, ws.vendor(vendor), options)
+    torch = torch_choice.choose(request.root, request.options.torch_version)
+    ws = stored.checked(request, torch).ws
+    rv = pipeline.resolve(ws, ws.vendor(vendor), torch, request.options)
     width = max((len(r.op) for r in rv.ops), default=0)
     left_out = (f", {len(rv.skipped)} catalog entr{'y' if len(rv.skipped) == 1 else 'ies'} left out for this torch"
                 if rv.skipped else "")
@@ -156,3 +161,14 @@ def listing(request: Request, options: pipeline.Options) -> list[str]:
     lines += [f"  {s.op:{width}}  skipped: {s.reason}" + (f"  catalog ({s.loc})" if s.loc is not None else "")
               for s in rv.skipped]
     return lines
+
+
+def main(request: Request, op: str | None) -> None:
+    """`explain`: one op's settings and where each comes from, or (without *op*) the vendor's listing."""
+    (vendor,) = request.vendors
+    prog = next_step.prog(request.root)
+    click.echo("\n".join(run(request, op) if op is not None else listing(request)))
+    if op is None:
+        next_step.show(f"{prog} explain OP --vendor {vendor}   (one op: its settings and where each comes from)")
+    else:
+        next_step.show(f"change it under ops: {op}: in vendors/{vendor}.yaml, then {prog} render --vendor {vendor}")

@@ -11,10 +11,13 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
+
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
 from deeplink_gen.atomic import write_atomic
+from deeplink_gen.commands import next_step
 from deeplink_gen.commands.tool_source import ToolSource, installed_source, place
 from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
 from deeplink_gen.render.templating import render
@@ -90,3 +93,17 @@ def init(root: Path, tool: str | None = None) -> InitResult:
         write_atomic(target, render(template, **context).encode("utf-8"))
         result.created.append(rel)
     return result
+
+
+def main(root: Path, tool: str | None) -> None:
+    """`init`: the workspace made or refreshed, each file listed with what happened to it."""
+    result = init(root, tool)
+    for label, items in (("created", result.created), ("refreshed", result.refreshed), ("kept", result.kept)):
+        for item in items:
+            click.echo(f"{label:9} {root / item}")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    wheels = [item for item in result.created if item.startswith("tools/")]
+    if wheels:
+        click.echo(f"note: commit {', '.join(wheels)}: the CI workflow installs deeplink-gen from it", err=True)
+    next_step.show(f"{next_step.prog(root)} new-vendor NAME   (or: new-vendor NAME --like droplet)")

@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from deeplink_gen import cache, output_paths, pipeline
-from deeplink_gen.commands import stored, warnings_out
+from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
@@ -59,13 +59,14 @@ def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
-def run(request: Request, options: pipeline.Options, dest: Path, force: bool, strict: bool = False) -> int:
-    checked = stored.checked(request, options)
+def run(request: Request, dest: Path, force: bool, strict: bool = False) -> int:
+    torch = torch_choice.choose(request.root, request.options.torch_version, renders=True)
+    checked = stored.checked(request, torch)
     if warnings_out.show(checked.warnings, strict):
         return 1
     ws = checked.ws
     (v,) = ws.vendors
-    files = pipeline.run(request, options, cache.MEMO, checked=checked).files[v.name]
+    files = pipeline.run(request, torch, checked, cache.MEMO).files[v.name]
     if dest.is_dir():
         with lock.held(dest, "--into"):
             outcome = into(dest, v, files, force)
@@ -74,10 +75,10 @@ def run(request: Request, options: pipeline.Options, dest: Path, force: bool, st
     _report(v.name, dest, outcome)
     device = v.identity.cmake_aliases[0] if v.identity.cmake_aliases else v.name
     torchs = ", ".join(SUPPORTED_TORCHS[:-1]) + " or " + SUPPORTED_TORCHS[-1]
-    click.echo(f"next: build DIPU: cd {dest / 'dipu'} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
-               f"-DDEVICE={device}{' -DWITH_DIOPI_LIBRARY=DISABLE' if outcome.without_diopi else ''} && "
-               f"cmake --build build -j8   (with torch {torchs} installed; "
-               f"onboarding/ONBOARDING.md of `deeplink-gen render --vendor {v.name}` says what else)")
+    next_step.show(f"build DIPU: cd {dest / 'dipu'} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+                   f"-DDEVICE={device}{' -DWITH_DIOPI_LIBRARY=DISABLE' if outcome.without_diopi else ''} && "
+                   f"cmake --build build -j8   (with torch {torchs} installed; onboarding/ONBOARDING.md of "
+                   f"`{next_step.prog(request.root)} render --vendor {v.name}` says what else)")
     return 0
 
 

@@ -16,16 +16,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import jsonschema
 
 from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
+from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.init import InitResult, ensure_layout
-from deeplink_gen.errors import Diagnostic, Diagnostics, ParseError, UserError, display_path
+from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.load.workspace import load_catalogs
 from deeplink_gen.model import Workspace
+from deeplink_gen.options import Options, Torch
 from deeplink_gen.paths import example_vendors_dir, vendor_files
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render.templating import render
@@ -336,7 +339,7 @@ def _validate(root: Path, path: Path, name: str):
     # A broken or missing catalog is validate's business, not the scaffold's.
     ws = Workspace(root, catalog, (vendor,), catalog_complete=not cat_diags and bool(catalog.entries))
     try:
-        pipeline.validate(ws, _options(root))
+        pipeline.validate(ws, _torch(root), Options())
     except UserError as exc:
         own = [d for d in exc.diagnostics if d.is_error and d.loc is not None and d.loc.file == shown]
         if own:
@@ -344,17 +347,11 @@ def _validate(root: Path, path: Path, name: str):
     return vendor
 
 
-def _options(root: Path) -> pipeline.Options:
-    """The workspace's torch (deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes there):
-    the installed torch when it is that one, else the op table shipped for it."""
+def _torch(root: Path) -> Torch:
+    """The workspace's torch: deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes there."""
     from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
-    from deeplink_gen.load.workspace import target_torch
 
-    wanted, where = target_torch(root) or (SUPPORTED_TORCHS[-1], None)
-    try:
-        return pipeline.Options.for_torch(wanted)
-    except ParseError as exc:
-        raise UserError([Diagnostic(where, "torch", str(exc))]) from None
+    return torch_choice.choose(root, None, default=SUPPORTED_TORCHS[-1])
 
 
 # ---------------------------------------------------------------- what to do next
@@ -370,3 +367,26 @@ def next_steps(result: Result, cd: str) -> str:
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
                   c=plan_onboarding(v, output_paths.kernels_cmake_from_csrc()), root_var=root_var,
                   alias=ident.cmake_aliases[0], device_type=ident.device_type)
+
+
+def main(root: Path, name: str, **scaffold) -> None:
+    """`new-vendor NAME`: the scaffold written, then what to do with it."""
+    result = new_vendor(root, name, **scaffold)
+    cd = "" if root == Path(".") else f" -C {root}"
+    click.echo(next_steps(result, cd), nl=False)
+    _upstream_note(name, scaffold.get("like"))
+    next_step.show(f"fill in vendors/{name}.yaml (step 1), then {next_step.prog(root)} validate --vendor {name}")
+
+
+def _upstream_note(name: str, like: str | None) -> None:
+    """A new vendor named as one DIPU has its own folder for: --into replaces DIPU's files there."""
+    from deeplink_gen.interfaces.dipu import DIPU_COMMIT
+
+    if name not in UPSTREAM or like is not None:
+        return
+    bundled = (example_vendors_dir() / f"{name}.yaml").is_file()
+    click.echo(f"warning: DIPU {DIPU_COMMIT[:8]} has a vendor/{name}/ of its own: render --vendor {name} --into "
+               f"replaces its vendorapi.h, deviceimpl.cpp and the other files this vendor renders with these, whose "
+               f"runtime functions are `unsupported` until you fill them in, and leaves DIPU's other files there"
+               + (f"; `new-vendor {name} --like {name} --force` starts from deeplink-gen's own {name} vendor instead"
+                  if bundled else "; pick another name for a new device"), err=True)

@@ -10,15 +10,49 @@ loads nothing prints them too; without them stored, nothing is reused."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
 
 from deeplink_gen import cache, inputfile, pipeline
-from deeplink_gen.commands import stored, warnings_out
+from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
 from deeplink_gen.errors import Diagnostic, UserError
+from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
+from deeplink_gen.paths import workspace_file
 from deeplink_gen.request import Request
+
+_INPUT_FOLDERS = ("vendors", "catalog", "schemas")
+
+
+def refuse_out(root: Path, out_dir: Path, allow_outside: bool, check: bool) -> None:
+    """Refuse an --out in a workspace's vendors/, catalog/ or schemas/ (this workspace's, or
+    another's: a folder beside deeplink-gen.yaml), where a render would become its input;
+    and one outside the workspace unless *allow_outside* (or only checked)."""
+    resolved_root, target = root.resolve(), out_dir.resolve()
+    for folder in (target, *target.parents):
+        if folder.name in _INPUT_FOLDERS and (folder.parent == resolved_root
+                                               or os.path.lexists(workspace_file(folder.parent))):
+            raise click.UsageError(f"--out {out_dir} is inside {folder}, a workspace folder that holds its "
+                                   "inputs; render into generated/ (the default) or another folder")
+    if not allow_outside and not check and resolved_root != target and resolved_root not in target.parents:
+        raise click.UsageError(f"--out {out_dir} is outside the workspace {root}; "
+                               "add --allow-outside-workspace if that is what you want")
+
+
+def main(request: Request, *, check: bool = False, show_diff: bool = False, strict: bool = False) -> int:
+    """`render` (without --into): reused when rendered before, else rendered; the exit code."""
+    def torch() -> Torch:
+        return torch_choice.choose(request.root, request.options.torch_version, renders=True)
+
+    # A --torch-version that cannot be rendered for stops the render before anything is reused.
+    chosen = torch() if request.options.torch_version is not None else None
+    if not check:
+        code = reuse(request, strict)
+        if code is not None:
+            return code     # nothing changed, or rendered before: done without loading anything
+    return run(request, chosen or torch(), check=check, show_diff=show_diff, strict=strict)
 
 
 def reuse(request: Request, strict: bool = False) -> int | None:
@@ -36,56 +70,53 @@ def reuse(request: Request, strict: bool = False) -> int | None:
             return 1
         count = sum(len(files) for files in current.values())
         click.echo(f"0 written, {count} unchanged, 0 removed ({', '.join(names)})")
-        _next(names)
+        _next(request.root, names)
         return 0
     rendered = stored.files(request)
     if rendered is None:
         return None
     if warnings_out.show(warnings, strict):
         return 1
-    _write(request.out, rendered, key)
+    _write(request, rendered, key)
     return 0
 
 
-def _write(out_root: Path, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
-    report = pipeline.write(out_root, rendered)
-    stamps.record(out_root, {name: (digest, files) for name, files in rendered.items()})
+def _write(request: Request, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
+    report = pipeline.write(request.out, rendered)
+    stamps.record(request.out, {name: (digest, files) for name, files in rendered.items()})
     click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
                f"{len(report.removed)} removed ({', '.join(rendered)})")
-    _next(list(rendered))
+    _next(request.root, list(rendered))
 
 
-def _next(names: list[str]) -> None:
+def _next(root: Path, names: list[str]) -> None:
     vendor = names[0] if len(names) == 1 else "NAME"
-    click.echo(f"next: deeplink-gen render --vendor {vendor} --into CHECKOUT   (into a deeplink.framework "
-               "checkout: the files and onboarding/dipu.patch; then build DIPU)")
+    next_step.show(f"{next_step.prog(root)} render --vendor {vendor} --into CHECKOUT   (into a deeplink.framework "
+                   "checkout: the files and onboarding/dipu.patch; then build DIPU)")
 
 
-def run(request: Request, options: pipeline.Options, *, check: bool = False, show_diff: bool = False,
-        prefix: list[str] = ("deeplink-gen",), out_args: list[str] = (), strict: bool = False) -> int:
-    """Render *request* with *options*, through the whole pipeline (the caller
-    has tried reuse first); returns the exit code. The commands this prints
-    as hints start with *prefix* (deeplink-gen and its -C) and carry
-    *out_args* (--out ...). With *strict*, a warning stops the run before
-    anything is rendered."""
-    checked = stored.checked(request, options)
+def run(request: Request, torch: Torch, *, check: bool = False, show_diff: bool = False,
+        strict: bool = False) -> int:
+    """Render *request* for *torch*, through the whole pipeline (the caller
+    has tried reuse first); returns the exit code. With *strict*, a warning
+    stops the run before anything is rendered."""
+    checked = stored.checked(request, torch)
     if not request.names:
         raise UserError([Diagnostic(None, "--all", (
             f"nothing to render: {request.root / 'vendors'} has no vendor file; "
-            f"`{' '.join(prefix)} new-vendor NAME` scaffolds one"))])
+            f"`{next_step.prog(request.root)} new-vendor NAME` scaffolds one"))])
     if warnings_out.show(checked.warnings, strict):
         return 1
     if check:
-        chosen = {name: _recorded_options(request.out / name, options) for name in request.names}
-        made = pipeline.run(request, options, cache.MEMO, checked=checked, each=chosen)
-        return _check(request.out, made.files, chosen, request.vendors is None, show_diff, list(prefix),
-                      list(out_args))
-    made, key = stored.render(request, options, checked)
-    _write(request.out, made.files, key)
+        chosen = {name: _recorded_options(request.out / name, request.options) for name in request.names}
+        made = pipeline.run(request, torch, checked, cache.MEMO, each=chosen)
+        return _check(request, made.files, chosen, show_diff)
+    made, key = stored.render(request, torch, checked)
+    _write(request, made.files, key)
     return 0
 
 
-def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options:
+def _recorded_options(tree: Path, options: Options) -> Options:
     """The options a vendor's tree was rendered with (its manifest.json), under those given now."""
     from deeplink_gen import output_paths
 
@@ -96,15 +127,16 @@ def _recorded_options(tree: Path, options: pipeline.Options) -> pipeline.Options
     if not isinstance(recorded, dict):
         return options
     chosen = options.with_recorded(recorded)
-    flags = " ".join((["--diopi-include", str(chosen.diopi_include)] if chosen.diopi_include else [])
-                     + chosen.flags()) or "no options"
+    flags = " ".join(chosen.group_flags() + chosen.render_flags()) or "no options"
     click.echo(f"{tree.name}: checking with the options of its manifest.json and the command line: {flags}")
     return chosen
 
 
-def _check(out_root: Path, rendered: dict[str, dict[str, str]], chosen: dict[str, pipeline.Options], all_vendors: bool,
-           show_diff: bool, prefix: list[str], out_args: list[str]) -> int:
+def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[str, Options], show_diff: bool) -> int:
     from deeplink_gen.output import writer
+
+    out_root = request.out
+    all_vendors = request.vendors is None
 
     report = writer.Report()
     stale_vendors = []
@@ -124,9 +156,12 @@ def _check(out_root: Path, rendered: dict[str, dict[str, str]], chosen: dict[str
             click.echo(f"{label}: {item}", err=True)
     if not report.clean:
         click.echo("generated files are out of date; run:", err=True)
+        out_args = [] if out_root == request.root / "generated" else ["--out", str(out_root),
+                                                                       "--allow-outside-workspace"]
         for name in stale_vendors:
-            click.echo(f"  {chosen[name].command(prefix, '--vendor', name, *out_args)}", err=True)
+            click.echo(f"  {next_step.render_command(request.root, chosen[name], '--vendor', name, *out_args)}",
+                       err=True)
         return 1
     click.echo(f"up to date: {len(report.unchanged)} files")
-    _next(list(rendered))
+    _next(request.root, list(rendered))
     return 0

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from deeplink_gen import cache, pipeline
 from deeplink_gen.errors import Diagnostic
+from deeplink_gen.options import Torch
 from deeplink_gen.request import Request
 
 
-def checked(request: Request, options: pipeline.Options) -> pipeline.Checked:
+def checked(request: Request, torch: Torch) -> pipeline.Checked:
     """The request's workspace, loaded and validated (UserError if it is not
     valid), reused while none of its inputs changes."""
     found = cache.load("model", request.key("model"))
     if isinstance(found, pipeline.Checked):
         return found
-    made = pipeline.check(request.root, request.vendors, options, cache.MEMO)
+    made = pipeline.check(request, torch, cache.MEMO)
     if request.unchanged():      # no input changed while it was read
         cache.store("model", request.key("model"), made)
     return made
@@ -37,11 +38,11 @@ def files(request: Request) -> dict[str, dict[str, str]] | None:
     return found
 
 
-def render(request: Request, options: pipeline.Options, checked: pipeline.Checked) -> tuple[pipeline.Rendered, str | None]:
+def render(request: Request, torch: Torch, checked: pipeline.Checked) -> tuple[pipeline.Rendered, str | None]:
     """pipeline.run for *request* from its *checked* workspace, and the key
     its files and warnings are stored under: None when an input changed
     while it ran, and nothing was stored."""
-    made = pipeline.run(request, options, cache.MEMO, checked=checked)
+    made = pipeline.run(request, torch, checked, cache.MEMO)
     if not request.unchanged():
         return made, None
     key = request.key("render")

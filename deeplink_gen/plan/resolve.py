@@ -9,20 +9,11 @@ them decides a switch again."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from deeplink_gen.model import (
     BUILTIN_DEFAULTS, FACTS, SWITCHES, AtenOp, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
     Workspace,
 )
-
-
-@dataclass(frozen=True)
-class Choices:
-    """What the command line decides (None: not given)."""
-
-    autocompare: bool | None = None
-    shards: int | None = None
+from deeplink_gen.options import Options
 
 
 def _never(name: str, entry: CatalogEntry, aten: AtenOp, register: Setting[bool], origin: str) -> Setting[bool] | None:
@@ -42,9 +33,9 @@ def _never(name: str, entry: CatalogEntry, aten: AtenOp, register: Setting[bool]
     return None
 
 
-def _switch(name: str, entry: CatalogEntry, vendor: Vendor, cli: Choices) -> Setting[bool]:
-    if name == "autocompare" and cli.autocompare is not None:
-        return Setting(cli.autocompare, "command line")
+def _switch(name: str, entry: CatalogEntry, vendor: Vendor, options: Options) -> Setting[bool]:
+    if name == "autocompare" and options.autocompare is not None:
+        return Setting(options.autocompare, "command line")
     override = vendor.override(entry.op)
     stated = override.switch(name) if override is not None else None
     if stated is not None:
@@ -76,7 +67,7 @@ def _memory_format(entry: CatalogEntry, vendor: Vendor) -> Setting[str] | None:
     return Setting(value, source, loc)
 
 
-def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choices()) -> ResolvedVendor:
+def resolve(ws: Workspace, vendor: Vendor, table: OpTable, options: Options = Options()) -> ResolvedVendor:
     """*vendor* for the version of *table* (the ATen ops): its overrides and
     test settings whose torch: gates admit that version, every catalog op
     that applies with its settings, and the ops that do not apply."""
@@ -97,18 +88,18 @@ def resolve(ws: Workspace, vendor: Vendor, table: OpTable, cli: Choices = Choice
         aten = table.op_of(entry)
         fixed = {name: never for name in SWITCHES
                  for never in [_never(name, entry, aten, register, origin)] if never is not None}
-        settings = tuple((name, fixed.get(name) or _switch(name, entry, vendor, cli)) for name in SWITCHES)
+        settings = tuple((name, fixed.get(name) or _switch(name, entry, vendor, options)) for name in SWITCHES)
         settings += (("register", register),)
         override = vendor.override(entry.op)
         ops.append(ResolvedOp(entry, aten, enabled, settings, frozenset(fixed),
                               _memory_format(entry, vendor), catalog_entry if replaced else None,
                               override.reason if override is not None else ""))
-    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, cli))
+    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, options))
 
 
-def _shards(vendor: Vendor, cli: Choices) -> Setting[int]:
-    if cli.shards is not None:
-        return Setting(cli.shards, "command line")
+def _shards(vendor: Vendor, options: Options) -> Setting[int]:
+    if options.shards is not None:
+        return Setting(options.shards, "command line")
     if vendor.shards is not None:
         return Setting(vendor.shards.value, "vendor default", vendor.shards.loc)
     return Setting(1, "built-in default")

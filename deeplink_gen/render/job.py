@@ -8,6 +8,7 @@ from pathlib import Path
 from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
+from deeplink_gen.options import Options
 from deeplink_gen.paths import workspace_name
 
 
@@ -16,7 +17,7 @@ class Job:
     rv: ResolvedVendor
     source: str               # the vendor file, relative to the workspace (named in every header)
     protos: Prototypes
-    options: dict = field(default_factory=dict)   # the options that change output, for manifest.json
+    options: Options = Options()                  # the run's options (manifest.json records them)
     root: Path | None = None                      # the workspace
     memo: Memo = field(default=NO_MEMO, compare=False, repr=False)   # where each op's code is kept between runs
     origins: dict = field(default_factory=dict, compare=False, repr=False)   # origin() of each file so far

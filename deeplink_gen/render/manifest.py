@@ -46,7 +46,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         "device_type": rv.vendor.identity.device_type,
         "tool_version": __version__,
         "torch_version": str(rv.torch_version),
-        "options": job.options,
+        "options": job.options.recorded(),
         "files": [
             {"path": path, "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
             for path, text in sorted(files.items())

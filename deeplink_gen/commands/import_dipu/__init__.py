@@ -17,6 +17,6 @@ Problems of the upstream file are reported as warnings with their line;
 each is either fixed (when the intent is unambiguous) or its entry skipped.
 """
 
-from deeplink_gen.commands.import_dipu.run import ImportResult, import_dipu
+from deeplink_gen.commands.import_dipu.run import ImportResult, command, import_dipu
 
-__all__ = ["ImportResult", "import_dipu"]
+__all__ = ["ImportResult", "command", "import_dipu"]

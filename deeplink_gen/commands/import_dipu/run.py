@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 import yaml
 
-from deeplink_gen import pipeline
+from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.import_dipu.conversions import read_conversions
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.implemented import read_implemented
@@ -22,6 +23,7 @@ from deeplink_gen.load import schema
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_vendor
 from deeplink_gen.model import Prototypes, Workspace
+from deeplink_gen.options import Options, Torch
 from deeplink_gen.atomic import write_atomic
 from deeplink_gen.validate import Context, validate
 
@@ -91,7 +93,7 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
     return texts
 
 
-def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> list[Diagnostic]:
+def _problems(out: Path, texts: dict[Path, str], torch: Torch, options: Options) -> list[Diagnostic]:
     """Every error `deeplink-gen validate` would report for these files."""
     diags = Diagnostics()
     docs = {"catalog": [], "vendor": []}
@@ -108,7 +110,7 @@ def _problems(out: Path, texts: dict[Path, str], options: pipeline.Options) -> l
     vendors = tuple(parse_vendor(d, diags) for d in docs["vendor"])
     if diags:
         return diags.items
-    found = validate(Workspace(out, catalog, vendors), Context(options.op_table(), options.prototypes()))
+    found = validate(Workspace(out, catalog, vendors), Context(torch.op_table(), options.prototypes()))
     return [d for d in found if d.is_error]
 
 
@@ -160,7 +162,7 @@ def _diopi_sections(vendors: list[str], convert_configs: dict[str, Path], impls:
 
 
 def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
-                options: pipeline.Options, impls: dict[str, Path] | None = None) -> ImportResult:
+                torch: Torch, options: Options, impls: dict[str, Path] | None = None) -> ImportResult:
     path = str(functions)
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
@@ -171,10 +173,10 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         notes += cfg_notes
     sections = _diopi_sections(vendors, convert_configs, impls or {}, options.prototypes(), notes)
     imported = []
-    table = options.op_table()
+    table = torch.op_table()
     dialect = dialect_of(ups)
     for up in ups:
-        item = translate(up, path, table, options.torch_version.dipu_code, dialect)
+        item = translate(up, path, table, torch.version.dipu_code, dialect)
         notes += item.notes
         if item.op:
             imported.append(item)
@@ -182,8 +184,8 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     sel = select(imported, vendors, layouts, path, notes)
     # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
     while True:
-        texts = _texts(out, sel, vendors, path, str(options.torch_version), sections)
-        problems = _problems(out, texts, options)
+        texts = _texts(out, sel, vendors, path, str(torch.version), sections)
+        problems = _problems(out, texts, torch, options)
         if not problems:
             break
         if not _drop_rejected(problems, sel, vendors, path, notes):
@@ -192,3 +194,23 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         write_atomic(file, text.encode("utf-8"))
     return ImportResult(sorted(set(notes), key=sort_key), list(sel.catalog), len(ups) - len(sel.catalog), vendors,
                         [str(p) for p in texts])
+
+
+def command(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path, options: Options,
+            impls: dict[str, Path], force: bool) -> None:
+    """`import-dipu`: the import into *out* for the torch *options* ask for (default: the
+    installed one), replacing the files of a workspace there only with *force*."""
+    existing = [p for sub in ("catalog", "vendors") for p in sorted((out / sub).glob("*.yaml"))]
+    existing += [p for p in (out / "deeplink-gen.yaml",) if p.is_file()]
+    if existing and not force:
+        raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
+    torch = torch_choice.choose(out, options.torch_version, workspace=False)
+    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls)
+    for p in existing:
+        if str(p) not in result.files:
+            p.unlink()
+    for n in result.notes:
+        click.echo(str(n), err=True)
+    click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
+               f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
+    next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")
