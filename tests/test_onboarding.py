@@ -507,7 +507,7 @@ def test_each_render_ends_with_the_next_step(workspace: Path, tmp_path: Path):
     _new_vendor(workspace)
     for _ in range(2):                    # written, then unchanged (the stamps' short cut)
         result = run_cli("render", "--vendor", "acme", cwd=workspace)
-        assert result.stdout.splitlines()[-1].startswith("next: deeplink-gen render --vendor acme --into CHECKOUT")
+        assert result.stdout.splitlines()[-1].startswith(f"next: deeplink-gen -C {workspace} render --vendor acme --into CHECKOUT")
     tree = dipu_checkout(tmp_path / "dipu")
     result = _into(workspace, "acme", tree)
     last = result.stdout.splitlines()[-1]
