@@ -1,10 +1,14 @@
-"""The stages, in order, as run() runs them for a render:
+"""The stages, in order, as a render runs them: check() loads and
+validates, run() resolves and renders, write() writes.
 
     load      files -> Workspace (shape errors)              deeplink_gen/load/
     validate  Workspace -> Diagnostics (semantic errors)      deeplink_gen/validate/
     resolve   Workspace + vendor -> ResolvedVendor            deeplink_gen/plan/resolve.py
     render    ResolvedVendor -> {path: text} via plans        deeplink_gen/plan/, deeplink_gen/render/
     write     {path: text} -> generated/<vendor>/             deeplink_gen/output/
+
+Every command that loads a workspace goes through load() or check() (and
+examine() beneath it), also for files it has not written yet.
 
 Each stage raises UserError for bad input; nothing here prints, and nothing
 here reads or writes the cache folder: what a run may reuse from earlier
@@ -26,16 +30,28 @@ from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Diagnostic, UserError, split
 
 if TYPE_CHECKING:
+    from deeplink_gen.load.workspace import Sources
     from deeplink_gen.model import ResolvedVendor, Vendor, Workspace
     from deeplink_gen.options import Options, Torch
     from deeplink_gen.output import writer
     from deeplink_gen.request import Request
 
 
-def load(root: Path, vendors: Sequence[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
+def loaded(sources: Sources, vendors: Sequence[str] | None = None,
+           memo: Memo = NO_MEMO) -> tuple[Workspace, list[Diagnostic]]:
+    """The workspace of *sources* made of the files that have the right shape,
+    and the shape problems of the others (UserError when there is no workspace
+    to speak of)."""
     from deeplink_gen.load.workspace import load_workspace
 
-    ws, problems = load_workspace(root, vendors, memo)
+    return load_workspace(sources, vendors, memo)
+
+
+def load(root: Path, vendors: Sequence[str] | None = None, memo: Memo = NO_MEMO) -> Workspace:
+    """The workspace at *root*; UserError for any shape problem."""
+    from deeplink_gen.load.workspace import Sources
+
+    ws, problems = loaded(Sources(root), vendors, memo)
     if problems:
         raise UserError(problems)
     return ws
@@ -49,30 +65,27 @@ class Checked:
     warnings: tuple[Diagnostic, ...] = ()
 
 
-def _warnings_only(problems: list[Diagnostic]) -> tuple[Diagnostic, ...]:
-    """The warnings among *problems*; UserError (errors and warnings) if any is an error."""
+def examine(request: Request, torch: Torch, memo: Memo = NO_MEMO, *,
+            sources: Sources | None = None) -> tuple[Workspace, list[Diagnostic]]:
+    """load, then validate for *torch*: the workspace and every problem of both
+    stages (the files that loaded are validated even when others did not).
+    The files are the request's folder's, or those of *sources* (files about
+    to be written, checked as they will be)."""
+    from deeplink_gen.load.workspace import Sources
+    from deeplink_gen.validate import Context, validate as run_checks
+
+    ws, problems = loaded(sources or Sources(request.root), request.vendors, memo)
+    problems += run_checks(ws, Context(torch.op_table(), request.options.prototypes()))
+    return ws, problems
+
+
+def check(request: Request, torch: Torch, memo: Memo = NO_MEMO, *, sources: Sources | None = None) -> Checked:
+    """examine()'s workspace with its warnings; UserError (errors and warnings) if any problem is an error."""
+    ws, problems = examine(request, torch, memo, sources=sources)
     errors, warnings = split(problems)
     if errors:
         raise UserError(errors + warnings)
-    return tuple(warnings)
-
-
-def validate(ws: Workspace, torch: Torch, options: Options) -> tuple[Diagnostic, ...]:
-    """The workspace's warnings; UserError if it is not valid."""
-    from deeplink_gen.validate import Context, validate as run_checks
-
-    return _warnings_only(run_checks(ws, Context(torch.op_table(), options.prototypes())))
-
-
-def check(request: Request, torch: Torch, memo: Memo = NO_MEMO) -> Checked:
-    """load, then validate, for *torch*; every problem of both stages is reported
-    together (the files that loaded are validated even when others did not)."""
-    from deeplink_gen.load.workspace import load_workspace
-    from deeplink_gen.validate import Context, validate as run_checks
-
-    ws, problems = load_workspace(request.root, request.vendors, memo)
-    problems += run_checks(ws, Context(torch.op_table(), request.options.prototypes()))
-    return Checked(ws, _warnings_only(problems))
+    return Checked(ws, tuple(warnings))
 
 
 def resolve(ws: Workspace, vendor: Vendor, torch: Torch, options: Options) -> ResolvedVendor:

@@ -22,14 +22,13 @@ import jsonschema
 from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
 from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.init import InitResult, ensure_layout
-from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, display_path
+from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
 from deeplink_gen.load import schema
-from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.load.workspace import load_catalogs
-from deeplink_gen.model import Workspace
+from deeplink_gen.load.workspace import Sources
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.paths import example_vendors_dir, vendor_files
+from deeplink_gen.request import Request
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render.templating import render
 from deeplink_gen.validate.names import C_KEYWORDS, vendor_name_problem
@@ -324,34 +323,28 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
 
 
 def _validate(root: Path, path: Path, name: str):
-    """The scaffolded file, checked like `deeplink-gen validate` checks it
-    against the workspace's catalog; only its own problems are reported."""
-    shown = str(root / "vendors" / f"{name}.yaml")
-    doc = yamlfile.load(path, display=shown)
-    problems = schema.check(doc, "vendor")
-    if problems:
-        raise UserError(problems)
-    diags = Diagnostics()
-    vendor = parse_vendor(doc, diags)
-    diags.raise_if_any()
-    cat_diags = Diagnostics()
-    catalog = load_catalogs(root, cat_diags)
-    # A broken or missing catalog is validate's business, not the scaffold's.
-    ws = Workspace(root, catalog, (vendor,), catalog_complete=not cat_diags and bool(catalog.entries))
-    try:
-        pipeline.validate(ws, _torch(root), Options())
-    except UserError as exc:
-        own = [d for d in exc.diagnostics if d.is_error and d.loc is not None and d.loc.file == shown]
-        if own:
-            raise UserError(own) from None
-    return vendor
+    """The scaffolded file at *path*, checked as `deeplink-gen validate --vendor NAME`
+    checks it once it is vendors/NAME.yaml; only its own problems are reported
+    (a broken catalog is validate's business, not the scaffold's)."""
+    shown = root / "vendors" / f"{name}.yaml"
+    sources = Sources(root, {shown: inputfile.read(path).decode("utf-8")})
+    ws, problems = pipeline.examine(Request(root, (name,), Options()), _torch(root), sources=sources)
+    own = [d for d in problems if d.is_error and d.loc is not None and d.loc.file == str(shown)]
+    if own:
+        raise UserError(own)
+    return ws.vendor(name)
 
 
 def _torch(root: Path) -> Torch:
-    """The workspace's torch: deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes there."""
+    """The workspace's torch: deeplink-gen.yaml's, else DIPU's newest, which new-vendor writes
+    there. A deeplink-gen.yaml torch without an op table is validate's business (it names
+    that line): the scaffold is checked with DIPU's newest then."""
     from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
 
-    return torch_choice.choose(root, None, default=SUPPORTED_TORCHS[-1])
+    try:
+        return torch_choice.choose(root, None, default=SUPPORTED_TORCHS[-1])
+    except UserError:
+        return torch_choice.of_version(SUPPORTED_TORCHS[-1])
 
 
 # ---------------------------------------------------------------- what to do next

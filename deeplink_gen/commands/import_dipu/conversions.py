@@ -17,9 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from deeplink_gen.commands.import_dipu.read import warning
+from deeplink_gen.commands.import_dipu.read import UpstreamYaml, warning
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import Prototypes
@@ -96,20 +94,9 @@ class _Reader:
         return tokens, tensors
 
 
-def _items(path: Path) -> list[tuple[str, int, dict, dict[str, int]]]:
+def _items(config: UpstreamYaml) -> list[tuple[str, int, dict, dict[str, int]]]:
     """(name, line, body, key lines) of each entry, in file order."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except RecursionError:
-        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", "values are nested too deeply")]) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise UserError([Diagnostic(Loc(str(path), mark.line + 1 if mark else 0, mark.column + 1 if mark else 0),
-                                    "--convert-config", f"YAML syntax error: {exc.problem}")]) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UserError([Diagnostic(Loc(str(path)), "--convert-config", f"cannot read: {exc}")]) from None
+    path, root, data = config.path, config.root, config.data
     if data is None:
         return []
     if not isinstance(data, list):
@@ -138,11 +125,11 @@ def _keep_dropped(rules: dict[str, str], lower: dict[str, str]) -> dict[str, str
     return {s: out[s] for s in sorted(out, key=DTYPES.index)}
 
 
-def read_conversions(path: Path, protos: Prototypes) -> Conversions:
-    r = _Reader(path)
+def read_conversions(config: UpstreamYaml, protos: Prototypes) -> Conversions:
+    r = _Reader(config.path)
     entries: dict[str, tuple[int, dict, dict[str, int]]] = {}
     common: tuple[int, dict, dict[str, int]] | None = None
-    for name, line, body, lines in _items(path):
+    for name, line, body, lines in _items(config):
         if name == COMMON:
             common = (line, body, lines)
             continue

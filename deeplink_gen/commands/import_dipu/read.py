@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -42,17 +43,39 @@ def _text(path: Path, option: str) -> str:
                                     f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]) from None
 
 
-def read_functions(path: Path) -> list[Upstream]:
-    text = _text(path, "--functions")
+@dataclass(frozen=True)
+class UpstreamYaml:
+    """An upstream YAML file, read once: its nodes (for the line of each entry and key) and its data."""
+
+    path: Path
+    root: yaml.Node | None
+    data: Any
+
+
+def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
+    """The upstream YAML file *path* given with *option*, read by inputfile.read's
+    rules as YAML 1.1 (as upstream's loaders read it). Every problem is a
+    UserError under *key*, at its line, else at line 1."""
+    text = _text(path, option)
+
+    def fail(line: int, column: int, message: str) -> UserError:
+        return UserError([Diagnostic(Loc(str(path), line, column), key, message)])
+
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=yaml.SafeLoader)  # YAML 1.1, as upstream's FullLoader
+        return UpstreamYaml(path, yaml.compose(text, Loader=yaml.SafeLoader), yaml.load(text, Loader=yaml.SafeLoader))
+    except RecursionError:
+        raise fail(1, 1, "values are nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        raise UserError([Diagnostic(Loc(str(path), mark.line + 1, mark.column + 1) if mark else Loc(str(path), 1, 1),
-                                    "(top level)", f"YAML syntax error: {exc.problem}")]) from None
-    except RecursionError:
-        raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)", "values are nested too deeply")]) from None
+        raise (fail(mark.line + 1, mark.column + 1, f"YAML syntax error: {exc.problem}") if mark
+               else fail(1, 1, f"YAML syntax error: {exc.problem}")) from None
+    except yaml.YAMLError as exc:
+        raise fail(1, 1, f"YAML error: {exc}") from None
+
+
+def read_functions(path: Path) -> list[Upstream]:
+    found = read_yaml(path, "--functions", "(top level)")
+    root, data = found.root, found.data
     if not isinstance(root, yaml.SequenceNode) or not isinstance(data, list):
         raise UserError([Diagnostic(Loc(str(path), 1, 1), "(top level)",
                                     "expected a YAML list of op entries (DIPU's diopi_functions.yaml)")])
@@ -70,22 +93,12 @@ def read_functions(path: Path) -> list[Upstream]:
     return out
 
 
-def read_convert_config(path: Path) -> tuple[str | None, dict[str, str], list[Diagnostic]]:
-    """(common layout, {diopiFn: layout}, warnings): only what DIPU reads."""
+def read_convert_config(config: UpstreamYaml) -> tuple[str | None, dict[str, str], list[Diagnostic]]:
+    """(common layout, {diopiFn: layout}, warnings) of a convert_config.yaml: only what DIPU reads."""
     notes: list[Diagnostic] = []
-    text = _text(path, "--convert-config")
-    try:
-        data = yaml.safe_load(text)
-    except RecursionError:
-        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", "values are nested too deeply")]) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        loc = Loc(str(path), mark.line + 1, mark.column + 1) if mark else Loc(str(path), 1, 1)
-        raise UserError([Diagnostic(loc, "--convert-config", f"YAML syntax error: {exc.problem}")]) from None
-    except yaml.YAMLError as exc:
-        raise UserError([Diagnostic(Loc(str(path), 1, 1), "--convert-config", f"YAML error: {exc}")]) from None
+    path = config.path
     common, per_fn = None, {}
-    for item in data or []:
+    for item in config.data if isinstance(config.data, list) else []:
         if not isinstance(item, dict) or len(item) != 1:
             continue
         (name, cfg), = item.items()

@@ -13,19 +13,19 @@ from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.import_dipu.conversions import read_conversions
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.implemented import read_implemented
-from deeplink_gen.commands.import_dipu.read import read_convert_config, read_functions, warning
+from deeplink_gen.commands.import_dipu.read import (
+    UpstreamYaml, read_convert_config, read_functions, read_yaml, warning,
+)
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
 from deeplink_gen.commands.import_dipu.translate import translate
-from deeplink_gen.errors import Diagnostic, Diagnostics, UserError, sort_key
+from deeplink_gen.errors import Diagnostic, UserError, sort_key
 from deeplink_gen.interfaces.dipu import UPSTREAM
-from deeplink_gen import yamlfile
-from deeplink_gen.load import schema
-from deeplink_gen.load.catalog import load_catalog
-from deeplink_gen.load.vendor import parse_vendor
-from deeplink_gen.model import Prototypes, Workspace
+from deeplink_gen import pipeline
+from deeplink_gen.load.workspace import Sources
+from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.atomic import write_atomic
-from deeplink_gen.validate import Context, validate
+from deeplink_gen.request import Request
 
 
 # The third-party headers of DIPU's kernel template (scripts/autogen_diopi_wrapper/
@@ -94,24 +94,10 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
 
 
 def _problems(out: Path, texts: dict[Path, str], torch: Torch, options: Options) -> list[Diagnostic]:
-    """Every error `deeplink-gen validate` would report for these files."""
-    diags = Diagnostics()
-    docs = {"catalog": [], "vendor": []}
-    for path, text in texts.items():
-        if path.name == "deeplink-gen.yaml":
-            continue
-        doc = yamlfile.loads(text, str(path))
-        kind = "catalog" if path.parent.name == "catalog" else "vendor"
-        problems = schema.check(doc, kind)
-        diags.extend(problems)
-        if not problems:
-            docs[kind].append(doc)
-    catalog = load_catalog(docs["catalog"], diags)
-    vendors = tuple(parse_vendor(d, diags) for d in docs["vendor"])
-    if diags:
-        return diags.items
-    found = validate(Workspace(out, catalog, vendors), Context(torch.op_table(), options.prototypes()))
-    return [d for d in found if d.is_error]
+    """Every error `deeplink-gen validate` would report for these files, once written to *out*."""
+    request = Request(out, None, options)
+    _, problems = pipeline.examine(request, torch, sources=Sources(out, texts, only_texts=True))
+    return [d for d in problems if d.is_error]
 
 
 def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str], path: str,
@@ -143,7 +129,7 @@ def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str
     return bool(bad or bad_replacements)
 
 
-def _diopi_sections(vendors: list[str], convert_configs: dict[str, Path], impls: dict[str, Path],
+def _diopi_sections(vendors: list[str], convert_configs: dict[str, UpstreamYaml], impls: dict[str, Path],
                     protos: Prototypes, notes: list[Diagnostic]) -> dict[str, dict]:
     """Per vendor, the dtypes:, layouts: and adaptor: sections its DIOPI convert_config.yaml and
     impl folder say."""
@@ -167,11 +153,12 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
     layouts = {}
-    for v, cfg in sorted(convert_configs.items()):
+    configs = {v: read_yaml(path, "--convert-config", "--convert-config") for v, path in sorted(convert_configs.items())}
+    for v, cfg in configs.items():
         common, per_fn, cfg_notes = read_convert_config(cfg)
         layouts[v] = (common, per_fn)
         notes += cfg_notes
-    sections = _diopi_sections(vendors, convert_configs, impls or {}, options.prototypes(), notes)
+    sections = _diopi_sections(vendors, configs, impls or {}, options.prototypes(), notes)
     imported = []
     table = torch.op_table()
     dialect = dialect_of(ups)
