@@ -51,10 +51,6 @@ def vendor_files(root: Path) -> list[Path]:
     return sorted((root / "vendors").glob("*.yaml"))
 
 
-def vendor_file(root: Path, name: str) -> Path:
-    return root / "vendors" / f"{name}.yaml"
-
-
 WORKSPACE_FILE = "deeplink-gen.yaml"
 
 

@@ -40,14 +40,6 @@ class LinkContract:
     def defined_by_headers(self, demangled: str) -> bool:
         return function_family(demangled) in self.header_defined
 
-    def expected_wrappers(self) -> dict[str, str]:
-        """Wrapper name (dipu_...) -> the demangled declaration DIPU core expects."""
-        out = {}
-        for _, demangled in self.expected:
-            qualified = demangled.split("(", 1)[0]
-            out[qualified.rsplit("::", 1)[-1]] = demangled
-        return out
-
 
 def function_family(demangled: str) -> str:
     """The qualified name of a demangled function symbol, without return type,

@@ -5,6 +5,7 @@ torch gates, flags)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.common import Located, TorchGate, TorchVersion
@@ -46,9 +47,6 @@ class Autograd:
     wrapper_return: str = ""
     forward_args: tuple[str, ...] = ()    # arguments of the forward call (default: the op's)
     code_locs: tuple[tuple[str, Loc], ...] = ()   # where each of the code texts above starts
-
-    def code_loc(self, key: str) -> Loc:
-        return dict(self.code_locs).get(key, self.loc)
 
     def ops(self) -> tuple[tuple[str, Located[str]], ...]:
         """("backward" | "forward", the op named there)."""
@@ -129,21 +127,18 @@ class Catalog:
     def all(self, op: str) -> tuple[CatalogEntry, ...]:
         return tuple(self._index.get(op, ()))
 
-    @property
+    @cached_property
     def _index(self) -> dict[str, list[CatalogEntry]]:
-        cached = self.__dict__.get("_index_cache")
-        if cached is None:
-            cached = {}
-            for e in self.entries:
-                cached.setdefault(e.op, []).append(e)
-            object.__setattr__(self, "_index_cache", cached)
-        return cached
+        index: dict[str, list[CatalogEntry]] = {}
+        for e in self.entries:
+            index.setdefault(e.op, []).append(e)
+        return index
+
+    @cached_property
+    def _names(self) -> tuple[str, ...]:
+        return tuple(self._index)
 
     def names(self) -> tuple[str, ...]:
         """The ops with an entry, in catalog order: one tuple, which every
         did-you-mean among them shares."""
-        cached = self.__dict__.get("_names_cache")
-        if cached is None:
-            cached = tuple(self._index)
-            object.__setattr__(self, "_names_cache", cached)
-        return cached
+        return self._names

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.catalog import CatalogEntry
@@ -61,15 +62,16 @@ class OpTable:
             return AtenOp(entry.op, entry.schema_text.value.strip().removeprefix("aten::"), ("function",), helper=True)
         return self.ops.get(entry.op)
 
+    @cached_property
+    def _by_base(self) -> dict[str, list[str]]:
+        table: dict[str, list[str]] = {}
+        for name in sorted(self.ops):
+            table.setdefault(name.split(".", 1)[0], []).append(name)
+        return table
+
     def overloads(self, base: str) -> list[str]:
         """Every op named *base* or *base*.<overload>, sorted."""
-        table = self.__dict__.get("_by_base")
-        if table is None:
-            table = {}
-            for name in sorted(self.ops):
-                table.setdefault(name.split(".", 1)[0], []).append(name)
-            object.__setattr__(self, "_by_base", table)
-        return list(table.get(base, ()))
+        return list(self._by_base.get(base, ()))
 
 
 class DiopiArgKind(enum.Enum):

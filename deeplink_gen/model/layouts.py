@@ -15,7 +15,6 @@ LAYOUTS = {
     "NHWC": "ChannelsLast", "NLC": "ChannelsLast1d", "NDHWC": "ChannelsLast3d",
     "ND": "Preserve",
 }
-MEMORY_FORMATS = ("contiguous", "channels_last", "preserve")
 
 
 def memory_format_of(layout: str) -> str:

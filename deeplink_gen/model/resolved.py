@@ -14,15 +14,11 @@ from deeplink_gen.model.vendor import Vendor
 
 T = TypeVar("T")
 
-# Where a setting can come from, highest precedence first.
-SOURCES = ("command line", "vendor op override", "vendor default", "catalog", "vendor replace",
-           "built-in default")
-
-
 @dataclass(frozen=True)
 class Setting(Generic[T]):
     value: T
-    source: str          # one of SOURCES, or a description such as "vendor layouts for diopiX"
+    source: str          # command line, vendor op override, vendor default, catalog, vendor replace, built-in
+                         # default (highest precedence first), or a description such as "vendor layouts for diopiX"
     loc: Loc | None = None
 
     def describe(self) -> str:

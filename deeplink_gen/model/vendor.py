@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.catalog import CatalogEntry
@@ -107,11 +108,19 @@ class Vendor:
             return self
         return dataclasses.replace(self, overrides=overrides, tests=tests)
 
+    @cached_property
+    def _defaults(self) -> dict[str, Located[bool]]:
+        return dict(self.defaults)
+
+    @cached_property
+    def _overrides(self) -> dict[str, OpOverride]:
+        return {o.op: o for o in self.overrides}
+
     def default(self, name: str) -> Located[bool] | None:
-        return self._lookup("defaults", lambda: dict(self.defaults)).get(name)
+        return self._defaults.get(name)
 
     def override(self, op: str) -> OpOverride | None:
-        return self._lookup("overrides", lambda: {o.op: o for o in self.overrides}).get(op)
+        return self._overrides.get(op)
 
     def definition(self, entry: CatalogEntry) -> CatalogEntry:
         """The op's definition for this vendor: its ops.<op>.replace, else the catalog's."""
@@ -132,12 +141,3 @@ class Vendor:
         """Whether the vendor keeps (enables) the op, and where that is decided."""
         stated, _ = self.op_flag("enabled", entry)
         return (bool(stated.value), stated.loc) if stated is not None else (True, entry.loc)
-
-    def _lookup(self, name: str, build) -> dict:
-        """Index tables built once per (immutable) instance."""
-        key = f"_{name}_index"
-        table = self.__dict__.get(key)
-        if table is None:
-            table = build()
-            object.__setattr__(self, key, table)
-        return table
