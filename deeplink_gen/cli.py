@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from deeplink_gen.paths import shipped_torch_snapshots
+
 if TYPE_CHECKING:
     from deeplink_gen.errors import UserError
 
@@ -61,11 +63,14 @@ def _request(ctx: Invocation, vendors, out: Path | None = None, **options):
     return Request(ctx.root, tuple(vendors) or None, Options(diopi_include=ctx.diopi_include, **options), out)
 
 
+# The torch versions an op table ships for, as the help texts list them.
+_SHIPPED = ", ".join(shipped_torch_snapshots())
+
 _STRICT_HELP = ("Treat warnings as errors: exit 1 when validation warns (the warnings are printed either way), "
                 "before anything is written.")
 
 _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it is that version, else the op table "
-                       "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*). Its version decides "
+                       f"shipped for it ({_SHIPPED}; X.Y picks the newest X.Y.*). Its version decides "
                        "torch: gates. Default: deeplink-gen.yaml's torch, else the installed torch.")
 
 
@@ -123,7 +128,7 @@ def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -
               help="Emit the CPU-comparison twin for every op whose catalog entry allows it "
                    "(default: the vendor file decides).")
 @click.option("--torch-version", metavar="X.Y[.Z]", help="Render for torch X.Y[.Z]: with the installed torch when it "
-              "is that version, else with the op table shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0), byte for byte "
+              f"is that version, else with the op table shipped for it ({_SHIPPED}), byte for byte "
               "what that torch installed would render. Default: deeplink-gen.yaml's torch, else the installed torch; "
               "a version other than deeplink-gen.yaml's is an error.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
@@ -233,7 +238,7 @@ def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> 
               help="Report this vendor (repeatable). Default: every vendor, side by side.")
 @click.option("--torch-version", metavar="X.Y[.Z]",
               help="Whose op table to cover: the installed torch when it is that version, else the op table "
-                   "shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0). Default: deeplink-gen.yaml's torch, else the "
+                   f"shipped for it ({_SHIPPED}). Default: deeplink-gen.yaml's torch, else the "
                    "installed torch.")
 @click.option("--autocompare/--no-autocompare", default=None,
               help="Resolve autocompare as render would with this flag (default: the vendor files decide).")
@@ -281,7 +286,7 @@ def coverage(ctx: Invocation, vendors, torch_version, autocompare, impls, agains
 @main.command()
 @click.option("--from", "old", required=True, metavar="X.Y[.Z]",
               help="The torch the workspace works with now: the installed torch when it is that version, else "
-                   "the op table shipped for it (2.0.0, 2.1.1, 2.2.2, 2.13.0; X.Y picks the newest X.Y.*).")
+                   f"the op table shipped for it ({_SHIPPED}; X.Y picks the newest X.Y.*).")
 @click.option("--to", "new", required=True, metavar="X.Y[.Z]", help="The newer torch, chosen the same way.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text for the terminal, json for tools, markdown for a pull-request comment.")

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+# The torch op tables shipped as data (interfaces/torch_snapshots.py reads them).
+TORCH_SNAPSHOTS = PACKAGE / "interfaces" / "data"
+_TORCH_SNAPSHOT = re.compile(r"^torch-(\d+\.\d+\.\d+)\.json\.gz$")
 
 
 def package_dir(name: str) -> Path | None:
@@ -94,3 +98,9 @@ def cache_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "deeplink-gen"
+
+
+def shipped_torch_snapshots() -> list[str]:
+    """The torch versions an op table ships for, oldest first (as the help texts list them)."""
+    found = (_TORCH_SNAPSHOT.match(p.name) for p in TORCH_SNAPSHOTS.glob("torch-*.json.gz"))
+    return sorted((m.group(1) for m in found if m), key=lambda v: tuple(int(part) for part in v.split(".")))

@@ -16,18 +16,17 @@ from __future__ import annotations
 import functools
 import gzip
 import json
-import re
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, Loc, ParseError, UserError
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import OpTable, TorchVersion
+from deeplink_gen.paths import TORCH_SNAPSHOTS, shipped_torch_snapshots
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TORCH_SNAPSHOTS
 FORMAT = 2
 # Format 1: no cpu_kernel column, no cpp_optional (taken with torch 2.2 or older).
 _FORMAT_1 = {"columns": list(aten.ROW_FIELDS[:-1]), "cpp_optional": "c10::optional"}
-_NAME = re.compile(r"^torch-(\d+\.\d+\.\d+)\.json\.gz$")
 
 
 def path_of(version: TorchVersion) -> Path:
@@ -36,8 +35,7 @@ def path_of(version: TorchVersion) -> Path:
 
 def shipped() -> list[TorchVersion]:
     """The versions with a snapshot in interfaces/data/, oldest first."""
-    found = (_NAME.match(p.name) for p in DATA.glob("torch-*.json.gz"))
-    return sorted(TorchVersion.parse(m.group(1)) for m in found if m)
+    return [TorchVersion.parse(v) for v in shipped_torch_snapshots()]
 
 
 def decode(data: bytes, where: str) -> dict:
