@@ -10,7 +10,7 @@ from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
-    SWITCHES, DiopiTestRule, DisabledClass, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
+    SWITCHES, DiopiTestRule, DisabledClass, DisabledTest, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
     Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
 )
 from deeplink_gen.model.dtypes import DTYPES
@@ -185,12 +185,11 @@ def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
     for cls, items in sorted((pt.get("disabled") or {}).items()):
         where = ("tests", "pytorch", "disabled", cls)
         # An item is a test name, or {test: NAME, torch: GATE, reason: ...}.
-        names = tuple(item if isinstance(item, str) else item["test"] for item in items)
-        locs = tuple(doc.loc(where + (i,) + (() if isinstance(item, str) else ("test",)))
-                     for i, item in enumerate(items))
-        gates = tuple(None if isinstance(item, str) else torch_gate(doc, where + (i,), item, diags)
+        tests = tuple(DisabledTest(Located(item, doc.loc(where + (i,))), None) if isinstance(item, str) else
+                      DisabledTest(Located(item["test"], doc.loc(where + (i, "test"))),
+                                   torch_gate(doc, where + (i,), item, diags))
                       for i, item in enumerate(items))
-        disabled.append(DisabledClass(cls, doc.loc(where, key=True), names, locs, gates))
+        disabled.append(DisabledClass(cls, doc.loc(where, key=True), tests))
     precision, precision_gates = [], []
     for name, value in sorted((pt.get("precision") or {}).items()):
         # A value is a tolerance, or {value: TOLERANCE, torch: GATE, reason: ...}.

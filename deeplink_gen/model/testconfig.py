@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deeplink_gen.errors import Loc
-from deeplink_gen.model.common import TorchGate, TorchVersion
+from deeplink_gen.model.common import Located, TorchGate, TorchVersion
 
 # DIOPI dtype name -> numpy attribute used in device_configs.py.
 NUMPY = {
@@ -45,12 +45,16 @@ class DiopiTestRule:
 
 
 @dataclass(frozen=True)
+class DisabledTest:
+    name: Located[str]                 # a test name or a regular expression over test names
+    torch: TorchGate | None = None     # the torch versions it is disabled for (None: every version)
+
+
+@dataclass(frozen=True)
 class DisabledClass:
     name: str
     loc: Loc
-    tests: tuple[str, ...]
-    test_locs: tuple[Loc, ...] = ()
-    test_gates: tuple[TorchGate | None, ...] = ()   # per test: the torch versions it is disabled for
+    tests: tuple[DisabledTest, ...]
 
 
 @dataclass(frozen=True)
@@ -69,13 +73,10 @@ class TestConfig:
         gates = dict(self.precision_gates)
         disabled = []
         for cls in self.disabled:
-            kept = [i for i, gate in enumerate(cls.test_gates or (None,) * len(cls.tests)) if admits(gate)]
+            kept = tuple(t for t in cls.tests if admits(t.torch))
             if len(kept) == len(cls.tests):
                 disabled.append(cls)
             elif kept:
-                disabled.append(dataclasses.replace(
-                    cls, tests=tuple(cls.tests[i] for i in kept),
-                    test_locs=tuple(cls.test_locs[i] for i in kept) if cls.test_locs else (),
-                    test_gates=tuple(cls.test_gates[i] for i in kept)))
+                disabled.append(dataclasses.replace(cls, tests=kept))
         return TestConfig(tuple(r for r in self.diopi if admits(r.torch)), tuple(disabled),
                           tuple((n, v) for n, v in self.precision if admits(gates.get(n))), ())

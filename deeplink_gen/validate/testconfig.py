@@ -19,7 +19,8 @@ def check_tests(vendor: Vendor, diags: Diagnostics) -> None:
                 diags.add(loc, ("tests", "diopi", rule.key) + sub,
                           f"{dtype} has no numpy type, so diopi_test cannot skip it (use one of: {', '.join(NUMPY)})")
     for cls in spec.disabled:
-        for i, (test, loc) in enumerate(zip(cls.tests, cls.test_locs)):
+        for i, disabled in enumerate(cls.tests):
+            test, loc = disabled.name.value, disabled.name.loc
             if re.match(r"\w+$", test):
                 continue
             try:
