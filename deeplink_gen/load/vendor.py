@@ -10,7 +10,7 @@ from deeplink_gen.load.catalog import parse_entry
 from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
-    SWITCHES, DiopiTestRule, DisabledClass, DisabledTest, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
+    SWITCHES, DiopiTestRule, DisabledClass, DisabledTest, Precision, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
     Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
 )
 from deeplink_gen.model.dtypes import DTYPES
@@ -190,13 +190,12 @@ def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
                                    torch_gate(doc, where + (i,), item, diags))
                       for i, item in enumerate(items))
         disabled.append(DisabledClass(cls, doc.loc(where, key=True), tests))
-    precision, precision_gates = [], []
+    precision = []
     for name, value in sorted((pt.get("precision") or {}).items()):
         # A value is a tolerance, or {value: TOLERANCE, torch: GATE, reason: ...}.
         if isinstance(value, dict):
-            gate = torch_gate(doc, ("tests", "pytorch", "precision", name), value, diags)
-            if gate is not None:
-                precision_gates.append((name, gate))
-            value = value["value"]
-        precision.append((name, value))
-    return TestConfig(tuple(rules), tuple(disabled), tuple(precision), tuple(precision_gates))
+            precision.append(Precision(name, value["value"],
+                                       torch_gate(doc, ("tests", "pytorch", "precision", name), value, diags)))
+        else:
+            precision.append(Precision(name, value))
+    return TestConfig(tuple(rules), tuple(disabled), tuple(precision))

@@ -16,7 +16,7 @@ from deeplink_gen.model.runtime import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, GeneratorSpec, HandleTypes, Impl,
     RuntimeSpec, Toolkit,
 )
-from deeplink_gen.model.testconfig import DiopiTestRule, DisabledClass, DisabledTest, TensorSkip, TestConfig
+from deeplink_gen.model.testconfig import DiopiTestRule, DisabledClass, DisabledTest, Precision, TensorSkip, TestConfig
 from deeplink_gen.model.vendor import BUILTIN_DEFAULTS, FACTS, SWITCHES, OpOverride, SourceFile, Vendor, VendorIdentity
 from deeplink_gen.model.workspace import Workspace
 
@@ -26,6 +26,6 @@ __all__ = [
     "DipuFunction", "DipuParam", "OpTable", "Prototype", "Prototypes", "RuntimeHeader", "FunctionLayouts", "LayoutRules", "ResolvedOp",
     "ResolvedVendor", "Setting", "Skipped", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
     "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "DiopiTestRule",
-    "DisabledClass", "DisabledTest", "TensorSkip", "TestConfig", "BUILTIN_DEFAULTS", "FACTS", "SWITCHES", "OpOverride", "SourceFile",
+    "DisabledClass", "DisabledTest", "Precision", "TensorSkip", "TestConfig", "BUILTIN_DEFAULTS", "FACTS", "SWITCHES", "OpOverride", "SourceFile",
     "Vendor", "VendorIdentity", "Workspace",
 ]

@@ -58,11 +58,17 @@ class DisabledClass:
 
 
 @dataclass(frozen=True)
+class Precision:
+    test: str
+    value: float
+    torch: TorchGate | None = None     # the torch versions this precision is for (None: every version)
+
+
+@dataclass(frozen=True)
 class TestConfig:
     diopi: tuple[DiopiTestRule, ...] = ()
     disabled: tuple[DisabledClass, ...] = ()
-    precision: tuple[tuple[str, float], ...] = ()
-    precision_gates: tuple[tuple[str, TorchGate], ...] = ()   # test name -> the torch versions its precision is for
+    precision: tuple[Precision, ...] = ()
 
     def at(self, version: TorchVersion) -> "TestConfig":
         """The settings whose torch: gates admit *version* (a class whose every
@@ -70,7 +76,6 @@ class TestConfig:
         def admits(gate: TorchGate | None) -> bool:
             return gate is None or gate.admits(version)
 
-        gates = dict(self.precision_gates)
         disabled = []
         for cls in self.disabled:
             kept = tuple(t for t in cls.tests if admits(t.torch))
@@ -79,4 +84,4 @@ class TestConfig:
             elif kept:
                 disabled.append(dataclasses.replace(cls, tests=kept))
         return TestConfig(tuple(r for r in self.diopi if admits(r.torch)), tuple(disabled),
-                          tuple((n, v) for n, v in self.precision if admits(gates.get(n))), ())
+                          tuple(p for p in self.precision if admits(p.torch)))
