@@ -12,7 +12,7 @@ from deeplink_gen.model import (
     RuntimeSpec, Toolkit,
 )
 from deeplink_gen.model.patterns import TEMPLATE_PARTS, Pattern
-from deeplink_gen.model.runtime import GeneratorKind, ImplKind
+from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
 
 NO_CHECKER = "none"
 _TEMPLATE_KEYS = tuple(part.value for part in TEMPLATE_PARTS)
@@ -104,7 +104,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
             clear_error=c.get("clear_error"), message_fn=c.get("message_function"),
             message_call=(CallTemplate(c["message_call"], doc.loc(where + ("message_call",)), is_call=True)
                           if "message_call" in c else None),
-            on_failure=c.get("on_failure", "torch_check"), loc=doc.loc(where, key=True),
+            on_failure=OnFailure(c.get("on_failure", OnFailure.TORCH_CHECK.value)), loc=doc.loc(where, key=True),
         ))
     dev = raw.get("device") or {}
     dev_checker = dev.get("checker")

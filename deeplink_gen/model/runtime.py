@@ -41,6 +41,14 @@ class CallTemplate:
         return _HOLE.sub(sub, self.text)
 
 
+class OnFailure(Enum):
+    """What a checked call that fails does."""
+
+    TORCH_CHECK = "torch_check"     # raises through TORCH_CHECK
+    THROW = "throw"                 # throws std::runtime_error
+    PRINT = "print"                 # prints to stderr and goes on
+
+
 @dataclass(frozen=True)
 class Checker:
     """How one vendor library reports status, and what a failed call does."""
@@ -54,7 +62,7 @@ class Checker:
     clear_error: str | None          # a function called with no arguments
     message_fn: str | None           # a function taking the status, returning const char*
     message_call: CallTemplate | None    # an argument-free call returning const char*
-    on_failure: str                  # torch_check | throw | print
+    on_failure: OnFailure
     loc: Loc
 
 

@@ -4,6 +4,7 @@ runtime conformance test (conformance/: its source and, with a build section, it
 from __future__ import annotations
 
 from deeplink_gen import output_paths
+from deeplink_gen.model.runtime import OnFailure
 from deeplink_gen.plan.conformance import plan_conformance
 from deeplink_gen.plan.runtime import plan_runtime
 from deeplink_gen.render.job import Job
@@ -13,9 +14,9 @@ from deeplink_gen.render.templating import render as render_template, resume_lin
 def _includes(checkers) -> list[str]:
     actions = {c.on_failure for c in checkers}
     out = []
-    if "print" in actions:
+    if OnFailure.PRINT in actions:
         out.append("cstdio")
-    if "throw" in actions:
+    if OnFailure.THROW in actions:
         out += ["stdexcept", "string"]
     return out
 
