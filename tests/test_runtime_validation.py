@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from helpers import edit, line_of, run_cli
+from helpers import REPO, edit, line_of, run_cli
+
+from deeplink_gen.model.patterns import PATTERNS, Pattern
 
 
 def _errors(ws: Path) -> str:
@@ -170,3 +173,20 @@ def test_a_misspelt_section_checker_is_one_error_where_it_is_written(workspace: 
     line = line_of(path, "checker: cnrtt")
     assert len(lines) == 1 and re.search(rf"camb\.yaml:{line}:\d+: error: runtime\.device\.checker: checker 'cnrtt' "
                                          r"is not defined under runtime\.checkers; did you mean 'cnrt'\?", lines[0]), lines
+
+
+def test_a_key_of_another_pattern_is_an_error(workspace: Path):
+    """ready: is read by query_status only; on not_null it would be ignored."""
+    path = edit(workspace / "vendors" / "camb.yaml", "streamNotNull: {pattern: not_null}",
+                "streamNotNull: {pattern: not_null, ready: [cnrtSuccess]}")
+    err = _errors(workspace)
+    assert re.search(rf"vendors/camb\.yaml:{line_of(path, 'streamNotNull:')}:\d+: error: "
+                     r"runtime\.device\.functions\.streamNotNull\.ready: ready: belongs to the query_status pattern",
+                     err), err
+
+
+def test_the_schema_offers_every_pattern():
+    """The vendor schema's pattern tags are the table's."""
+    schema = json.loads((REPO / "schemas" / "vendor.schema.json").read_text(encoding="utf-8"))
+    tags = schema["definitions"]["runtime_function"]["anyOf"][1]["properties"]["pattern"]["enum"]
+    assert tags == [p.value for p in Pattern] == [p.value for p in PATTERNS]

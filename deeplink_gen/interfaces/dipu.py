@@ -217,8 +217,6 @@ DIOPI_TEST_SOURCES = {
 
 # Names a call template may use besides the function's parameters, with the parameter type that provides each.
 PROVIDED = {"dtype": "at::ScalarType", "op": "const ReduceOp&"}
-# Names a pattern body declares itself, which its templates may use.
-PATTERN_NAMES = {"version": ("major", "minor", "patch"), "query_status": ("status",)}
 
 
 def placeholders(fn: DipuFunction) -> set[str]:

@@ -11,9 +11,11 @@ from deeplink_gen.model import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, DipuFunction, GeneratorSpec, HandleTypes, Impl,
     RuntimeSpec, Toolkit,
 )
+from deeplink_gen.model.patterns import TEMPLATE_PARTS, Pattern
+from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
 
 NO_CHECKER = "none"
-_TEMPLATE_KEYS = ("with_priority", "plain", "same_device", "peer")
+_TEMPLATE_KEYS = tuple(part.value for part in TEMPLATE_PARTS)
 
 
 def _list(value) -> tuple:
@@ -26,9 +28,9 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
                diags: Diagnostics) -> Impl:
     loc = doc.loc(where)
     if isinstance(raw, str):
-        if raw in ("noop", "unsupported"):
-            return Impl(fn, raw, loc)
-        return Impl(fn, "call", loc, calls=(CallTemplate(raw, loc, is_call=True),), checker=default_checker)
+        if raw in (ImplKind.NOOP.value, ImplKind.UNSUPPORTED.value):
+            return Impl(fn, ImplKind(raw), loc)
+        return Impl(fn, ImplKind.CALL, loc, calls=(CallTemplate(raw, loc, is_call=True),), checker=default_checker)
 
     def tpl(key, *, call=False, index=None):
         path = where + (key,) + ((index,) if index is not None else ())
@@ -56,15 +58,15 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
         if extra:
             diags.add(doc.loc(where + (extra[0],), key=True), where + (extra[0],),
                       "a custom body stands alone; remove the other keys")
-        return Impl(fn, "custom", loc, custom=raw["custom"], custom_loc=doc.text_loc(where + ("custom",)))
+        return Impl(fn, ImplKind.CUSTOM, loc, custom=raw["custom"], custom_loc=doc.text_loc(where + ("custom",)))
     if "pattern" in raw:
         return Impl(
-            fn, "pattern", loc, pattern=raw["pattern"],
-            templates=tuple((k, tpl(k, call=True)) for k in _TEMPLATE_KEYS if k in raw),
+            fn, ImplKind.PATTERN, loc, pattern=Pattern(raw["pattern"]),
+            templates=tuple((part, tpl(part.value, call=True)) for part in TEMPLATE_PARTS if part.value in raw),
             fields=tuple((k, CallTemplate(v, doc.loc(where + ("fields", k))))
                          for k, v in (raw.get("fields") or {}).items()),
             sets=tuple((k, CallTemplate(v, doc.loc(where + ("set", k)))) for k, v in (raw.get("set") or {}).items()),
-            names=_list(raw.get("sentinels")) + _list(raw.get("ready")),
+            sentinels=_list(raw.get("sentinels")), ready=_list(raw.get("ready")),
             status_type=raw.get("status_type"),
             **common,
         )
@@ -74,7 +76,7 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
                   f"'{stray[0]}' belongs to a pattern; add pattern: <tag>")
     if not calls and "return" not in raw:
         diags.add(loc, where, "give call, calls, return, pattern or custom")
-    return Impl(fn, "call", loc, **common)
+    return Impl(fn, ImplKind.CALL, loc, **common)
 
 
 def _impls(doc: Document, where: tuple, functions: tuple[DipuFunction, ...], raw: dict,
@@ -102,7 +104,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
             clear_error=c.get("clear_error"), message_fn=c.get("message_function"),
             message_call=(CallTemplate(c["message_call"], doc.loc(where + ("message_call",)), is_call=True)
                           if "message_call" in c else None),
-            on_failure=c.get("on_failure", "torch_check"), loc=doc.loc(where, key=True),
+            on_failure=OnFailure(c.get("on_failure", OnFailure.TORCH_CHECK.value)), loc=doc.loc(where, key=True),
         ))
     dev = raw.get("device") or {}
     dev_checker = dev.get("checker")
@@ -124,9 +126,9 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         prelude_loc=doc.text_loc(("runtime", "comm", "prelude")) if "prelude" in cm else None,
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
-    generator = GeneratorSpec(g["kind"], g.get("code", ""), doc.loc(("runtime", "generator")),
+    generator = GeneratorSpec(GeneratorKind(g["kind"]), g.get("code", ""), doc.loc(("runtime", "generator")),
                               doc.text_loc(("runtime", "generator", "code")))
-    if generator.kind == "custom" and not generator.code:
+    if generator.kind is GeneratorKind.CUSTOM and not generator.code:
         diags.add(generator.loc, ("runtime", "generator"), "kind: custom needs code: (C++ defining vendorMakeGenerator)")
     dt = raw.get("diopi_test") or {}
     dwhere = ("runtime", "diopi_test")

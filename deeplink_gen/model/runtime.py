@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.interfaces import DipuFunction
+from deeplink_gen.model.patterns import Part, Pattern
 
 _HOLE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
@@ -39,6 +41,14 @@ class CallTemplate:
         return _HOLE.sub(sub, self.text)
 
 
+class OnFailure(Enum):
+    """What a checked call that fails does."""
+
+    TORCH_CHECK = "torch_check"     # raises through TORCH_CHECK
+    THROW = "throw"                 # throws std::runtime_error
+    PRINT = "print"                 # prints to stderr and goes on
+
+
 @dataclass(frozen=True)
 class Checker:
     """How one vendor library reports status, and what a failed call does."""
@@ -52,17 +62,27 @@ class Checker:
     clear_error: str | None          # a function called with no arguments
     message_fn: str | None           # a function taking the status, returning const char*
     message_call: CallTemplate | None    # an argument-free call returning const char*
-    on_failure: str                  # torch_check | throw | print
+    on_failure: OnFailure
     loc: Loc
+
+
+class ImplKind(Enum):
+    """How a DIPU function's body is given: calls (with an optional return), nothing to do,
+    not supported, the vendor's own C++, or a pattern (model/patterns.py)."""
+
+    CALL = "call"
+    NOOP = "noop"
+    UNSUPPORTED = "unsupported"
+    CUSTOM = "custom"
+    PATTERN = "pattern"
 
 
 @dataclass(frozen=True)
 class Impl:
-    """How one DIPU function is implemented. kind is one of: call, noop,
-    unsupported, custom, pattern."""
+    """How one DIPU function is implemented."""
 
     function: DipuFunction
-    kind: str
+    kind: ImplKind
     loc: Loc
     calls: tuple[CallTemplate, ...] = ()
     checker: str | None = None            # None: calls are not checked
@@ -71,17 +91,18 @@ class Impl:
     ret: CallTemplate | None = None
     guard: CallTemplate | None = None
     presync: bool = False
-    pattern: str | None = None
-    templates: tuple[tuple[str, CallTemplate], ...] = ()     # pattern fields: plain, with_priority, peer, ...
+    pattern: Pattern | None = None
+    templates: tuple[tuple[Part, CallTemplate], ...] = ()    # pattern parts: plain, with_priority, peer, ...
     fields: tuple[tuple[str, CallTemplate], ...] = ()        # struct pattern: DIPU field -> expression
     sets: tuple[tuple[str, CallTemplate], ...] = ()          # struct pattern: local.member -> value, before the calls
-    names: tuple[str, ...] = ()                          # not_null sentinels; query_status ready values
+    sentinels: tuple[str, ...] = ()                      # not_null: stream values that count as null
+    ready: tuple[str, ...] = ()                          # query_status: status values meaning done
     status_type: str | None = None                       # query_status
     custom: str | None = None
     custom_loc: Loc | None = None
 
-    def template(self, key: str) -> CallTemplate | None:
-        return dict(self.templates).get(key)
+    def template(self, part: Part) -> CallTemplate | None:
+        return dict(self.templates).get(part)
 
     def all_templates(self) -> tuple[CallTemplate, ...]:
         out = list(self.calls)
@@ -116,9 +137,14 @@ class CommSpec:
     prelude_loc: Loc | None = None
 
 
+class GeneratorKind(Enum):
+    SEED_OFFSET = "seed_offset"     # DIPU's generator, keeping a seed and an offset
+    CUSTOM = "custom"               # the vendor's own code
+
+
 @dataclass(frozen=True)
 class GeneratorSpec:
-    kind: str            # seed_offset | custom
+    kind: GeneratorKind
     code: str
     loc: Loc
     code_loc: Loc | None = None

@@ -7,8 +7,10 @@ time) is not asked of it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from deeplink_gen.model import Impl, RuntimeSpec
+from deeplink_gen.model.runtime import ImplKind
 
 # ScalarTypes a collective might be asked for, in the order the test looks for
 # one that the vendor's map leaves out (every torch DIPU builds with has them).
@@ -16,31 +18,46 @@ _UNMAPPED_CANDIDATES = ("ComplexDouble", "ComplexFloat", "ComplexHalf", "Double"
 _FLOATING = ("Float", "Double", "Half", "BFloat16")
 
 
+class Expect(Enum):
+    """What the test may expect of one DIPU function."""
+
+    ABSENT = "absent"              # not defined: not called
+    UNSUPPORTED = "unsupported"    # defined to fail: not called
+    NOOP = "noop"                  # called, but does nothing to check
+    CONSTANT = "constant"          # called, but returns a constant
+    RUNS = "runs"                  # does work of its own, which is checked
+
+
 @dataclass(frozen=True)
 class ConformancePlan:
-    kinds: dict[str, str]          # DIPU function key -> absent | unsupported | noop | constant | runs
+    kinds: dict[str, Expect]       # DIPU function key -> what the test may expect of it
     comm_dtypes: tuple[str, ...]   # at::ScalarType names the collectives map, in the file's order
     reduce_ops: tuple[str, ...]    # c10d::ReduceOp names the collectives map
     reduce_dtype: str | None       # the dtype each reduce op is tried with
     unmapped_dtype: str | None     # a dtype outside the map, which a collective must reject
 
+    def kind(self, key: str) -> Expect:
+        return self.kinds.get(key, Expect.ABSENT)
+
     def calls(self, key: str) -> bool:
         """The function is defined and may be called."""
-        return self.kinds.get(key, "absent") not in ("absent", "unsupported")
+        return self.kind(key) not in (Expect.ABSENT, Expect.UNSUPPORTED)
 
     def behaves(self, key: str) -> bool:
         """The function does work of its own: its result can be checked."""
-        return self.kinds.get(key, "absent") == "runs"
+        return self.kind(key) is Expect.RUNS
 
 
-def _kind(impl: Impl | None) -> str:
+def _kind(impl: Impl | None) -> Expect:
     if impl is None:
-        return "absent"
-    if impl.kind in ("unsupported", "noop"):
-        return impl.kind
-    if impl.kind == "call" and not impl.calls and impl.ret is not None and not impl.ret.placeholders():
-        return "constant"
-    return "runs"
+        return Expect.ABSENT
+    if impl.kind is ImplKind.UNSUPPORTED:
+        return Expect.UNSUPPORTED
+    if impl.kind is ImplKind.NOOP:
+        return Expect.NOOP
+    if impl.kind is ImplKind.CALL and not impl.calls and impl.ret is not None and not impl.ret.placeholders():
+        return Expect.CONSTANT
+    return Expect.RUNS
 
 
 def plan_conformance(spec: RuntimeSpec) -> ConformancePlan:

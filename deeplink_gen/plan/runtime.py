@@ -1,21 +1,19 @@
 """The runtime plan: for each DIPU function a vendor implements, its call
 templates expanded with the function's names, the checker of each call, and
-which parameters the body uses. Templates under templates/runtime/ spell out
-the bodies; templates/diopi_test/ reuses the same calls."""
+which parameters the body uses. What a pattern's body declares and names, and
+which of its calls diopi_test reuses, come from its row of model/patterns.py.
+Templates under templates/runtime/ spell out the bodies, one block per kind
+and pattern; templates/diopi_test/ reuses the same calls."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from deeplink_gen.cpptext import IDENT
-from deeplink_gen.interfaces.dipu import DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, PATTERN_NAMES, SUCCESS_RETURN, placeholders
+from deeplink_gen.interfaces.dipu import DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, SUCCESS_RETURN, placeholders
 from deeplink_gen.model import CallTemplate, Checker, DipuFunction, Impl, RuntimeSpec
-
-# Parameters a pattern's own body uses (besides what its templates name).
-PATTERN_PARAMS = {
-    "set_device": ("devId",), "not_null": ("stream",), "malloc": ("throwExcepion",),
-    "peer_copy": ("dstDevId", "srcDevId"), "version": ("version",),
-}
+from deeplink_gen.model.patterns import PATTERNS, VERSION_FIELDS, Part, Pattern
+from deeplink_gen.model.runtime import GeneratorKind, ImplKind
 
 
 @dataclass(frozen=True)
@@ -25,20 +23,32 @@ class Call:
 
 
 @dataclass(frozen=True)
-class FunctionPlan:
+class ImplPlan:
+    """One DIPU function's body: its kind and pattern choose the block of
+    templates/runtime/function.j2 that writes it, from the expanded parts."""
+
     fn: DipuFunction
     impl: Impl
-    checker: Checker | None
     calls: tuple[Call, ...] = ()
     locals: tuple[tuple[str, str], ...] = ()
     ret: str | None = None
     guard: str | None = None
-    t: dict[str, Call] | None = None               # pattern templates: plain, with_priority, peer, ...
-    fields: tuple[tuple[str, str], ...] = ()
+    parts: tuple[tuple[Part, Call], ...] = ()      # pattern templates: plain, with_priority, peer, ...
+    fields: tuple[tuple[str, str], ...] = ()       # struct: as written; version: every field, "0" if not written
     sets: tuple[tuple[str, str], ...] = ()         # struct pattern: local.member = value, before the calls
-    names: tuple[str, ...] = ()
     success: str | None = None
     unused: frozenset[str] = frozenset()           # parameters the body never names
+
+    @property
+    def kind(self) -> ImplKind:
+        return self.impl.kind
+
+    @property
+    def pattern(self) -> Pattern | None:
+        return self.impl.pattern
+
+    def part(self, part: Part) -> Call | None:
+        return dict(self.parts).get(part)
 
 
 def expansions(fn: DipuFunction, spec: RuntimeSpec, impl: Impl | None) -> dict[str, str]:
@@ -53,8 +63,8 @@ def expansions(fn: DipuFunction, spec: RuntimeSpec, impl: Impl | None) -> dict[s
     if impl is not None:
         for name, _ in impl.locals:
             values[name] = name
-        for names in PATTERN_NAMES.values():
-            for name in names:
+        for rule in PATTERNS.values():
+            for name in rule.declares:
                 values.setdefault(name, name)
     return values
 
@@ -64,41 +74,42 @@ def make_call(t: CallTemplate, values: dict[str, str], checker: Checker | None) 
 
 
 def _used(impl: Impl, texts: list[str]) -> set[str]:
-    if impl.kind == "custom":
+    if impl.kind is ImplKind.CUSTOM:
         texts = [impl.custom or ""]
-    elif impl.kind == "pattern":
-        texts = texts + list(impl.names) + [impl.status_type or ""]
-    elif impl.kind != "call":
+    elif impl.kind is ImplKind.PATTERN:
+        texts = texts + list(impl.sentinels + impl.ready) + [impl.status_type or ""]
+    elif impl.kind is not ImplKind.CALL:
         return set()
     used = {m.group() for text in texts for m in IDENT.finditer(text)}
-    used |= set(PATTERN_PARAMS.get(impl.pattern or "", ()))
-    if impl.pattern == "stream_priority" and impl.template("with_priority") is not None:
-        used.add("prior")
+    if impl.pattern is not None:
+        used |= {u.param for u in PATTERNS[impl.pattern].uses if u.when is None or impl.template(u.when) is not None}
     return used
 
 
-def plan_function(spec: RuntimeSpec, impl: Impl) -> FunctionPlan:
+def plan_impl(spec: RuntimeSpec, impl: Impl) -> ImplPlan:
     fn = impl.function
     checker = spec.checker(impl.checker)
     values = expansions(fn, spec, impl)
     calls = tuple(make_call(t, values, checker) for t in impl.calls)
-    t = {k: make_call(tpl, values, checker) for k, tpl in impl.templates}
+    parts = tuple((part, make_call(tpl, values, checker)) for part, tpl in impl.templates)
     ret = impl.ret.expand(values) if impl.ret else None
     guard = impl.guard.expand(values) if impl.guard else None
     fields = tuple((k, tpl.expand(values)) for k, tpl in impl.fields)
     sets = tuple((k, tpl.expand(values)) for k, tpl in impl.sets)
-    texts = [c.text for c in calls] + [c.text for c in t.values()] + [e for _, e in fields + sets]
+    texts = [c.text for c in calls] + [c.text for _, c in parts] + [e for _, e in fields + sets]
     texts += [x for x in (ret, guard) if x]
     used = _used(impl, texts)
-    return FunctionPlan(fn, impl, checker, calls, impl.locals, ret, guard, t, fields, sets, impl.names,
-                        SUCCESS_RETURN.get(fn.returns),
-                        frozenset(p.name for p in fn.params if p.name not in used))
+    if impl.pattern is Pattern.VERSION:
+        given = dict(fields)
+        fields = tuple((name, given.get(name, "0")) for name in VERSION_FIELDS)
+    return ImplPlan(fn, impl, calls, impl.locals, ret, guard, parts, fields, sets, SUCCESS_RETURN.get(fn.returns),
+                    frozenset(p.name for p in fn.params if p.name not in used))
 
 
-def plan_runtime(spec: RuntimeSpec) -> tuple[tuple[FunctionPlan, ...], tuple[FunctionPlan, ...]]:
+def plan_runtime(spec: RuntimeSpec) -> tuple[tuple[ImplPlan, ...], tuple[ImplPlan, ...]]:
     """(device function plans, communicator function plans)."""
-    return (tuple(plan_function(spec, i) for i in spec.device_impls),
-            tuple(plan_function(spec, i) for i in spec.comm.impls))
+    return (tuple(plan_impl(spec, i) for i in spec.device_impls),
+            tuple(plan_impl(spec, i) for i in spec.comm.impls))
 
 
 # ---------------------------------------------------------------- diopi_test
@@ -124,23 +135,30 @@ def _test_entry(spec: RuntimeSpec, name: str) -> TestEntry:
     if impl is None:
         return TestEntry(name, False, f"{fn.key} is not described", (), ())
     checker = spec.checker(impl.checker)
-    if impl.kind == "noop":
+    if impl.kind is ImplKind.NOOP:
         return TestEntry(name, True, "", (), ())
-    if impl.kind == "call" and not impl.guard and not impl.presync:
+    if impl.kind is ImplKind.CALL and not impl.guard and not impl.presync:
         return TestEntry(name, True, "", tuple(make_call(t, values, checker) for t in impl.calls), impl.locals)
-    source = {"stream_priority": impl.template("plain"), "peer_copy": impl.template("same_device"),
-              "malloc": impl.calls[0] if impl.calls else None}.get(impl.pattern or "")
+    source = _reused(impl)
     if source is not None:
         return TestEntry(name, True, "", (make_call(source, values, checker),), impl.locals)
-    return TestEntry(name, False, f"{fn.key} is {impl.kind}{' ' + impl.pattern if impl.pattern else ''}; "
+    return TestEntry(name, False, f"{fn.key} is {impl.kind.value}{' ' + impl.pattern.value if impl.pattern else ''}; "
                      f"describe it under runtime.diopi_test.functions.{name}", (), ())
+
+
+def _reused(impl: Impl) -> CallTemplate | None:
+    """The call of *impl*'s pattern that diopi_test reuses, if it has one."""
+    part = PATTERNS[impl.pattern].diopi_test if impl.pattern is not None else None
+    if part is Part.CALL:
+        return impl.calls[0] if impl.calls else None
+    return impl.template(part) if part is not None else None
 
 
 def _lifecycle(spec: RuntimeSpec, name: str, explicit: tuple[CallTemplate, ...], impl: Impl | None) -> TestEntry:
     if explicit:
         checker = spec.checker(spec.diopi_test.checker)
         return TestEntry(name, True, "", tuple(make_call(t, {}, checker) for t in explicit), ())
-    if impl is not None and impl.kind == "call":
+    if impl is not None and impl.kind is ImplKind.CALL:
         values = expansions(impl.function, spec, impl)
         return TestEntry(name, True, "", tuple(make_call(t, values, spec.checker(impl.checker)) for t in impl.calls),
                          impl.locals)
@@ -151,7 +169,7 @@ def _generator_state(spec: RuntimeSpec) -> TestEntry:
     """buildGeneratorState: the initial state of a diopi_test generator, which must
     have the layout the vendor's DIPU generator keeps. Only the seed_offset
     generator's layout is known here; a custom generator's is the vendor's code."""
-    if spec.generator.kind == "seed_offset":
+    if spec.generator.kind is GeneratorKind.SEED_OFFSET:
         return TestEntry("buildGeneratorState", True, "", (), ())
     return TestEntry("buildGeneratorState", False,
                      "runtime.generator is custom, so the layout of its state is the vendor's own code", (), ())

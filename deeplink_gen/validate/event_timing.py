@@ -12,11 +12,12 @@ from dataclasses import replace
 from deeplink_gen.cpptext import IDENT, blank_comments
 from deeplink_gen.errors import Diagnostics, Loc
 from deeplink_gen.model import Impl, RuntimeSpec
+from deeplink_gen.model.runtime import ImplKind
 
 # The SDK flags that turn timing off: cudaEventDisableTiming, tangEventDisableTiming, ACL_EVENT_DISABLE_TIMING, ...
 _DISABLE_TIMING = re.compile(r"disable_?timing", re.I)
 # Implementations that define no elapsed-time query.
-_UNDEFINED = ("unsupported", "noop")
+_UNDEFINED = (ImplKind.UNSUPPORTED, ImplKind.NOOP)
 
 
 def disable_timing_flag(impl: Impl) -> tuple[str, Loc] | None:

@@ -1,6 +1,7 @@
 """Checks of a vendor's runtime section: every strong DIPU symbol is
 defined, every checker named is declared, every call template names only
-names the function provides, and each pattern fits its function."""
+names the function provides, and each pattern fits its function (by its row
+of model/patterns.py's table)."""
 
 from __future__ import annotations
 
@@ -8,31 +9,18 @@ import re
 
 from deeplink_gen.errors import Diagnostics, Suggestion, did_you_mean
 from deeplink_gen.interfaces.dipu import (
-    COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, PATTERN_NAMES, STRUCT_FIELDS,
-    SUCCESS_RETURN, placeholders,
+    COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, STRUCT_FIELDS, SUCCESS_RETURN,
+    placeholders,
 )
 from deeplink_gen.load.prune import gone
 from deeplink_gen.model import CallTemplate, Impl, RuntimeSpec
+from deeplink_gen.model.patterns import PATTERNS, Part, PatternRule
+from deeplink_gen.model.runtime import ImplKind
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
 C_TYPE = re.compile(r"^(const\s+)?((unsigned|signed|long|short)\s+)*[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\s*\*)*$")
 _CALL = re.compile(r"^\s*([^\s(]+)\s*\((.*)\)\s*$", re.S)
-
-# Which functions each pattern applies to, and the template keys it needs.
-PATTERN_RULES = {
-    "stream_priority": (("createStream",), ("plain",)),
-    "set_device": (("destroyStreamOnDevice", "resetDevice"), ("calls",)),
-    "not_null": (("streamNotNull",), ()),
-    "query": (("isStreamEmpty", "getEventStatus"), ("calls",)),
-    "query_status": (("isStreamEmpty", "getEventStatus"), ("calls",)),
-    "malloc": (("mallocDevice",), ("calls",)),
-    "peer_copy": (("memCopyD2D", "memCopyD2DAsync"), ("same_device",)),
-    "struct": (("getDeviceProperties", "getDeviceStatus"), ("fields",)),
-    "version": (("getDriverVersion", "getRuntimeVersion"), ("calls_or_fields",)),
-}
-# The fields a version pattern may set (its calls may set them too).
-VERSION_FIELDS = ("major", "minor", "patch")
 
 
 def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
@@ -125,57 +113,76 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
         if not C_TYPE.match(ctype):
             diags.add(impl.loc, where + ("locals", name), f"'{ctype}' is not a C type name")
         allowed.add(name)
-    if impl.pattern:
-        allowed |= set(PATTERN_NAMES.get(impl.pattern, ()))
+    if impl.pattern is not None:
+        allowed |= set(PATTERNS[impl.pattern].declares)
     for t in impl.all_templates():
         for msg in template_problems(t, allowed):
             diags.add(t.loc, where, msg)
-    if impl.kind == "call" and impl.ret is None and fn.returns not in SUCCESS_RETURN:
+    if impl.kind is ImplKind.CALL and impl.ret is None and fn.returns not in SUCCESS_RETURN:
         diags.add(impl.loc, where, f"{fn.name} returns {fn.returns}: add return: <expression> (or use a pattern)")
-    if impl.kind != "pattern":
+    if impl.pattern is not None:
+        _check_pattern(spec, impl, PATTERNS[impl.pattern], diags)
+
+
+def _written(impl: Impl, part: Part) -> bool:
+    if part is Part.CALL:
+        return bool(impl.calls)
+    if part is Part.FIELDS:
+        return bool(impl.fields)
+    if part is Part.CALL_OR_FIELDS:
+        return bool(impl.calls or impl.fields)
+    return impl.template(part) is not None
+
+
+def _check_pattern(spec: RuntimeSpec, impl: Impl, rule: PatternRule, diags: Diagnostics) -> None:
+    """*impl* against its pattern's row of the table."""
+    fn, tag = impl.function, impl.pattern.value
+    where = _where(impl)
+    if fn.key not in rule.functions:
+        diags.add(impl.loc, where + ("pattern",), f"pattern '{tag}' applies to {', '.join(rule.functions)}, not {fn.key}")
         return
-    fits, needs = PATTERN_RULES[impl.pattern]
-    if fn.key not in fits:
-        diags.add(impl.loc, where + ("pattern",), f"pattern '{impl.pattern}' applies to {', '.join(fits)}, not {fn.key}")
-        return
-    for need in needs:
-        present = {"calls": bool(impl.calls), "fields": bool(impl.fields),
-                   "calls_or_fields": bool(impl.calls or impl.fields)}.get(need, impl.template(need) is not None)
-        if not present:
-            said = {"calls": "call", "calls_or_fields": "call or fields"}.get(need, need)
-            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs '{said}'")
+    if rule.needs is not None and not _written(impl, rule.needs):
+        diags.add(impl.loc, where, f"pattern '{tag}' needs '{rule.needs.value}'")
     checker = spec.checker(impl.checker)
-    if impl.pattern in ("query", "malloc"):
+    if rule.checker is not None:
         if checker is None and impl.checker is None:
-            diags.add(impl.loc, where, f"pattern '{impl.pattern}' needs a checker")
-        elif checker is None:
-            pass        # a checker name that is not defined: reported where it is named
-        elif impl.pattern == "query" and not checker.not_ready:
+            diags.add(impl.loc, where, f"pattern '{tag}' needs a checker")
+        elif checker is not None and not getattr(checker, rule.checker.attribute):
             diags.add(checker.loc, ("runtime", "checkers", checker.name),
-                      f"pattern 'query' (in {fn.key}) needs not_ready codes on this checker")
-        elif impl.pattern == "malloc" and not checker.out_of_memory:
-            diags.add(checker.loc, ("runtime", "checkers", checker.name),
-                      f"pattern 'malloc' (in {fn.key}) needs out_of_memory on this checker")
-    if impl.pattern == "query_status":
+                      f"pattern '{tag}' (in {fn.key}) needs {rule.checker.said} on this checker")
+        # a checker name that is not defined: reported where it is named
+    if rule.status:
         if not impl.status_type or not C_TYPE.match(impl.status_type):
-            diags.add(impl.loc, where + ("status_type",), "query_status needs status_type: a C type name")
-        if not impl.names:
-            diags.add(impl.loc, where, "query_status needs ready: [status values meaning done]")
-    if impl.sets and impl.pattern != "struct":
-        diags.add(impl.sets[0][1].loc, where + ("set",), "set: belongs to the struct pattern")
+            diags.add(impl.loc, where + ("status_type",), f"{tag} needs status_type: a C type name")
+        if not impl.ready:
+            diags.add(impl.loc, where, f"{tag} needs ready: [status values meaning done]")
+    _check_own_keys(impl, rule, diags)
     local_names = [name for name, _ in impl.locals]
     for target, value in impl.sets:
         local = target.split(".", 1)[0]
         if local not in local_names:
             diags.add(value.loc, where + ("set", target), f"'{local}' is not a local of {fn.key}",
                       Suggestion(local, local_names, " (declare it under locals:)"))
-    if impl.pattern in ("struct", "version"):
-        fields = STRUCT_FIELDS[fn.returns] if impl.pattern == "struct" else VERSION_FIELDS
+    if rule.fields is not None:
+        fields = rule.fields.names or STRUCT_FIELDS[fn.returns]
+        owner = rule.fields.owner or fn.returns
         for name, t in impl.fields:
             if name not in fields:
-                diags.add(t.loc, where + ("fields", name),
-                          f"{fn.returns if impl.pattern == 'struct' else 'a version'} has no field '{name}'",
+                diags.add(t.loc, where + ("fields", name), f"{owner} has no field '{name}'",
                           Suggestion(name, fields, f" (fields: {', '.join(fields)})"))
-    for name in impl.names:
+    for name in impl.sentinels + impl.ready:
         if not QUALIFIED.match(name):
             diags.add(impl.loc, where, f"'{name}' is not a C identifier")
+
+
+# Each key that only one pattern reads, and that pattern.
+_OWNERS = {key: pattern for pattern, rule in PATTERNS.items() for key in rule.own_keys}
+
+
+def _check_own_keys(impl: Impl, rule: PatternRule, diags: Diagnostics) -> None:
+    """A key another pattern reads would be ignored here."""
+    written = {"set": impl.sets, "sentinels": impl.sentinels, "ready": impl.ready, "status_type": impl.status_type}
+    for key, value in written.items():
+        if value and key not in rule.own_keys:
+            loc = impl.sets[0][1].loc if key == "set" else impl.loc
+            diags.add(loc, _where(impl) + (key,), f"{key}: belongs to the {_OWNERS[key].value} pattern")
