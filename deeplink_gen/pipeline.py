@@ -72,10 +72,10 @@ def examine(request: Request, torch: Torch, memo: Memo = NO_MEMO, *,
     The files are the request's folder's, or those of *sources* (files about
     to be written, checked as they will be)."""
     from deeplink_gen.load.workspace import Sources
-    from deeplink_gen.validate import Context, validate as run_checks
+    from deeplink_gen.validate import Reference, validate as run_checks
 
     ws, problems = loaded(sources or Sources(request.root), request.vendors, memo)
-    problems += run_checks(ws, Context(torch.op_table(), request.options.prototypes()))
+    problems += run_checks(ws, Reference(torch.op_table(), request.options.prototypes()))
     return ws, problems
 
 

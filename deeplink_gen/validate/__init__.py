@@ -13,7 +13,7 @@ from __future__ import annotations
 from deeplink_gen.errors import Diagnostic, Diagnostics
 from deeplink_gen.model import Workspace
 from deeplink_gen.validate.catalog import check_autograd, check_duplicates, check_entry
-from deeplink_gen.validate.context import Context
+from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.dtypes import check_dtypes, check_layouts
 from deeplink_gen.validate.implemented import check_implemented
 from deeplink_gen.validate.event_timing import check_event_timing
@@ -24,10 +24,10 @@ from deeplink_gen.validate.vendor import (
     check_identity, check_overrides, check_unique_identity, check_wrapper_uses,
 )
 
-__all__ = ["Context", "validate"]
+__all__ = ["Reference", "validate"]
 
 
-def validate(ws: Workspace, ctx: Context) -> list[Diagnostic]:
+def validate(ws: Workspace, ctx: Reference) -> list[Diagnostic]:
     diags = Diagnostics()
     catalog = ws.catalog
     check_duplicates(catalog, ctx, diags)

@@ -13,7 +13,7 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.translate.args import HANDLE, TENSOR_HANDLES, ArgKind
 from deeplink_gen.translate.signature import OpSignature, derived_names, entry_signature
-from deeplink_gen.validate.context import Context
+from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.schemas import difference
 
 def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnostics, *, arity: bool = True) -> None:
@@ -30,7 +30,7 @@ def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnos
                                    f"the call passes {len(call.args)}")
 
 
-def _signature(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> OpSignature | None:
+def _signature(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> OpSignature | None:
     """The entry's op and signature, or None after reporting why there is none."""
     where = entry.where
     op = ctx.ops.op_of(entry)
@@ -69,7 +69,7 @@ def _signature(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> OpSigna
     return entry_signature(entry, op)
 
 
-def check_entry(entry: CatalogEntry, ctx: Context, diags: Diagnostics) -> None:
+def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None:
     sig = _signature(entry, ctx, diags)
     if sig is None:
         return
@@ -158,7 +158,7 @@ def _check_switches(entry: CatalogEntry, sig: OpSignature, diags: Diagnostics) -
                   f"autograd wraps functional ops only; {entry.op} is {sig.kind.name}")
 
 
-def check_autograd(entry: CatalogEntry, catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+def check_autograd(entry: CatalogEntry, catalog: Catalog, ctx: Reference, diags: Diagnostics) -> None:
     """autograd.backward/forward name ops of the catalog that apply to the
     chosen torch (their wrappers are called)."""
     if entry.autograd is None:
@@ -188,7 +188,7 @@ def _bounds(entry: CatalogEntry) -> set[TorchVersion]:
     return out
 
 
-def check_duplicates(catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+def check_duplicates(catalog: Catalog, ctx: Reference, diags: Diagnostics) -> None:
     """An op may be defined more than once only with torch: gates that admit no common version."""
     seen: dict[str, list[CatalogEntry]] = {}
     for entry in catalog.entries:

@@ -13,7 +13,7 @@ from deeplink_gen.errors import Diagnostics, Suggestion
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.translate.signature import wrapper_name
-from deeplink_gen.validate.context import Context
+from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.names import length_problem, vendor_name_problem
 
 
@@ -44,7 +44,7 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
                       f"dipu/CMakeLists.txt); -DDEVICE={alias} would build {owner.name}")
 
 
-def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Context, complete: bool, diags: Diagnostics) -> None:
+def check_overrides(vendor: Vendor, catalog: Catalog, ctx: Reference, complete: bool, diags: Diagnostics) -> None:
     """*complete*: every catalog file loaded, so an op missing from it is the override's mistake."""
     for o in vendor.overrides:
         entry = catalog.get(o.op, ctx.torch_version)
@@ -85,7 +85,7 @@ def _check_replacement(o: OpOverride, diags: Diagnostics) -> None:
             diags.add(inner.loc, ("ops", o.op, "replace", key), f"'{key}' is also set beside replace: at {outer.loc}; say it once")
 
 
-def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Context, diags: Diagnostics) -> None:
+def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Reference, diags: Diagnostics) -> None:
     """An op this vendor renders whose custom code or autograd calls the
     wrapper of an op it does not render (disabled, or outside the torch
     version) would not compile: report both places."""

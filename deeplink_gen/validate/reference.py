@@ -10,7 +10,7 @@ from deeplink_gen.model import CatalogEntry, OpTable, Prototypes, TorchGate, Tor
 
 
 @dataclass(frozen=True)
-class Context:
+class Reference:
     ops: OpTable
     protos: Prototypes
 
