@@ -16,6 +16,7 @@ from torchgen.model import SchemaKind
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.model import DiopiArgKind
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
+from deeplink_gen.plan.onboarding import Status
 from deeplink_gen.render import precompile
 from deeplink_gen.translate.args import ArgKind
 
@@ -63,7 +64,8 @@ def _loader() -> jinja2.BaseLoader:
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=_loader(), undefined=jinja2.StrictUndefined, **precompile.SYNTAX)
-    env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
+    env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind,
+                       Status=Status)
     filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment}
     env.filters.update({name: filters[name] for name in precompile.FILTERS})
     return env
