@@ -118,9 +118,9 @@ class Switches:
     fallback_to_cpu: bool
     autocompare: bool
     register: bool
-    dummy_call: bool = False
-    custom_fallback: bool = False
-    force_fallback: bool = False
+    dummy_call: bool
+    custom_fallback: bool
+    force_fallback: bool
 
 
 # The switches that are the catalog entry's flags rather than resolved settings.

@@ -2,8 +2,8 @@
 call-only local, and the tables of what each kind means in C++: the locals
 it declares (``selfDiopiTensorHandle``, ``alphaDiopiScalar``, ...), the code
 that declares them and how the call passes the value. Plans, templates,
-validation and the importer all read these from here, so a new kind is
-described in this file alone."""
+validation and the importer all read these from here, so a new kind's C++
+is written in this file alone."""
 
 from __future__ import annotations
 
