@@ -1,9 +1,13 @@
-"""Coverage, without text: for every ATen op of one torch's op table and
-every vendor, how a call of the op on the vendor's device is served, which
-DIOPI function it calls, whether the vendor's DIOPI library defines that
-function, whether autocompare and the CPU fallback are possible, and which
-dtypes it takes; per vendor the counts; against a workload, what it would
-send to the CPU; against a baseline, what was lost.
+"""Coverage: for every ATen op of one torch's op table and every vendor,
+how a call of the op on the vendor's device is served, which DIOPI function
+it calls, whether the vendor's DIOPI library defines that function, whether
+autocompare and the CPU fallback are possible, and which dtypes it takes;
+per vendor the counts; against a workload, what it would send to the CPU;
+against a baseline, what was lost.
+
+Every figure a report shows is decided here, "unknown" included (a count
+that needs a DIOPI library no --impl gave), so that the text, Markdown and
+HTML reports, which only lay the figures out, cannot disagree.
 
 How an op is served follows the dispatcher's order for a backend key: a
 kernel registered for the device (this workspace's, or DIPU's own), else a
@@ -19,7 +23,11 @@ from dataclasses import dataclass
 
 from deeplink_gen.errors import Loc, did_you_mean
 from deeplink_gen.model import AtenOp, DiopiLibrary, OpTable, ResolvedOp, ResolvedVendor
+from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.plan.reach import reached_functions
+
+# A figure that depends on the vendor's DIOPI library, when no library was given.
+UNKNOWN = "unknown"
 
 
 class Reach(str, enum.Enum):
@@ -63,11 +71,39 @@ class Cell:
     dtypes: tuple[str, ...] | None = None   # what the function takes after the vendor's dtype rules
     definition: str | None = None        # "catalog" or "vendor" (the vendor's replace:)
 
+    @property
+    def implemented_text(self) -> str:
+        """yes, no or unknown for a registered op; empty otherwise."""
+        if self.reach != Reach.REGISTERED:
+            return ""
+        return {True: "yes", False: "no", None: UNKNOWN}[self.implemented]
+
+    @property
+    def dtypes_text(self) -> str:
+        if self.dtypes is None:
+            return ""
+        return "all" if tuple(self.dtypes) == DTYPES else " ".join(self.dtypes)
+
 
 @dataclass(frozen=True)
 class Row:
     op: AtenOp
     cells: tuple[Cell, ...]              # one per vendor, in Coverage.vendors order
+
+
+@dataclass(frozen=True)
+class Switch:
+    """A per-op switch over one vendor's registered ops."""
+
+    states: tuple[tuple[State, int], ...]        # registered ops per state
+
+    @property
+    def possible(self) -> int:
+        return self.rendered + dict(self.states)[State.OFF]
+
+    @property
+    def rendered(self) -> int:
+        return dict(self.states)[State.ON]
 
 
 @dataclass(frozen=True)
@@ -77,14 +113,30 @@ class VendorSummary:
     reach: tuple[tuple[Reach, int], ...]         # ops per category
     runs: tuple[tuple[Reach, int], ...]          # ops per category at run time
     implemented: tuple[int, int, int]            # registered ops whose function is defined / missing / unknown
-    autocompare: tuple[tuple[State, int], ...]   # registered ops per autocompare state
-    fallback_to_cpu: tuple[tuple[State, int], ...]
+    autocompare: Switch
+    fallback_to_cpu: Switch
 
     def count(self, reach: Reach) -> int:
         return dict(self.reach)[reach]
 
-    def running(self, reach: Reach) -> int:
-        return dict(self.runs)[reach]
+    def running(self, reach: Reach) -> int | str:
+        """The ops of category *reach* at run time, or UNKNOWN without the library."""
+        return dict(self.runs)[reach] if self.library is not None else UNKNOWN
+
+    @property
+    def defined(self) -> int | str:
+        """Registered ops whose DIOPI function the library defines, or UNKNOWN."""
+        return self.implemented[0] if self.library is not None else UNKNOWN
+
+    @property
+    def missing(self) -> int | str:
+        """Registered ops whose DIOPI function the library lacks, or UNKNOWN."""
+        return self.implemented[1] if self.library is not None else UNKNOWN
+
+    @property
+    def defined_missing(self) -> str:
+        """"defined / missing", or UNKNOWN."""
+        return f"{self.defined} / {self.missing}" if self.library is not None else UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -93,6 +145,9 @@ class WorkloadVendor:
     runs: tuple[tuple[Reach, int], ...]   # the workload's ops per category at run time
     to_cpu: tuple[str, ...]               # the workload's ops DIPU's CPU fallback would run
     unimplemented: tuple[str, ...]        # registered, but the library lacks their function
+
+    def running(self, reach: Reach) -> int:
+        return dict(self.runs)[reach]
 
 
 @dataclass(frozen=True)
@@ -113,10 +168,23 @@ class Baseline:
     implemented: dict[str, frozenset[str]]
 
 
+class Lost(str, enum.Enum):
+    """What a regression lost since the baseline."""
+
+    UNREGISTERED = "unregistered"      # an op's registration
+    UNIMPLEMENTED = "unimplemented"    # the library's definition of a DIOPI function
+
+    @property
+    def meaning(self) -> str:
+        if self is Lost.UNREGISTERED:
+            return "is no longer registered"
+        return "is no longer defined by the DIOPI library"
+
+
 @dataclass(frozen=True)
 class Regression:
     vendor: str
-    kind: str           # "unregistered" (an op) or "unimplemented" (a DIOPI function)
+    kind: Lost
     name: str
 
 
@@ -138,6 +206,11 @@ class Coverage:
     @property
     def total(self) -> int:
         return len(self.rows)
+
+    @property
+    def with_library(self) -> tuple[VendorSummary, ...]:
+        """The vendors whose DIOPI library is known: the reports' run-time figures are theirs."""
+        return tuple(v for v in self.vendors if v.library is not None)
 
     def vendor_index(self, name: str) -> int:
         return next(i for i, v in enumerate(self.vendors) if v.name == name)
@@ -203,7 +276,8 @@ def coverage(table: OpTable, resolved: list[ResolvedVendor], libraries: dict[str
             _counts((c.reach for c in mine), Reach), _counts((c.runs for c in mine), Reach),
             (sum(1 for c in ours if c.implemented is True), sum(1 for c in ours if c.implemented is False),
              sum(1 for c in ours if c.implemented is None)),
-            _counts((c.autocompare for c in ours), State), _counts((c.fallback_to_cpu for c in ours), State)))
+            Switch(_counts((c.autocompare for c in ours), State)),
+            Switch(_counts((c.fallback_to_cpu for c in ours), State))))
     return Coverage(table, tuple(summaries), tuple(rows))
 
 
@@ -235,13 +309,13 @@ def compare(cov: Coverage, base: Baseline) -> Comparison:
             notes.append(f"{v.name}: not in the baseline")
             continue
         now = registered_ops(cov, v.name)
-        regressions += [Regression(v.name, "unregistered", op) for op in sorted(base.registered[v.name] - now)]
+        regressions += [Regression(v.name, Lost.UNREGISTERED, op) for op in sorted(base.registered[v.name] - now)]
         before = base.implemented.get(v.name, frozenset())
         if v.library is None:
             if before:
                 notes.append(f"{v.name}: DIOPI functions not compared (no --impl for {v.name})")
             continue
-        regressions += [Regression(v.name, "unimplemented", fn) for fn in sorted(before - v.library.functions)]
+        regressions += [Regression(v.name, Lost.UNIMPLEMENTED, fn) for fn in sorted(before - v.library.functions)]
     for name in sorted(set(base.registered) - {v.name for v in cov.vendors}):
         notes.append(f"{name}: in the baseline, not in this report")
     return Comparison(base.source, tuple(regressions), tuple(notes))

@@ -6,24 +6,19 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import mentioned_wrappers, referenced_names
 from deeplink_gen.errors import Loc
-from deeplink_gen.model import ResolvedOp, ResolvedVendor
+from deeplink_gen.model import Located, ResolvedOp, ResolvedVendor
+from deeplink_gen.model.catalog import HOOKS
 from deeplink_gen.plan.reach import reached_functions
-from deeplink_gen.translate.args import AUX_SUFFIX, TENSOR_HANDLES, ArgKind, local_name
+from deeplink_gen.translate.args import TENSOR_HANDLES, ArgKind, aux_name, declaration, local_name, passed
 from deeplink_gen.translate.signature import (
     OpSignature, autograd_class_name, cpu_reference, derived_names, entry_signature, wrapper_name,
 )
-
-# Schema argument kinds that need a local before the call.
-_CONVERTED = {
-    ArgKind.TENSOR, ArgKind.OPT_TENSOR, ArgKind.MUT_TENSOR, ArgKind.SCALAR, ArgKind.OPT_SCALAR,
-    ArgKind.INT_LIST, ArgKind.SYMINT_LIST, ArgKind.OPT_INT_LIST, ArgKind.GENERATOR,
-}
 
 
 class CpuUse(enum.Enum):
@@ -52,8 +47,17 @@ class CallArgPlan:
 
     @property
     def aux(self) -> str | None:
-        suffix = AUX_SUFFIX.get(self.kind)
-        return self.name + suffix if suffix else None
+        return aux_name(self.name, self.kind)
+
+    @property
+    def declaration(self) -> str:
+        """The C++ lines that declare its locals before the call."""
+        return declaration(self.name, self.kind, self.optional)
+
+    @property
+    def passed(self) -> str:
+        """The argument as the DIOPI call passes it."""
+        return passed(self.name, self.kind)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,10 @@ class ResultValue:
     param: bool = False
 
 
+def _texts(*pasted: Located[str] | None) -> list[str]:
+    return [p.value for p in pasted if p is not None]
+
+
 @dataclass(frozen=True)
 class AutogradPlan:
     cls: str
@@ -80,20 +88,84 @@ class AutogradPlan:
     param_names: tuple[str, ...]
     forward_args: tuple[str, ...]
     forward_wrapper: str
-    forward_code: str
     saved: tuple[str, ...]
     backward_wrapper: str
     backward_schema: str
     backward_args: tuple[str, ...]
-    grad_code: str
-    return_code: str
     return_type: str
     wrapper_decl: str
-    wrapper_return: str
-    code_locs: tuple[tuple[str, Loc], ...] = ()     # where forward_code, grad_code, ... were written
+    # The C++ of the catalog's autograd: entry, where it was written (None: not given).
+    return_code: Located[str]
+    forward_code: Located[str] | None = None
+    grad_code: Located[str] | None = None
+    wrapper_return: Located[str] | None = None
 
-    def loc(self, key: str) -> Loc | None:
-        return dict(self.code_locs).get(key)
+    @property
+    def texts(self) -> list[str]:
+        return _texts(self.forward_code, self.grad_code, self.return_code, self.wrapper_return)
+
+
+@dataclass(frozen=True)
+class Switches:
+    """An op's on/off settings, under their YAML names: the vendor's resolved
+    settings, then the flags of its catalog entry."""
+
+    print_call_info: bool
+    print_op_args: bool
+    profiler: bool
+    device_check: bool
+    sync_if_enabled: bool
+    fallback_to_cpu: bool
+    autocompare: bool
+    register: bool
+    dummy_call: bool
+    custom_fallback: bool
+    force_fallback: bool
+
+
+# The switches that are the catalog entry's flags rather than resolved settings.
+_FLAGS = ("dummy_call", "custom_fallback", "force_fallback")
+
+
+@dataclass(frozen=True)
+class CustomCode:
+    """The catalog entry's code: at each hook point, the C++ pasted there and where it was
+    written (None: none), and the headers it needs besides the kernels' own."""
+
+    beginning: Located[str] | None = None
+    before_call: Located[str] | None = None
+    before_return: Located[str] | None = None
+    includes: tuple[str, ...] = ()
+    memory_format: str | None = None    # what its placeholders become (None: their defaults)
+
+    @property
+    def texts(self) -> list[str]:
+        return _texts(self.beginning, self.before_call, self.before_return)
+
+    @property
+    def pastes(self) -> bool:
+        """Whether it pastes C++ at any hook point."""
+        return bool(self.texts)
+
+
+@dataclass(frozen=True)
+class CpuReference:
+    """How the CPU runs the op: after a CPU fallback of the DIOPI call, and in the autocompare twin."""
+
+    args: tuple[CpuArg, ...]
+    callee: str
+    receiver: str | None
+    kind: SchemaKind                   # functional, out or inplace (mutable reads as functional)
+    results: tuple[ResultValue, ...]   # copied back after a CPU fallback, compared by the twin
+    inputs_to_check: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The device guard: on the device of the tensor *name*, or (*is_device*) on the optional device *name*."""
+
+    name: str
+    is_device: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,47 +177,28 @@ class WrapperPlan:
     twin_decl: str
     returns_void: bool
     return_names: tuple[str, ...]
-    guard: str | None
-    guard_optional_device: bool
+    guard: Guard | None
     diopi: str
     args: tuple[CallArgPlan, ...]
     conversions: tuple[CallArgPlan, ...]
-    allocs: tuple[tuple[str, str, bool], ...]      # (name, C++ expression, is tensor)
+    allocs: tuple[Located[str], ...]      # the declarations of the returns it allocates (alloc:)
+    call_loc: Loc | None                  # where the call was written, when it pastes C++ text from there
     device_checks: tuple[str, ...]
     optional_tensors: tuple[str, ...]
     dumped: tuple[str, ...]
-    print_call_info: bool
-    print_op_args: bool
-    profiler: bool
-    device_check: bool
-    sync: bool
-    fallback: bool
-    autocompare: bool
-    cpu_args: tuple[CpuArg, ...]
-    cpu_callee: str
-    cpu_receiver: str | None
-    cpu_kind: SchemaKind            # functional, out or inplace (mutable reads as functional)
-    results: tuple[ResultValue, ...]   # copied back after a CPU fallback, compared by the twin
-    inputs_to_check: tuple[str, ...]
-    memory_format: str | None = None    # what the custom code's placeholders become (None: their defaults)
-    code_beginning: str = ""
-    code_before_call: str = ""
-    code_before_return: str = ""
-    dummy_call: bool = False
-    register: bool = True
-    custom_fallback: bool = False
-    force_fallback: bool = False
-    registered_target: str = ""      # the wrapper, or the autograd _wrapper
+    switches: Switches
+    cpu: CpuReference
+    code: CustomCode
+    registered_target: str               # the wrapper, or the autograd _wrapper
     autograd: AutogradPlan | None = None
-    includes: tuple[str, ...] = ()   # headers its code needs besides the kernels' own
-    locs: tuple[tuple[str, Loc], ...] = ()   # where pasted C++ was written: code hooks, alloc.<name>, call
     # Every DIOPI function a call of the wrapper can reach: its call's, those its custom code
     # calls and those of the wrappers it calls (its call's first, then sorted). A weak DIOPI symbol the library lacks
     # is null: the op is registered only when none is, else it falls back to the CPU.
     reached: tuple[str, ...] = ()
 
-    def loc(self, key: str) -> Loc | None:
-        return dict(self.locs).get(key)
+    @property
+    def call(self) -> str:
+        return f"::{self.diopi}({', '.join(a.passed for a in self.args)})"
 
     @property
     def reached_pointer(self) -> str:
@@ -156,20 +209,29 @@ class WrapperPlan:
     @property
     def checked(self) -> tuple[str, ...]:
         """The tensors whose device the wrapper checks (when DIPU's device check is on)."""
-        return self.device_checks if self.device_check else ()
+        return self.device_checks if self.switches.device_check else ()
 
     def called_wrappers(self) -> set[str]:
         """Other wrappers this op's code calls: its autograd forward/backward,
         and any dipu_<op> its custom code mentions."""
-        texts = [self.code_beginning, self.code_before_call, self.code_before_return]
+        texts = self.code.texts
         names = set()
         if self.autograd is not None:
             a = self.autograd
             names |= {a.forward_wrapper, a.backward_wrapper}
-            texts += [a.forward_code, a.grad_code, a.return_code, a.wrapper_return]
+            texts += a.texts
         for text in texts:
             names |= mentioned_wrappers(text)
         return names - {self.wrapper}
+
+
+@dataclass(frozen=True)
+class DeviceChecks:
+    """Which device-check helpers a translation unit needs: whether its wrappers
+    check the device of a tensor, and of an optional tensor."""
+
+    tensor: bool
+    optional_tensor: bool
 
 
 @dataclass(frozen=True)
@@ -178,16 +240,14 @@ class KernelsPlan:
     shards: int
 
     @staticmethod
-    def checks(wrappers: tuple[WrapperPlan, ...]) -> tuple[bool, bool]:
-        """(whether *wrappers* check the device of a tensor, of an optional tensor):
-        which device-check helpers their translation unit needs."""
+    def checks(wrappers: tuple[WrapperPlan, ...]) -> DeviceChecks:
         checked = [(t, p.optional_tensors) for p in wrappers for t in p.checked]
-        return any(t not in opt for t, opt in checked), any(t in opt for t, opt in checked)
+        return DeviceChecks(any(t not in opt for t, opt in checked), any(t in opt for t, opt in checked))
 
     @staticmethod
     def includes(wrappers: tuple[WrapperPlan, ...]) -> tuple[str, ...]:
         """The headers the custom code of *wrappers* needs, sorted."""
-        return tuple(sorted({h for p in wrappers for h in p.includes}))
+        return tuple(sorted({h for p in wrappers for h in p.code.includes}))
 
     def shard(self, index: int) -> tuple[tuple[WrapperPlan, ...], tuple[WrapperPlan, ...]]:
         """(the wrappers of shard *index*, the other wrappers their code calls)."""
@@ -200,20 +260,20 @@ def signature(r: ResolvedOp) -> OpSignature:
     return entry_signature(r.entry, r.aten)
 
 
-def _guard(r: ResolvedOp, sig: OpSignature) -> tuple[str | None, bool]:
+def _guard(r: ResolvedOp, sig: OpSignature) -> Guard | None:
     if not r.on("device_guard"):
-        return None, False
+        return None
     chosen = r.entry.device_guard.value if r.entry.device_guard is not None else True
     if isinstance(chosen, str):
-        return chosen, False
+        return Guard(chosen)
     for wanted in (ArgKind.MUT_TENSOR, ArgKind.TENSOR):
         p = next((p for p in sig.params if p.kind == wanted), None)
         if p is not None:
-            return p.name, False
+            return Guard(p.name)
     device = next((p for p in sig.params if p.cpp_type.endswith("optional<at::Device>")), None)
     if device is not None:
-        return device.name, True
-    return None, False
+        return Guard(device.name, is_device=True)
+    return None
 
 
 def _cpu_kind(sig: OpSignature) -> SchemaKind:
@@ -253,23 +313,26 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         return None
     backward = ops[ag.backward.value]
     forward_op = ag.forward.value if ag.forward is not None else r.op
+    locs = dict(ag.code_locs)
+
+    def code(key: str) -> Located[str] | None:
+        text = getattr(ag, key)
+        return Located(text, locs[key]) if text else None
+
     return AutogradPlan(
         cls=autograd_class_name(r.op),
         forward_params=tuple((p.cpp_type, p.name) for p in sig.params),
         param_names=tuple(p.name for p in sig.params),
         forward_args=ag.forward_args or tuple(p.name for p in sig.params),
         forward_wrapper=wrapper_name(forward_op),
-        forward_code=ag.forward_code,
         saved=ag.saved,
         backward_wrapper=wrapper_name(backward.op),
         backward_schema=backward.aten.schema,
         backward_args=tuple(p.name for p in signature(backward).params),
-        grad_code=ag.grad_code,
-        return_code=ag.return_code,
         return_type=sig.return_type,
         wrapper_decl=sig.decl(wrapper + "_wrapper"),
-        wrapper_return=ag.wrapper_return,
-        code_locs=ag.code_locs,
+        return_code=Located(ag.return_code, locs["return_code"]),
+        forward_code=code("forward_code"), grad_code=code("grad_code"), wrapper_return=code("wrapper_return"),
     )
 
 
@@ -287,7 +350,7 @@ def call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list[
         base = derived.get(name) if name not in entry.locals else None
         if base in fresh:
             used.append(CallArgPlan(ArgKind.FRESH, base))
-        elif base in params and params[base].kind in _CONVERTED:
+        elif base in params and params[base].kind.local:
             used.append(CallArgPlan(params[base].kind, base))
 
     for arg in entry.call.args:
@@ -309,7 +372,7 @@ def call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list[
             for name in referenced_names(text):
                 uses_local(name)
         args.append(plan)
-        if plan.kind in _CONVERTED or plan.kind in (ArgKind.FRESH, ArgKind.INS, ArgKind.OUTS):
+        if plan.local and plan.kind is not ArgKind.SIZES:    # sizes locals come after the others, below
             used.append(plan)
     hook_text = entry.hook("before_call") + entry.hook("before_return")
     for name in referenced_names(hook_text) if hook_text else ():
@@ -320,13 +383,40 @@ def call_args(r: ResolvedOp, sig: OpSignature) -> tuple[list[CallArgPlan], list[
     return args, used
 
 
+def _switches(r: ResolvedOp) -> Switches:
+    names = [f.name for f in fields(Switches)]
+    return Switches(**{n: r.entry.flag(n) if n in _FLAGS else r.on(n) for n in names})
+
+
+def _custom_code(r: ResolvedOp) -> CustomCode:
+    written = dict(r.entry.code)
+    return CustomCode(**{hook: written[hook] for hook in HOOKS if hook in written and written[hook].value},
+                      includes=r.entry.includes,
+                      memory_format=r.memory_format.value if r.memory_format is not None else None)
+
+
+def _allocs(r: ResolvedOp, sig: OpSignature) -> tuple[Located[str], ...]:
+    entry = r.entry
+    return tuple(Located(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {entry.alloc_for(ret.name)};",
+                         entry.key_loc(f"alloc.{ret.name}.text"))
+                 for ret in sig.fresh_returns if entry.alloc_for(ret.name) is not None)
+
+
+def _cpu_reference(r: ResolvedOp, sig: OpSignature, wrapper: str) -> CpuReference:
+    if r.entry.flag("custom_fallback"):
+        callee, receiver = "custom_fallback_" + wrapper, None    # takes the wrapper's own parameters
+    else:
+        callee, receiver = cpu_reference(sig, r.aten.variants)
+    return CpuReference(_cpu_args(sig), callee, receiver, _cpu_kind(sig), _results(sig),
+                        tuple(p.name for p in sig.params if p.kind == ArgKind.TENSOR))
+
+
 def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
     sig = signature(r)
     entry = r.entry
     args, used = call_args(r, sig)
-    dummy = entry.flag("dummy_call")
     conversions, seen = [], set()
-    if not dummy:
+    if not entry.flag("dummy_call"):
         for plan in used:
             if plan.name not in seen:
                 seen.add(plan.name)
@@ -334,13 +424,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
     tensors = [p.name for p in sig.params if p.kind in TENSOR_HANDLES]
     tensors += [n for n, _ in entry.ins] + list(entry.outs)
     tensors += [ret.name for ret in sig.fresh_returns if ret.is_tensor]
-    guard, guard_optional = _guard(r, sig)
-    custom_fallback = entry.flag("custom_fallback")
     wrapper = wrapper_name(r.op)
-    if custom_fallback:
-        callee, receiver = "custom_fallback_" + wrapper, None    # takes the wrapper's own parameters
-    else:
-        callee, receiver = cpu_reference(sig, r.aten.variants)
     autograd = _autograd_plan(r, sig, wrapper, ops)
     target = wrapper + "_wrapper" if autograd is not None else wrapper
     return WrapperPlan(
@@ -348,39 +432,17 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         decl=sig.decl(wrapper), twin_decl=sig.decl(target + "_autocompare"),
         returns_void=sig.return_type == "void",
         return_names=tuple(ret.name for ret in sig.returns),
-        guard=guard, guard_optional_device=guard_optional,
+        guard=_guard(r, sig),
         diopi=entry.call.function, args=tuple(args), conversions=tuple(conversions),
-        allocs=tuple((ret.name, entry.alloc_for(ret.name), ret.is_tensor)
-                     for ret in sig.fresh_returns if entry.alloc_for(ret.name) is not None),
+        allocs=_allocs(r, sig),
+        call_loc=entry.call.loc if any(a.kind == ArgKind.EXPR for a in args) else None,
         device_checks=tuple(t for t in tensors if t not in entry.no_device_check),
         optional_tensors=tuple([p.name for p in sig.params if p.kind == ArgKind.OPT_TENSOR]
                                + [n for n, opt in entry.ins if opt]),
         dumped=tuple(p.name for p in sig.params),
-        print_call_info=r.on("print_call_info"), print_op_args=r.on("print_op_args"),
-        profiler=r.on("profiler"), device_check=r.on("device_check"), sync=r.on("sync_if_enabled"),
-        fallback=r.on("fallback_to_cpu"), autocompare=r.on("autocompare"),
-        cpu_args=_cpu_args(sig), cpu_callee=callee, cpu_receiver=receiver, cpu_kind=_cpu_kind(sig),
-        results=_results(sig),
-        inputs_to_check=tuple(p.name for p in sig.params if p.kind == ArgKind.TENSOR),
-        memory_format=r.memory_format.value if r.memory_format is not None else None,
-        code_beginning=entry.hook("beginning"),
-        code_before_call=entry.hook("before_call"),
-        code_before_return=entry.hook("before_return"),
-        dummy_call=dummy, register=r.on("register"), custom_fallback=custom_fallback,
-        force_fallback=entry.flag("force_fallback"),
-        registered_target=target, autograd=autograd, includes=entry.includes,
-        locs=_pasted_locs(r, args),
+        switches=_switches(r), cpu=_cpu_reference(r, sig, wrapper), code=_custom_code(r),
+        registered_target=target, autograd=autograd,
     )
-
-
-def _pasted_locs(r: ResolvedOp, args: list[CallArgPlan]) -> tuple[tuple[str, Loc], ...]:
-    """Where each piece of C++ the wrapper pastes from YAML was written."""
-    entry = r.entry
-    locs = [(hook, text.loc) for hook, text in entry.code]
-    locs += [(f"alloc.{name}", entry.key_loc(f"alloc.{name}.text")) for name, _ in entry.alloc]
-    if any(a.kind == ArgKind.EXPR for a in args):
-        locs.append(("call", entry.call.loc))
-    return tuple(locs)
 
 
 def shard_of(op: str, shards: int) -> int:

@@ -20,7 +20,7 @@ gets lines added."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deeplink_gen.interfaces.diopi import IMPL_CHOICES, ImplChoice, impl_choice, impl_folder
 from deeplink_gen.interfaces.dipu import (
@@ -39,6 +39,23 @@ CONTEXT = 3                                         # context lines around each 
 DIOPI_KEYS = ("diopi", "adaptor")                   # the rows whose edits are DIOPI's (diopi.patch)
 
 
+class Edit(enum.Enum):
+    """A kind of change: its value names the macro of templates/onboarding/edits.j2 that
+    writes its lines (and, with _label, the one that names it in a patch's hunk header)."""
+
+    ALIAS_LIST = "alias_list"
+    BRANCH = "branch"
+    IMPL_OPT = "impl_opt"
+    ENUMERATOR = "enumerator"
+    TYPE_CASE = "type_case"
+    NAME_MAP = "name_map"
+    KERNEL_RULE = "kernel_rule"
+    TEST_CONFIG = "test_config"
+    IMPL_LIST = "impl_list"
+    IMPL_BRANCH = "impl_branch"
+    ADAPTOR_RULE = "adaptor_rule"
+
+
 class Status(enum.Enum):
     PRESENT = "present"      # upstream already has exactly this: no edit
     ADD = "add"              # upstream does not have it: lines added
@@ -49,14 +66,13 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class Change:
-    """Upstream lines first .. first+count-1 of *path* replaced by the lines of
-    the macro *macro*(*args) of templates/onboarding/edits.j2 (count 0: the
-    lines are inserted before line *first*). *macro*_label names the change."""
+    """Upstream lines first .. first+count-1 of *path* replaced by the lines
+    *edit* writes from *args* (count 0: the lines are inserted before line *first*)."""
 
     path: str
     first: int
     count: int
-    macro: str
+    edit: Edit
     args: tuple
 
     @property
@@ -134,127 +150,146 @@ def adaptor_rule_form(ex: Excerpt, start: int, stop: int) -> tuple[str, bool]:
     raise LookupError(f"no adaptor sources in the {ex.path} excerpt")
 
 
-def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
-    """*kernels_cmake*: the rendered kernel list, as csrc_dipu/CMakeLists.txt includes it."""
-    ident = vendor.identity
-    name, device_type, aliases, impl_opt = ident.name, ident.device_type, tuple(ident.cmake_aliases), ident.diopi_impl
-    up = UPSTREAM.get(name)
-    list_name = up.list_name if up else f"DEVICE_{name.upper()}"
-    sites = edit_sites()
-    rows: list[Row] = []
+def _row(key: str, file: str, status: Status, upstream: str | None, snippet: str, *changes: Change) -> Row:
+    """A checklist line; plan_onboarding numbers the lines in order."""
+    return Row(0, key, file, status, upstream, snippet, changes)
 
-    def row(key, file, status, upstream, snippet, *changes):
-        rows.append(Row(len(rows) + 1, key, file, status, upstream, snippet, tuple(changes)))
 
-    # 1-2: dipu/CMakeLists.txt, the -DDEVICE alias list and the branch of the vendor chain.
-    ex = sites[DIPU_CMAKE]
+def _dipu_cmake_rows(ident: VendorIdentity, up: UpstreamVendor | None, list_name: str,
+                     ex: Excerpt) -> list[Row]:
+    """1-2: dipu/CMakeLists.txt, the -DDEVICE alias list and the branch of the vendor chain."""
+    name, aliases, impl_opt = ident.name, tuple(ident.cmake_aliases), ident.diopi_impl
     snippet = "dipu_CMakeLists.txt.snippet"
     chain = _at(ex, lambda line: line.startswith("if(${DEVICE} IN_LIST "))
     if up is None:
         last_list = max(n for n, line in enumerate(ex.lines, ex.first_line) if line.startswith("list(APPEND DEVICE_"))
-        row("aliases", DIPU_CMAKE, Status.ADD, None, snippet,
-            Change(DIPU_CMAKE, last_list + 1, 0, "alias_list", (list_name, aliases)))
-        row("branch", DIPU_CMAKE, Status.ADD, None, snippet,
-            Change(DIPU_CMAKE, _at(ex, lambda line: line == "else()", chain), 0, "branch",
-                   (list_name, name, impl_opt)))
+        return [_row("aliases", DIPU_CMAKE, Status.ADD, None, snippet,
+                     Change(DIPU_CMAKE, last_list + 1, 0, Edit.ALIAS_LIST, (list_name, aliases))),
+                _row("branch", DIPU_CMAKE, Status.ADD, None, snippet,
+                     Change(DIPU_CMAKE, _at(ex, lambda line: line == "else()", chain), 0, Edit.BRANCH,
+                            (list_name, name, impl_opt)))]
+    rows = []
+    if aliases == up.cmake_aliases:
+        rows.append(_row("aliases", DIPU_CMAKE, Status.PRESENT, _quoted(up.cmake_aliases), snippet))
     else:
-        if aliases == up.cmake_aliases:
-            row("aliases", DIPU_CMAKE, Status.PRESENT, _quoted(up.cmake_aliases), snippet)
-        else:
-            line = _at(ex, lambda text: text.startswith(f"list(APPEND {list_name} "))
-            row("aliases", DIPU_CMAKE, Status.CHANGE, _quoted(up.cmake_aliases), snippet,
-                Change(DIPU_CMAKE, line, 1, "alias_list", (list_name, aliases)))
-        if impl_opt == up.diopi_impl:
-            row("branch", DIPU_CMAKE, Status.PRESENT, f'"{up.diopi_impl}"', snippet)
-        else:
-            branch = _at(ex, lambda text: text.endswith(f"IN_LIST {list_name})"), chain)
-            line = _at(ex, lambda text: text.strip().startswith("set(DIOPI_IMPL_OPT "), branch)
-            row("branch", DIPU_CMAKE, Status.CHANGE, f'"{up.diopi_impl}"', snippet,
-                Change(DIPU_CMAKE, line, 1, "impl_opt", (name, impl_opt)))
+        line = _at(ex, lambda text: text.startswith(f"list(APPEND {list_name} "))
+        rows.append(_row("aliases", DIPU_CMAKE, Status.CHANGE, _quoted(up.cmake_aliases), snippet,
+                         Change(DIPU_CMAKE, line, 1, Edit.ALIAS_LIST, (list_name, aliases))))
+    if impl_opt == up.diopi_impl:
+        rows.append(_row("branch", DIPU_CMAKE, Status.PRESENT, f'"{up.diopi_impl}"', snippet))
+    else:
+        branch = _at(ex, lambda text: text.endswith(f"IN_LIST {list_name})"), chain)
+        line = _at(ex, lambda text: text.strip().startswith("set(DIOPI_IMPL_OPT "), branch)
+        rows.append(_row("branch", DIPU_CMAKE, Status.CHANGE, f'"{up.diopi_impl}"', snippet,
+                         Change(DIPU_CMAKE, line, 1, Edit.IMPL_OPT, (name, impl_opt))))
+    return rows
 
-    # 3: the enumerator; 4-5: both mappings of utils/vender_helper.hpp.
+
+def _device_type_rows(ident: VendorIdentity, up: UpstreamVendor | None, sites: dict[str, Excerpt]) -> list[Row]:
+    """3: the enumerator; 4-5: both mappings of utils/vender_helper.hpp."""
+    name, device_type = ident.name, ident.device_type
+    rows = []
     ex = sites[BASEDEF]
-    owner = UPSTREAM_DEVICE_TYPES.get(device_type)
-    if owner is not None:
-        row("enum", BASEDEF, Status.PRESENT, device_type, "basedef.h.snippet")
+    known_type = device_type in UPSTREAM_DEVICE_TYPES
+    if known_type:
+        rows.append(_row("enum", BASEDEF, Status.PRESENT, device_type, "basedef.h.snippet"))
     else:
         enum_start = _at(ex, lambda line: line.startswith("enum class VendorDeviceType"))
-        row("enum", BASEDEF, Status.ADD, None, "basedef.h.snippet",
-            Change(BASEDEF, _at(ex, lambda line: line == "};", enum_start), 0, "enumerator", (device_type, name)))
+        rows.append(_row("enum", BASEDEF, Status.ADD, None, "basedef.h.snippet",
+                         Change(BASEDEF, _at(ex, lambda line: line == "};", enum_start), 0, Edit.ENUMERATOR,
+                                (device_type, name))))
     ex = sites[VENDER_HELPER]
     snippet = "vender_helper.hpp.snippet"
     if up is None:
         undef = _at(ex, lambda line: line.startswith("#undef DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE"))
-        row("name_map", VENDER_HELPER, Status.ADD, None, snippet,
-            Change(VENDER_HELPER, undef, 0, "name_map", (name, device_type)))
+        rows.append(_row("name_map", VENDER_HELPER, Status.ADD, None, snippet,
+                         Change(VENDER_HELPER, undef, 0, Edit.NAME_MAP, (name, device_type))))
     elif up.device_type == device_type:
-        row("name_map", VENDER_HELPER, Status.PRESENT, up.device_type, snippet)
+        rows.append(_row("name_map", VENDER_HELPER, Status.PRESENT, up.device_type, snippet))
     else:
         line = _at(ex, lambda text: text.strip().startswith(f"DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE({name}, "))
-        row("name_map", VENDER_HELPER, Status.CHANGE, up.device_type, snippet,
-            Change(VENDER_HELPER, line, 1, "name_map", (name, device_type)))
-    if owner is not None:
-        row("type_str", VENDER_HELPER, Status.PRESENT, device_type, snippet)
+        rows.append(_row("name_map", VENDER_HELPER, Status.CHANGE, up.device_type, snippet,
+                         Change(VENDER_HELPER, line, 1, Edit.NAME_MAP, (name, device_type))))
+    if known_type:
+        rows.append(_row("type_str", VENDER_HELPER, Status.PRESENT, device_type, snippet))
     else:
         to_str = _at(ex, lambda line: line.startswith("inline const char* VendorDeviceTypeToStr"))
-        row("type_str", VENDER_HELPER, Status.ADD, None, snippet,
-            Change(VENDER_HELPER, _at(ex, lambda line: line.strip() == "default:", to_str), 0, "type_case",
-                   (device_type,)))
+        rows.append(_row("type_str", VENDER_HELPER, Status.ADD, None, snippet,
+                         Change(VENDER_HELPER, _at(ex, lambda line: line.strip() == "default:", to_str), 0,
+                                Edit.TYPE_CASE, (device_type,))))
+    return rows
 
-    # 6: DIPU's kernel rule (generated AutoGenedKernels.cpp) becomes an include of our list.
-    ex = sites[CSRC_CMAKE]
+
+def _kernels_row(kernels_cmake: str, ex: Excerpt) -> Row:
+    """6: DIPU's kernel rule (generated AutoGenedKernels.cpp) becomes an include of our list."""
     start = _at(ex, lambda line: line == "# Auto generated code.")
     stop = _at(ex, lambda line: line == "# Collect source files.", start)
-    row("kernels", CSRC_CMAKE, Status.REPLACE, None, "csrc_dipu_CMakeLists.txt.snippet",
-        Change(CSRC_CMAKE, start, stop - start, "kernel_rule", (kernels_cmake,)))
+    return _row("kernels", CSRC_CMAKE, Status.REPLACE, None, "csrc_dipu_CMakeLists.txt.snippet",
+                Change(CSRC_CMAKE, start, stop - start, Edit.KERNEL_RULE, (kernels_cmake,)))
 
-    # 7: DIPU's PyTorch test base imports dipu/tests/pytorch_config_<type>.py (rendered for every
-    # vendor) only for the device types of its if/elif chain; any other type gets a branch there.
-    ex = sites[TEST_BASE]
+
+def _test_config_row(device_type: str, ex: Excerpt) -> Row:
+    """7: DIPU's PyTorch test base imports dipu/tests/pytorch_config_<type>.py (rendered for every
+    vendor) only for the device types of its if/elif chain; any other type gets a branch there."""
     module = f"tests.pytorch_config_{device_type.lower()}"
     if device_type in PYTORCH_CONFIG_TYPES:
-        row("test_config", TEST_BASE, Status.PRESENT, device_type, "pytorch_test_base.py.snippet")
-    else:
-        chain = _at(ex, lambda line: line.startswith("if dipu.vendor_type == "))
-        end = _at(ex, lambda line: line != "" and not line[0].isspace() and not line.startswith(("elif ", "else:")),
-                  chain + 1)
-        while ex.line(end - 1).strip() == "":
-            end -= 1
-        row("test_config", TEST_BASE, Status.ADD, None, "pytorch_test_base.py.snippet",
-            Change(TEST_BASE, end, 0, "test_config", (device_type, module)))
+        return _row("test_config", TEST_BASE, Status.PRESENT, device_type, "pytorch_test_base.py.snippet")
+    chain = _at(ex, lambda line: line.startswith("if dipu.vendor_type == "))
+    end = _at(ex, lambda line: line != "" and not line[0].isspace() and not line.startswith(("elif ", "else:")),
+              chain + 1)
+    while ex.line(end - 1).strip() == "":
+        end -= 1
+    return _row("test_config", TEST_BASE, Status.ADD, None, "pytorch_test_base.py.snippet",
+                Change(TEST_BASE, end, 0, Edit.TEST_CONFIG, (device_type, module)))
 
-    # 8: DIOPI's impl/CMakeLists.txt, when DIOPI has no IMPL_* list for diopi_impl.
-    impl = impl_choice(impl_opt)
+
+def _diopi_row(impl_opt: str, impl: ImplChoice | None, sites: dict[str, Excerpt]) -> tuple[Row, str, str]:
+    """8: DIOPI's impl/CMakeLists.txt, when DIOPI has no IMPL_* list for diopi_impl; with
+    the IMPL_* list that builds it and the impl folder that list builds."""
     file = f"{DIOPI_ROOT}/{DIOPI_IMPL_CMAKE}"
     snippet = "diopi_impl_CMakeLists.txt.snippet"
     if impl is not None:
-        impl_list, diopi_dir = impl.list_name, impl.directory
-        row("diopi", file, Status.PRESENT, f"{impl.list_name} -> impl/{impl.directory}", snippet)
-    else:
-        taken = {c.list_name for c in IMPL_CHOICES}
-        impl_list = f"IMPL_{impl_opt.upper()}"
-        while impl_list in taken:
-            impl_list += "_IMPL"
-        diopi_dir = impl_opt
-        ex = sites[DIOPI_IMPL_CMAKE]
-        last_list = max(n for n, line in enumerate(ex.lines, ex.first_line) if line.startswith("list(APPEND IMPL_"))
-        impl_chain = _at(ex, lambda line: line.startswith("if (${IMPL_OPT} IN_LIST "))
-        row("diopi", file, Status.OPTIONAL, None, snippet,
-            Change(DIOPI_IMPL_CMAKE, last_list + 1, 0, "impl_list", (impl_list, (impl_opt.upper(), impl_opt))),
-            Change(DIOPI_IMPL_CMAKE, _at(ex, lambda line: line == "else()", impl_chain), 0, "impl_branch",
-                   (impl_list, diopi_dir)))
+        return (_row("diopi", file, Status.PRESENT, f"{impl.list_name} -> impl/{impl.directory}", snippet),
+                impl.list_name, impl.directory)
+    taken = {c.list_name for c in IMPL_CHOICES}
+    impl_list = f"IMPL_{impl_opt.upper()}"
+    while impl_list in taken:
+        impl_list += "_IMPL"
+    ex = sites[DIOPI_IMPL_CMAKE]
+    last_list = max(n for n, line in enumerate(ex.lines, ex.first_line) if line.startswith("list(APPEND IMPL_"))
+    impl_chain = _at(ex, lambda line: line.startswith("if (${IMPL_OPT} IN_LIST "))
+    row = _row("diopi", file, Status.OPTIONAL, None, snippet,
+               Change(DIOPI_IMPL_CMAKE, last_list + 1, 0, Edit.IMPL_LIST, (impl_list, (impl_opt.upper(), impl_opt))),
+               Change(DIOPI_IMPL_CMAKE, _at(ex, lambda line: line == "else()", impl_chain), 0, Edit.IMPL_BRANCH,
+                      (impl_list, impl_opt)))
+    return row, impl_list, impl_opt
 
-    # 9: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator.
-    files_dir = impl_folder(impl_opt)
+
+def _adaptor_row(vendor_cmake: str, files_dir: str, ex: Excerpt) -> Row:
+    """9: the vendor's DIOPI CMakeLists.txt compiles the rendered adaptor instead of running DIOPI's generator."""
+    start = _at(ex, lambda line: line == "# adaptor")
+    rule = _at(ex, lambda line: line == "if(USE_ADAPTOR)", start)
+    stop = _at(ex, lambda line: line == "endif()", rule) + 1
+    return _row("adaptor", f"{DIOPI_ROOT}/{vendor_cmake}", Status.REPLACE, None, "diopi.patch",
+                Change(vendor_cmake, start, stop - start, Edit.ADAPTOR_RULE,
+                       (files_dir, *adaptor_rule_form(ex, start, stop))))
+
+
+def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
+    """*kernels_cmake*: the rendered kernel list, as csrc_dipu/CMakeLists.txt includes it."""
+    ident = vendor.identity
+    up = UPSTREAM.get(ident.name)
+    list_name = up.list_name if up else f"DEVICE_{ident.name.upper()}"
+    sites = edit_sites()
+    impl = impl_choice(ident.diopi_impl)
+    diopi, impl_list, diopi_dir = _diopi_row(ident.diopi_impl, impl, sites)
+    rows = _dipu_cmake_rows(ident, up, list_name, sites[DIPU_CMAKE]) + _device_type_rows(ident, up, sites)
+    rows += [_kernels_row(kernels_cmake, sites[CSRC_CMAKE]), _test_config_row(ident.device_type, sites[TEST_BASE]),
+             diopi]
+    files_dir = impl_folder(ident.diopi_impl)
     vendor_cmake = f"impl/{diopi_dir}/CMakeLists.txt"
     if vendor.converts and vendor_cmake in sites:
-        ex = sites[vendor_cmake]
-        start = _at(ex, lambda line: line == "# adaptor")
-        rule = _at(ex, lambda line: line == "if(USE_ADAPTOR)", start)
-        stop = _at(ex, lambda line: line == "endif()", rule) + 1
-        row("adaptor", f"{DIOPI_ROOT}/{vendor_cmake}", Status.REPLACE, None, "diopi.patch",
-            Change(vendor_cmake, start, stop - start, "adaptor_rule", (files_dir, *adaptor_rule_form(ex, start, stop))))
-
+        rows.append(_adaptor_row(vendor_cmake, files_dir, sites[vendor_cmake]))
     return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, files_dir, kernels_cmake,
-                          device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None, vendor.build is not None,
-                          tuple(rows))
+                          ident.device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None,
+                          vendor.build is not None, tuple(replace(r, number=i) for i, r in enumerate(rows, 1)))

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 
-from deeplink_gen.model.dtypes import DTYPES
-from deeplink_gen.plan.coverage import REACH_MEANING, Cell, Coverage, Reach, State
+from deeplink_gen.plan.coverage import REACH_MEANING, Cell, Coverage, Reach
 from deeplink_gen.render.templating import render as render_template
 
 # The JSON report's format; `coverage --baseline` reads this format only.
@@ -18,18 +17,6 @@ FORMATS = ("text", "json", "markdown", "html")
 
 def pct(count: int, total: int) -> str:
     return f"{100.0 * count / total:.1f}%" if total else "-"
-
-
-def dtypes_text(dtypes: tuple[str, ...] | None) -> str:
-    if dtypes is None:
-        return ""
-    return "all" if tuple(dtypes) == DTYPES else " ".join(dtypes)
-
-
-def implemented_text(cell: Cell) -> str:
-    if cell.reach != Reach.REGISTERED:
-        return ""
-    return {True: "yes", False: "no", None: "unknown"}[cell.implemented]
 
 
 def _cell_json(cell: Cell) -> dict:
@@ -50,8 +37,8 @@ def _json_lines(cov: Coverage) -> dict:
             "name": v.name, "library": library,
             "reach": {k.value: n for k, n in v.reach}, "runs": {k.value: n for k, n in v.runs},
             "implemented": {"yes": yes, "no": no, "unknown": unknown},
-            "autocompare": {k.value: n for k, n in v.autocompare},
-            "fallback_to_cpu": {k.value: n for k, n in v.fallback_to_cpu},
+            "autocompare": {k.value: n for k, n in v.autocompare.states},
+            "fallback_to_cpu": {k.value: n for k, n in v.fallback_to_cpu.states},
         }))
     names = [v.name for v in cov.vendors]
     ops = [json.dumps({"op": row.op.name, "schema": row.op.schema,
@@ -69,14 +56,13 @@ def _json_lines(cov: Coverage) -> dict:
         b = cov.baseline
         extra["baseline"] = json.dumps({
             "source": b.source, "notes": list(b.notes),
-            "regressions": [{"vendor": r.vendor, "kind": r.kind, "name": r.name} for r in b.regressions],
+            "regressions": [{"vendor": r.vendor, "kind": r.kind.value, "name": r.name} for r in b.regressions],
         }, indent=1)
     return {"vendors": vendors, "ops": ops, "extra": extra}
 
 
 def _context(cov: Coverage, source: str) -> dict:
-    return dict(cov=cov, source=source, total=cov.total, Reach=Reach, State=State, meaning=REACH_MEANING,
-                pct=pct, dtypes_text=dtypes_text, implemented_text=implemented_text,
+    return dict(cov=cov, source=source, total=cov.total, Reach=Reach, meaning=REACH_MEANING, pct=pct,
                 vendor_names=[v.name for v in cov.vendors], format=FORMAT)
 
 

@@ -39,12 +39,12 @@ class FileDiff:
 
 def change_lines(change: Change) -> list[str]:
     """The lines *change* puts in place of the upstream ones."""
-    text = str(getattr(_edits(), change.macro)(*change.args))
+    text = str(getattr(_edits(), change.edit.value)(*change.args))
     return text.splitlines(keepends=True)
 
 
 def change_label(change: Change) -> str:
-    return str(getattr(_edits(), change.macro + "_label")(*change.args)).strip()
+    return str(getattr(_edits(), change.edit.value + "_label")(*change.args)).strip()
 
 
 def _edits():

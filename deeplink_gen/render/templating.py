@@ -19,6 +19,7 @@ from deeplink_gen.model.patterns import Part, Pattern
 from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
 from deeplink_gen.plan.conformance import Expect
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
+from deeplink_gen.plan.onboarding import Status
 from deeplink_gen.render import precompile
 from deeplink_gen.translate.args import ArgKind
 
@@ -66,9 +67,11 @@ def _loader() -> jinja2.BaseLoader:
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=_loader(), undefined=jinja2.StrictUndefined, **precompile.SYNTAX)
-    env.globals.update(header=header, RESUME=RESUME, ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind, SchemaKind=SchemaKind)
-    env.globals.update(ImplKind=ImplKind, Pattern=Pattern, Part=Part, GeneratorKind=GeneratorKind, Expect=Expect,
-                       OnFailure=OnFailure)
+    env.globals.update(header=header, RESUME=RESUME)
+    # The plan's enums: templates compare kinds (`is sameas`), never their names.
+    env.globals.update(ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind,
+                       SchemaKind=SchemaKind, Status=Status, ImplKind=ImplKind, Pattern=Pattern, Part=Part,
+                       GeneratorKind=GeneratorKind, Expect=Expect, OnFailure=OnFailure)
     filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment}
     env.filters.update({name: filters[name] for name in precompile.FILTERS})
     return env
