@@ -14,7 +14,7 @@ from deeplink_gen.translate.conversion import namespace_of
 FILES = ("impl_functions.hpp", "adaptor_runtime.hpp", "diopi_adaptor.cpp")
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     if not job.vendor.converts:
         return {}
     plan = plan_adaptor(job.rv, job.protos)

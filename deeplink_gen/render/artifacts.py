@@ -1,4 +1,5 @@
-"""Every artifact of one vendor, in order: {path: text}."""
+"""Every artifact of one vendor, in order: {path: text}. Each is rendered
+from the job alone; the manifest comes last and lists every file before it."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ from deeplink_gen.render import (
 )
 from deeplink_gen.render.job import Job
 
-# The manifest comes last and lists every file before it.
-ARTIFACTS = (kernels, onboarding, runtime, diopitest, host_diopi, build, convert_config, adaptor, testconfig,
-             manifest)
+ARTIFACTS = (kernels, onboarding, runtime, diopitest, host_diopi, build, convert_config, adaptor, testconfig)
 
 
 def render_vendor(job: Job) -> dict[str, str]:
     files: dict[str, str] = {}
     for artifact in ARTIFACTS:
-        files.update(artifact.render(job, files))
+        files.update(artifact.render(job))
+    files.update(manifest.render(job, files))
     return files

@@ -11,7 +11,7 @@ from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     vendor, build = job.vendor, job.vendor.build
     if build is None:
         return {}

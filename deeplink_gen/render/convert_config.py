@@ -9,7 +9,7 @@ from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     items = plan_convert_config(job.vendor)
     if not items:
         return {}

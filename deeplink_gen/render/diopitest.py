@@ -10,7 +10,7 @@ from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     vendor, spec = job.vendor, job.vendor.runtime
     if spec is None:
         return {}

@@ -13,7 +13,7 @@ from deeplink_gen.render.templating import render as render_template
 SOURCE = "functions/functions.cpp"
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     vendor = job.vendor
     if vendor.diopi_library is None:
         return {}

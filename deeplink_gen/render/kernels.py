@@ -59,7 +59,7 @@ def op_code(job: Job, plans) -> dict[str, str]:
     return code
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     """One translation unit, or one per shard. A shard declares the wrappers
     its code calls, so it compiles on its own and changes only when one of
     its own ops (or a callee's signature) does."""

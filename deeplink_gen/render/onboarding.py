@@ -94,7 +94,7 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
                            library=job.vendor.diopi_library is not None)
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     c = plan_onboarding(job.vendor, output_paths.kernels_cmake_from_csrc())
     kernels = output_paths.kernels(int(job.rv.shards.value))
     ctx = dict(source=job.source, c=c, ident=c.ident, kernels=kernels, kernels_cmake=output_paths.KERNELS_CMAKE,

@@ -21,7 +21,7 @@ def _includes(checkers) -> list[str]:
     return out
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     vendor, spec = job.vendor, job.vendor.runtime
     if spec is None:
         return {}

@@ -27,7 +27,7 @@ def np_dtype(name: str) -> str:
     return f"np.{NUMPY[name]}"
 
 
-def render(job: Job, files: dict[str, str]) -> dict[str, str]:
+def render(job: Job) -> dict[str, str]:
     ctx = dict(source=job.source, vendor=job.vendor.identity, spec=job.vendor.tests, py=py, np_dtype=np_dtype)
     return {
         output_paths.device_configs(job.vendor): render_template("testconfig/device_configs.py.j2", **ctx),
