@@ -46,12 +46,8 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
             backward=Located(ag["backward"], doc.loc(at + ("backward",))),
             forward=Located(ag["forward"], doc.loc(at + ("forward",))) if "forward" in ag else None,
             saved=tuple(ag.get("saved") or ()),
-            forward_code=ag.get("forward_code", ""),
-            grad_code=ag.get("grad_code", ""),
-            return_code=ag.get("return_code", ""),
-            wrapper_return=ag.get("wrapper_return", ""),
             forward_args=tuple(ag.get("forward_args") or ()),
-            code_locs=tuple((k, doc.text_loc(at + (k,))) for k in AUTOGRAD_CODE if k in ag),
+            **{k: Located(ag[k], doc.text_loc(at + (k,))) for k in AUTOGRAD_CODE if k in ag},
         )
     key_locs = tuple((k, doc.loc(where + (k,))) for k in _LIST_KEYS if k in raw)
     key_locs += tuple((f"alloc.{name}", doc.loc(where + ("alloc", name), key=True))

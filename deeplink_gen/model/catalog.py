@@ -41,12 +41,15 @@ class Autograd:
     backward: Located[str]
     forward: Located[str] | None = None
     saved: tuple[str, ...] = ()
-    forward_code: str = ""
-    grad_code: str = ""
-    return_code: str = ""
-    wrapper_return: str = ""
+    forward_code: Located[str] | None = None     # the code texts, each where it starts (None: not written)
+    grad_code: Located[str] | None = None
+    return_code: Located[str] | None = None
+    wrapper_return: Located[str] | None = None
     forward_args: tuple[str, ...] = ()    # arguments of the forward call (default: the op's)
-    code_locs: tuple[tuple[str, Loc], ...] = ()   # where each of the code texts above starts
+
+    def texts(self) -> tuple[tuple[str, Located[str]], ...]:
+        """(key, text) of each code text written, in AUTOGRAD_CODE's order."""
+        return tuple((key, text) for key in AUTOGRAD_CODE for text in [getattr(self, key)] if text is not None)
 
     def ops(self) -> tuple[tuple[str, Located[str]], ...]:
         """("backward" | "forward", the op named there)."""

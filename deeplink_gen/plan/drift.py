@@ -171,8 +171,8 @@ def uses(entry: CatalogEntry, names: set[str], at=lambda loc: loc) -> tuple[Use,
             out.append(Use(f"alloc.{name}", at(entry.key_loc(f"alloc.{name}")), found))
     ag = entry.autograd
     if ag is not None:
-        for key in ("forward_code", "grad_code", "return_code", "wrapper_return"):
-            found = _named(getattr(ag, key), names)
+        for key, text in ag.texts():
+            found = _named(text.value, names)
             if found:
                 out.append(Use(f"autograd.{key}", at(ag.loc), found))
         for key in ("forward_args", "saved"):

@@ -313,11 +313,9 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         return None
     backward = ops[ag.backward.value]
     forward_op = ag.forward.value if ag.forward is not None else r.op
-    locs = dict(ag.code_locs)
 
-    def code(key: str) -> Located[str] | None:
-        text = getattr(ag, key)
-        return Located(text, locs[key]) if text else None
+    def code(text: Located[str] | None) -> Located[str] | None:
+        return text if text is not None and text.value else None
 
     return AutogradPlan(
         cls=autograd_class_name(r.op),
@@ -331,8 +329,8 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         backward_args=tuple(p.name for p in signature(backward).params),
         return_type=sig.return_type,
         wrapper_decl=sig.decl(wrapper + "_wrapper"),
-        return_code=Located(ag.return_code, locs["return_code"]),
-        forward_code=code("forward_code"), grad_code=code("grad_code"), wrapper_return=code("wrapper_return"),
+        return_code=ag.return_code,
+        forward_code=code(ag.forward_code), grad_code=code(ag.grad_code), wrapper_return=code(ag.wrapper_return),
     )
 
 

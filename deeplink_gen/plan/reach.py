@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from deeplink_gen.cpptext import called_diopi, mentioned_wrappers
 from deeplink_gen.model import ResolvedOp
-from deeplink_gen.model.catalog import AUTOGRAD_CODE
 from deeplink_gen.translate.signature import wrapper_name
 
 
@@ -23,7 +22,7 @@ def reached_functions(ops: tuple[ResolvedOp, ...], operators: frozenset[str]) ->
         texts = [text.value for _, text in entry.code]
         found = {by_wrapper.get(w) for text in texts for w in mentioned_wrappers(text)}
         if entry.autograd is not None:
-            texts += [getattr(entry.autograd, key) for key in AUTOGRAD_CODE]
+            texts += [text.value for _, text in entry.autograd.texts()]
             found |= {ref.value for _, ref in entry.autograd.ops()}
         own[r.op] = {entry.call.function} | {f for text in texts for f in called_diopi(text) if f in operators}
         callees[r.op] = found - {None, r.op}
