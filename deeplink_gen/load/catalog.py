@@ -6,7 +6,7 @@ from __future__ import annotations
 from deeplink_gen.cpptext import parse_call
 from deeplink_gen.errors import Diagnostics, ParseError
 from deeplink_gen.yamlfile import Document
-from deeplink_gen.model.catalog import AUTOGRAD_CODE
+from deeplink_gen.model.catalog import AUTOGRAD_CODE, Alloc
 from deeplink_gen.model import Autograd, Catalog, CatalogEntry, DiopiCall, Located, TorchGate
 
 # Keys whose position validation may need to point at.
@@ -50,10 +50,9 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
             **{k: Located(ag[k], doc.text_loc(at + (k,))) for k in AUTOGRAD_CODE if k in ag},
         )
     key_locs = tuple((k, doc.loc(where + (k,))) for k in _LIST_KEYS if k in raw)
-    key_locs += tuple((f"alloc.{name}", doc.loc(where + ("alloc", name), key=True))
-                      for name in sorted(raw.get("alloc") or {}))
-    key_locs += tuple((f"alloc.{name}.text", doc.text_loc(where + ("alloc", name)))
-                      for name in sorted(raw.get("alloc") or {}))
+    alloc = tuple(Alloc(Located(name, doc.loc(where + ("alloc", name), key=True)),
+                        Located(expr, doc.text_loc(where + ("alloc", name))))
+                  for name, expr in sorted((raw.get("alloc") or {}).items()))
     return CatalogEntry(
         op=op, loc=doc.loc(where, key=True), call=DiopiCall(function, args, doc.loc(where + ("call",))),
         where=where,
@@ -70,7 +69,7 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
         sizes=tuple(raw.get("sizes") or ()),
         returns=tuple(raw.get("returns") or ()),
         schema_text=_located(doc, where, raw, "schema"),
-        alloc=tuple(sorted((raw.get("alloc") or {}).items())),
+        alloc=alloc,
         enabled=_located(doc, where, raw, "enabled"),
         autocompare=_located(doc, where, raw, "autocompare"),
         fallback_to_cpu=_located(doc, where, raw, "fallback_to_cpu"),

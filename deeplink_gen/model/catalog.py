@@ -64,13 +64,21 @@ HOOKS = ("beginning", "before_call", "before_return")
 
 
 @dataclass(frozen=True)
+class Alloc:
+    """alloc.<name>: how the wrapper allocates a fresh return."""
+
+    name: Located[str]           # where the name is written (its key)
+    expr: Located[str]           # the C++ expression, where its text starts
+
+
+@dataclass(frozen=True)
 class CatalogEntry:
     op: str
     loc: Loc
     call: DiopiCall
     where: tuple = ()                                 # key path of the entry in its file
     schema_text: Located[str] | None = None
-    alloc: tuple[tuple[str, str], ...] = ()
+    alloc: tuple[Alloc, ...] = ()
     enabled: Located[bool] | None = None
     autocompare: Located[bool] | None = None
     fallback_to_cpu: Located[bool] | None = None
@@ -91,14 +99,14 @@ class CatalogEntry:
     sizes: tuple[str, ...] = ()                       # locals converted to diopiSize_t
     returns: tuple[str, ...] = ()                     # names of the locals holding the returns
     includes: tuple[str, ...] = ()                    # headers its code needs (its own, then its file's)
-    key_locs: tuple[tuple[str, Loc], ...] = ()        # where list-valued keys (locals, ins, ...) were written
+    key_locs: tuple[tuple[str, Loc], ...] = ()        # where each list-valued key (locals, ins, ...) was written
 
     def hook(self, name: str) -> str:
         found = dict(self.code).get(name)
         return found.value if found is not None else ""
 
-    def alloc_for(self, name: str) -> str | None:
-        return dict(self.alloc).get(name)
+    def alloc_for(self, name: str) -> Alloc | None:
+        return next((a for a in self.alloc if a.name.value == name), None)
 
     def key_loc(self, key: str) -> Loc:
         return dict(self.key_locs).get(key, self.loc)

@@ -165,10 +165,10 @@ def uses(entry: CatalogEntry, names: set[str], at=lambda loc: loc) -> tuple[Use,
         found = _named(text.value, names)
         if found:
             out.append(Use(f"code.{hook}", at(text.loc), found))
-    for name, expr_text in entry.alloc:
-        found = _named(expr_text, names)
+    for alloc in entry.alloc:
+        found = _named(alloc.expr.value, names)
         if found:
-            out.append(Use(f"alloc.{name}", at(entry.key_loc(f"alloc.{name}")), found))
+            out.append(Use(f"alloc.{alloc.name.value}", at(alloc.name.loc), found))
     ag = entry.autograd
     if ag is not None:
         for key, text in ag.texts():

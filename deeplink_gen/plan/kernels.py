@@ -394,10 +394,8 @@ def _custom_code(r: ResolvedOp) -> CustomCode:
 
 
 def _allocs(r: ResolvedOp, sig: OpSignature) -> tuple[Located[str], ...]:
-    entry = r.entry
-    return tuple(Located(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {entry.alloc_for(ret.name)};",
-                         entry.key_loc(f"alloc.{ret.name}.text"))
-                 for ret in sig.fresh_returns if entry.alloc_for(ret.name) is not None)
+    return tuple(Located(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {alloc.expr.value};", alloc.expr.loc)
+                 for ret in sig.fresh_returns for alloc in [r.entry.alloc_for(ret.name)] if alloc is not None)
 
 
 def _cpu_reference(r: ResolvedOp, sig: OpSignature, wrapper: str) -> CpuReference:

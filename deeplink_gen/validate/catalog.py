@@ -104,16 +104,17 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
                 if name not in known:
                     diags.add(call.loc, where + ("call",), f"'{name}' is not an argument of {entry.op}",
                               Suggestion(name, known, f" (arguments: {', '.join(sorted(known - {'ctx'}))})"))
-    for name, _expr in entry.alloc:
-        if name not in fresh:
+    for alloc in entry.alloc:
+        if alloc.name.value not in fresh:
             what = f"fresh returns are: {', '.join(fresh)}" if fresh else "the op returns no fresh tensor"
-            diags.add(entry.key_loc(f"alloc.{name}"), where + ("alloc", name),
-                      f"'{name}' is not a fresh return of {entry.op} ({what})")
+            diags.add(alloc.name.loc, where + ("alloc", alloc.name.value),
+                      f"'{alloc.name.value}' is not a fresh return of {entry.op} ({what})")
     for ret in sig.fresh_returns:
-        if ret.name in entry.locals and entry.alloc_for(ret.name) is not None:
-            diags.add(entry.key_loc(f"alloc.{ret.name}"), where + ("alloc", ret.name),
+        alloc = entry.alloc_for(ret.name)
+        if ret.name in entry.locals and alloc is not None:
+            diags.add(alloc.name.loc, where + ("alloc", ret.name),
                       f"'{ret.name}' is allocated here and also listed under locals (declared by the code)")
-        elif ret.name not in entry.locals and entry.alloc_for(ret.name) is None:
+        elif ret.name not in entry.locals and alloc is None:
             what = "a new tensor" if ret.is_tensor else "a new value"
             diags.add(entry.loc, where + ("alloc",),
                       f"{entry.op} returns {what} '{ret.name}': say how to allocate it under alloc:"
