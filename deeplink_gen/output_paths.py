@@ -59,7 +59,7 @@ def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
         if vendor.runtime is not None:
             names["conformance_cmake"] = "conformance/CMakeLists.txt"
         if vendor.build.toolkit is not None:
-            names["find"] = f"cmake/Find{vendor.build.toolkit.name}.cmake"
+            names["find"] = f"cmake/Find{vendor.build.toolkit.name.value}.cmake"
     return names
 
 

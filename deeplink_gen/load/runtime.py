@@ -9,7 +9,7 @@ from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, DipuFunction, GeneratorSpec, HandleTypes, Impl,
-    RuntimeSpec, Toolkit,
+    Located, RuntimeSpec, Toolkit,
 )
 from deeplink_gen.model.patterns import TEMPLATE_PARTS, Pattern
 from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
@@ -24,30 +24,35 @@ def _list(value) -> tuple:
     return tuple(value) if isinstance(value, list) else (value,)
 
 
-def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_checker: str | None,
-               diags: Diagnostics) -> Impl:
+def _text(doc: Document, where: tuple, raw: dict, key: str) -> Located[str] | None:
+    """The C++ text under *key*, from where it starts; None when it is not written."""
+    return Located(raw[key], doc.text_loc(where + (key,))) if key in raw else None
+
+
+def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, diags: Diagnostics) -> Impl:
+    """Without a checker of its own, an implementation's calls go through its
+    section's (RuntimeSpec.checker_name)."""
     loc = doc.loc(where)
     if isinstance(raw, str):
         if raw in (ImplKind.NOOP.value, ImplKind.UNSUPPORTED.value):
             return Impl(fn, ImplKind(raw), loc)
-        return Impl(fn, ImplKind.CALL, loc, calls=(CallTemplate(raw, loc, is_call=True),), checker=default_checker)
+        return Impl(fn, ImplKind.CALL, loc, calls=(CallTemplate(raw, loc, is_call=True),))
 
     def tpl(key, *, call=False, index=None):
         path = where + (key,) + ((index,) if index is not None else ())
         value = raw[key] if index is None else raw[key][index]
         return CallTemplate(value, doc.loc(path), is_call=call)
 
-    checker, checker_loc = default_checker, None
+    checker = None
     if "checker" in raw:
-        checker = None if raw["checker"] == NO_CHECKER else raw["checker"]
-        checker_loc = doc.loc(where + ("checker",))
+        checker = Located(None if raw["checker"] == NO_CHECKER else raw["checker"], doc.loc(where + ("checker",)))
     calls: list[CallTemplate] = []
     if "call" in raw:
         calls.append(tpl("call", call=True))
     if "calls" in raw:
         calls += [tpl("calls", call=True, index=i) for i in range(len(raw["calls"]))]
     common = dict(
-        calls=tuple(calls), checker=checker, checker_loc=checker_loc,
+        calls=tuple(calls), checker=checker,
         locals=tuple((k, v) for k, v in (raw.get("locals") or {}).items()),
         ret=tpl("return") if "return" in raw else None,
         guard=tpl("guard") if "guard" in raw else None,
@@ -58,7 +63,7 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
         if extra:
             diags.add(doc.loc(where + (extra[0],), key=True), where + (extra[0],),
                       "a custom body stands alone; remove the other keys")
-        return Impl(fn, ImplKind.CUSTOM, loc, custom=raw["custom"], custom_loc=doc.text_loc(where + ("custom",)))
+        return Impl(fn, ImplKind.CUSTOM, loc, custom=_text(doc, where, raw, "custom"))
     if "pattern" in raw:
         return Impl(
             fn, ImplKind.PATTERN, loc, pattern=Pattern(raw["pattern"]),
@@ -80,12 +85,17 @@ def parse_impl(doc: Document, where: tuple, fn: DipuFunction, raw, default_check
 
 
 def _impls(doc: Document, where: tuple, functions: tuple[DipuFunction, ...], raw: dict,
-           default_checker: str | None, diags: Diagnostics) -> tuple[Impl, ...]:
+           diags: Diagnostics) -> tuple[Impl, ...]:
     out = []
     for fn in functions:
         if fn.key in raw:
-            out.append(parse_impl(doc, where + (fn.key,), fn, raw[fn.key], default_checker, diags))
+            out.append(parse_impl(doc, where + (fn.key,), fn, raw[fn.key], diags))
     return tuple(out)
+
+
+def _checker(doc: Document, where: tuple, raw: dict) -> Located[str] | None:
+    """The checker a section's calls go through unless a function names its own; None when it names none."""
+    return Located(raw["checker"], doc.loc(where + ("checker",))) if raw.get("checker") else None
 
 
 def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
@@ -107,28 +117,22 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
             on_failure=OnFailure(c.get("on_failure", OnFailure.TORCH_CHECK.value)), loc=doc.loc(where, key=True),
         ))
     dev = raw.get("device") or {}
-    dev_checker = dev.get("checker")
-    device_impls = _impls(doc, ("runtime", "device", "functions"), DEVICE_FUNCTIONS,
-                          dev.get("functions") or {}, dev_checker, diags)
+    device_impls = _impls(doc, ("runtime", "device", "functions"), DEVICE_FUNCTIONS, dev.get("functions") or {}, diags)
     cm = raw["comm"]
-    comm_checker = cm.get("checker")
     comm = CommSpec(
-        checker=comm_checker,
-        checker_loc=doc.loc(("runtime", "comm", "checker")) if comm_checker else None,
+        checker=_checker(doc, ("runtime", "comm"), cm),
         unique_id_bytes=str(cm["unique_id_bytes"]),
         dtype_type=cm["dtype_type"], reduce_op_type=cm["reduce_op_type"],
         dtypes=tuple(sorted((cm.get("dtypes") or {}).items())),
         reduce_ops=tuple(sorted((cm.get("reduce_ops") or {}).items())),
-        impls=_impls(doc, ("runtime", "comm", "functions"), COMM_FUNCTIONS, cm.get("functions") or {},
-                     comm_checker, diags),
-        prelude=cm.get("prelude", ""),
+        impls=_impls(doc, ("runtime", "comm", "functions"), COMM_FUNCTIONS, cm.get("functions") or {}, diags),
+        prelude=_text(doc, ("runtime", "comm"), cm, "prelude"),
         loc=doc.loc(("runtime", "comm"), key=True),
-        prelude_loc=doc.text_loc(("runtime", "comm", "prelude")) if "prelude" in cm else None,
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
-    generator = GeneratorSpec(GeneratorKind(g["kind"]), g.get("code", ""), doc.loc(("runtime", "generator")),
-                              doc.text_loc(("runtime", "generator", "code")))
-    if generator.kind is GeneratorKind.CUSTOM and not generator.code:
+    generator = GeneratorSpec(GeneratorKind(g["kind"]), _text(doc, ("runtime", "generator"), g, "code"),
+                              doc.loc(("runtime", "generator")))
+    if generator.kind is GeneratorKind.CUSTOM and not (generator.code and generator.code.value):
         diags.add(generator.loc, ("runtime", "generator"), "kind: custom needs code: (C++ defining vendorMakeGenerator)")
     dt = raw.get("diopi_test") or {}
     dwhere = ("runtime", "diopi_test")
@@ -138,20 +142,17 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
                        for i, v in enumerate(dt.get("finalize") or [])),
         overrides=tuple(sorted((k, CallTemplate(v, doc.loc(dwhere + ("functions", k)), is_call=True))
                                for k, v in (dt.get("functions") or {}).items())),
-        checker=dt.get("checker", dev_checker),
+        checker=Located(dt["checker"], doc.loc(dwhere + ("checker",))) if "checker" in dt else None,
         loc=doc.loc(dwhere),
-        checker_loc=doc.loc(dwhere + ("checker",)) if "checker" in dt else None,
     )
     return RuntimeSpec(
         headers=tuple(raw.get("headers") or ()), types=types, checkers=tuple(checkers),
-        device_checker=dev_checker,
-        device_checker_loc=doc.loc(("runtime", "device", "checker")) if dev_checker else None,
+        device_checker=_checker(doc, ("runtime", "device"), dev),
         memcpy_kinds=tuple(sorted((dev.get("memcpy_kinds") or {}).items())),
-        device_impls=device_impls, device_prelude=dev.get("prelude", ""),
+        device_impls=device_impls, device_prelude=_text(doc, ("runtime", "device"), dev, "prelude"),
         device_includes=tuple(dev.get("includes") or ()),
         comm=comm, generator=generator, diopi_test=diopi_test,
         loc=doc.loc(("runtime",), key=True),
-        device_prelude_loc=doc.text_loc(("runtime", "device", "prelude")) if "prelude" in dev else None,
     )
 
 
@@ -161,11 +162,12 @@ def parse_build(doc: Document) -> BuildSpec | None:
         return None
     t = raw.get("toolkit")
     toolkit = None if t is None else Toolkit(
-        name=t["name"], root_vars=tuple(t.get("root_vars") or ()), default_roots=tuple(t.get("default_roots") or ()),
+        name=Located(t["name"], doc.loc(("build", "toolkit", "name"))),
+        root_vars=tuple(t.get("root_vars") or ()), default_roots=tuple(t.get("default_roots") or ()),
         include_suffixes=tuple(t.get("include_suffixes") or ("include",)),
         lib_suffixes=tuple(t.get("lib_suffixes") or ("lib64", "lib")),
         headers=tuple(t["headers"]), libraries=tuple(t.get("libraries") or ()),
-        loc=doc.loc(("build", "toolkit"), key=True), name_loc=doc.loc(("build", "toolkit", "name")),
+        loc=doc.loc(("build", "toolkit"), key=True),
     )
     return BuildSpec(toolkit, tuple(raw.get("link") or ()), tuple(raw.get("sources") or ("*.cpp",)),
                      doc.loc(("build",), key=True))

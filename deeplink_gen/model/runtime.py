@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from deeplink_gen.errors import Loc
+from deeplink_gen.model.common import Located
 from deeplink_gen.model.interfaces import DipuFunction
 from deeplink_gen.model.patterns import Part, Pattern
 
@@ -85,8 +86,7 @@ class Impl:
     kind: ImplKind
     loc: Loc
     calls: tuple[CallTemplate, ...] = ()
-    checker: str | None = None            # None: calls are not checked
-    checker_loc: Loc | None = None
+    checker: Located[str | None] | None = None     # its own (a value of None: `none`, unchecked); None: the section's
     locals: tuple[tuple[str, str], ...] = ()
     ret: CallTemplate | None = None
     guard: CallTemplate | None = None
@@ -98,8 +98,7 @@ class Impl:
     sentinels: tuple[str, ...] = ()                      # not_null: stream values that count as null
     ready: tuple[str, ...] = ()                          # query_status: status values meaning done
     status_type: str | None = None                       # query_status
-    custom: str | None = None
-    custom_loc: Loc | None = None
+    custom: Located[str] | None = None
 
     def template(self, part: Part) -> CallTemplate | None:
         return dict(self.templates).get(part)
@@ -124,17 +123,15 @@ class HandleTypes:
 
 @dataclass(frozen=True)
 class CommSpec:
-    checker: str | None
-    checker_loc: Loc | None
+    checker: Located[str] | None
     unique_id_bytes: str
     dtype_type: str
     reduce_op_type: str
     dtypes: tuple[tuple[str, str], ...]
     reduce_ops: tuple[tuple[str, str], ...]
     impls: tuple[Impl, ...]
-    prelude: str
+    prelude: Located[str] | None     # None: not written
     loc: Loc
-    prelude_loc: Loc | None = None
 
 
 class GeneratorKind(Enum):
@@ -145,9 +142,8 @@ class GeneratorKind(Enum):
 @dataclass(frozen=True)
 class GeneratorSpec:
     kind: GeneratorKind
-    code: str
+    code: Located[str] | None        # None: not written
     loc: Loc
-    code_loc: Loc | None = None
 
 
 @dataclass(frozen=True)
@@ -155,9 +151,8 @@ class DiopiTestSpec:
     init: tuple[CallTemplate, ...]
     finalize: tuple[CallTemplate, ...]
     overrides: tuple[tuple[str, CallTemplate], ...]
-    checker: str | None             # its own, else the device section's
+    checker: Located[str] | None    # its own; None: the device section's
     loc: Loc
-    checker_loc: Loc | None = None  # where its own is named
 
 
 @dataclass(frozen=True)
@@ -165,20 +160,33 @@ class RuntimeSpec:
     headers: tuple[str, ...]
     types: HandleTypes
     checkers: tuple[Checker, ...]
-    device_checker: str | None
-    device_checker_loc: Loc | None
+    device_checker: Located[str] | None
     memcpy_kinds: tuple[tuple[str, str], ...]
     device_impls: tuple[Impl, ...]
-    device_prelude: str
+    device_prelude: Located[str] | None      # None: not written
     device_includes: tuple[str, ...]
     comm: CommSpec
     generator: GeneratorSpec
     diopi_test: DiopiTestSpec
     loc: Loc
-    device_prelude_loc: Loc | None = None
 
     def checker(self, name: str | None) -> Checker | None:
         return next((c for c in self.checkers if c.name == name), None)
+
+    def checker_name(self, impl: Impl) -> str | None:
+        """The checker *impl*'s calls go through: its own, else its section's."""
+        if impl.checker is not None:
+            return impl.checker.value
+        section = self.comm.checker if impl.function.section == "comm" else self.device_checker
+        return section.value if section is not None else None
+
+    def checker_of(self, impl: Impl) -> Checker | None:
+        return self.checker(self.checker_name(impl))
+
+    def test_checker(self) -> Checker | None:
+        """The checker diopi_test's own calls go through: its own, else the device section's."""
+        named = self.diopi_test.checker or self.device_checker
+        return self.checker(named.value) if named is not None else None
 
     def impl(self, key: str) -> Impl | None:
         return next((i for i in self.device_impls + self.comm.impls if i.function.key == key), None)
@@ -186,7 +194,7 @@ class RuntimeSpec:
 
 @dataclass(frozen=True)
 class Toolkit:
-    name: str
+    name: Located[str]
     root_vars: tuple[str, ...]
     default_roots: tuple[str, ...]
     include_suffixes: tuple[str, ...]
@@ -194,7 +202,6 @@ class Toolkit:
     headers: tuple[str, ...]
     libraries: tuple[str, ...]
     loc: Loc
-    name_loc: Loc
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def make_call(t: CallTemplate, values: dict[str, str], checker: Checker | None) 
 
 def _used(impl: Impl, texts: list[str]) -> set[str]:
     if impl.kind is ImplKind.CUSTOM:
-        texts = [impl.custom or ""]
+        texts = [impl.custom.value if impl.custom is not None else ""]
     elif impl.kind is ImplKind.PATTERN:
         texts = texts + list(impl.sentinels + impl.ready) + [impl.status_type or ""]
     elif impl.kind is not ImplKind.CALL:
@@ -88,7 +88,7 @@ def _used(impl: Impl, texts: list[str]) -> set[str]:
 
 def plan_impl(spec: RuntimeSpec, impl: Impl) -> ImplPlan:
     fn = impl.function
-    checker = spec.checker(impl.checker)
+    checker = spec.checker_of(impl)
     values = expansions(fn, spec, impl)
     calls = tuple(make_call(t, values, checker) for t in impl.calls)
     parts = tuple((part, make_call(tpl, values, checker)) for part, tpl in impl.templates)
@@ -131,10 +131,10 @@ def _test_entry(spec: RuntimeSpec, name: str) -> TestEntry:
     impl = spec.impl(fn.key)
     values = expansions(fn, spec, impl)
     if override is not None:
-        return TestEntry(name, True, "", (make_call(override, values, spec.checker(spec.diopi_test.checker)),), ())
+        return TestEntry(name, True, "", (make_call(override, values, spec.test_checker()),), ())
     if impl is None:
         return TestEntry(name, False, f"{fn.key} is not described", (), ())
-    checker = spec.checker(impl.checker)
+    checker = spec.checker_of(impl)
     if impl.kind is ImplKind.NOOP:
         return TestEntry(name, True, "", (), ())
     if impl.kind is ImplKind.CALL and not impl.guard and not impl.presync:
@@ -156,11 +156,11 @@ def _reused(impl: Impl) -> CallTemplate | None:
 
 def _lifecycle(spec: RuntimeSpec, name: str, explicit: tuple[CallTemplate, ...], impl: Impl | None) -> TestEntry:
     if explicit:
-        checker = spec.checker(spec.diopi_test.checker)
+        checker = spec.test_checker()
         return TestEntry(name, True, "", tuple(make_call(t, {}, checker) for t in explicit), ())
     if impl is not None and impl.kind is ImplKind.CALL:
         values = expansions(impl.function, spec, impl)
-        return TestEntry(name, True, "", tuple(make_call(t, values, spec.checker(impl.checker)) for t in impl.calls),
+        return TestEntry(name, True, "", tuple(make_call(t, values, spec.checker_of(impl)) for t in impl.calls),
                          impl.locals)
     return TestEntry(name, True, "", (), ())
 

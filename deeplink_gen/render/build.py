@@ -16,11 +16,13 @@ def render(job: Job) -> dict[str, str]:
     if build is None:
         return {}
     tk = build.toolkit
-    var = tk.name.upper() if tk is not None else None
+    package = tk.name.value if tk is not None else None      # CMake's find_package name
+    var = package.upper() if package is not None else None
     libs = [(lib, f"{var}_{re.sub(r'[^A-Za-z0-9]', '_', lib).upper()}_LIBRARY") for lib in tk.libraries] if tk else []
     sources = {s.rel: s.data.decode("utf-8") for s in vendor.sources}   # validate checked they are UTF-8
     names = output_paths.vendor_folder_files(vendor)
-    ctx = dict(source=job.source, vendor=vendor, build=build, tk=tk, var=var, libs=libs, custom=sorted(sources))
+    ctx = dict(source=job.source, vendor=vendor, build=build, tk=tk, package=package, var=var, libs=libs,
+               custom=sorted(sources))
     out = {output_paths.in_vendor_dir(vendor, names["cmake"]): render_template("cmake/VendorCMakeLists.txt.j2", **ctx)}
     if tk is not None:
         out[output_paths.in_vendor_dir(vendor, names["find"])] = render_template("cmake/FindToolkit.cmake.j2", **ctx)

@@ -24,8 +24,8 @@ def disable_timing_flag(impl: Impl) -> tuple[str, Loc] | None:
     """The first identifier of *impl*'s C++ text (templates, custom code;
     not comments) that names a disable-timing flag, and where it is."""
     texts = [(t.text, t.loc) for t in impl.all_templates()]
-    if impl.custom is not None and impl.custom_loc is not None:
-        texts.append((impl.custom, impl.custom_loc))
+    if impl.custom is not None:
+        texts.append((impl.custom.value, impl.custom.loc))
     for text, loc in texts:
         text = blank_comments(text)
         for m in IDENT.finditer(text):

@@ -13,7 +13,7 @@ from deeplink_gen.interfaces.dipu import (
     placeholders,
 )
 from deeplink_gen.load.prune import gone
-from deeplink_gen.model import CallTemplate, Impl, RuntimeSpec
+from deeplink_gen.model import CallTemplate, Impl, Located, RuntimeSpec
 from deeplink_gen.model.patterns import PATTERNS, Part, PatternRule
 from deeplink_gen.model.runtime import ImplKind
 
@@ -59,15 +59,16 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
     """*rejected*: the paths the schema rejected, whose absence is not another mistake."""
     checker_names = [c.name for c in spec.checkers]
 
-    def check_ref(name, loc, path):
+    def check_ref(named: Located[str | None] | None, path: tuple) -> None:
+        """A checker named where *named* was written; one not written is its section's, checked there."""
+        name = named.value if named is not None else None
         if name is not None and spec.checker(name) is None and not gone(("runtime", "checkers", name), rejected):
-            diags.add(loc, path, f"checker '{name}' is not defined under runtime.checkers",
+            diags.add(named.loc, path, f"checker '{name}' is not defined under runtime.checkers",
                       Suggestion(name, checker_names))
 
-    check_ref(spec.device_checker, spec.device_checker_loc, ("runtime", "device", "checker"))
-    check_ref(spec.comm.checker, spec.comm.checker_loc, ("runtime", "comm", "checker"))
-    if spec.diopi_test.checker_loc is not None:     # else the device section's, checked there
-        check_ref(spec.diopi_test.checker, spec.diopi_test.checker_loc, ("runtime", "diopi_test", "checker"))
+    check_ref(spec.device_checker, ("runtime", "device", "checker"))
+    check_ref(spec.comm.checker, ("runtime", "comm", "checker"))
+    check_ref(spec.diopi_test.checker, ("runtime", "diopi_test", "checker"))
     for section, functions, impls, loc in (
         ("device", DEVICE_FUNCTIONS, spec.device_impls, spec.loc),
         ("comm", COMM_FUNCTIONS, spec.comm.impls, spec.comm.loc),
@@ -102,8 +103,7 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
 def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) -> None:
     fn = impl.function
     where = _where(impl)
-    if impl.checker_loc is not None:
-        check_ref(impl.checker, impl.checker_loc, where + ("checker",))
+    check_ref(impl.checker, where + ("checker",))
     allowed = placeholders(fn)
     for name, ctype in impl.locals:
         if not IDENT.match(name):
@@ -143,9 +143,10 @@ def _check_pattern(spec: RuntimeSpec, impl: Impl, rule: PatternRule, diags: Diag
         return
     if rule.needs is not None and not _written(impl, rule.needs):
         diags.add(impl.loc, where, f"pattern '{tag}' needs '{rule.needs.value}'")
-    checker = spec.checker(impl.checker)
+    name = spec.checker_name(impl)
+    checker = spec.checker(name)
     if rule.checker is not None:
-        if checker is None and impl.checker is None:
+        if checker is None and name is None:
             diags.add(impl.loc, where, f"pattern '{tag}' needs a checker")
         elif checker is not None and not getattr(checker, rule.checker.attribute):
             diags.add(checker.loc, ("runtime", "checkers", checker.name),

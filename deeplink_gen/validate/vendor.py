@@ -29,7 +29,7 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     named = [(ident.device_type, ident.device_type_loc, ("vendor", "device_type")),
              (ident.diopi_impl, ident.diopi_impl_loc, ("vendor", "diopi_impl"))]
     if toolkit is not None:
-        named.append((toolkit.name, toolkit.name_loc, ("build", "toolkit", "name")))
+        named.append((toolkit.name.value, toolkit.name.loc, ("build", "toolkit", "name")))
     for value, loc, key in named:
         problem = length_problem(value)
         if problem:
