@@ -1,7 +1,7 @@
 """The cache folder: one store for everything deeplink-gen keeps between
 runs. An entry is a value (codec.py: JSON of plain data and deeplink-gen's
 own dataclasses, so reading one never runs code) behind a header with the
-sha256 of its body, named by its kind and a key that inputs.digest() made
+sha256 of its body, named by its kind and a key that digests.digest() made
 from everything the value was made from. An entry that is missing,
 truncated, corrupt, tampered with or unreadable is a miss (and deleted), a
 failed write only costs time later, and DEEPLINK_GEN_NO_CACHE=1 reads and
@@ -20,7 +20,7 @@ from pathlib import Path
 from deeplink_gen import codec, inputfile
 from deeplink_gen.atomic import write_atomic
 from deeplink_gen.errors import UserError
-from deeplink_gen.paths import cache_dir
+from deeplink_gen.input_paths import cache_dir
 
 # Bumped when the layout of entries or of stored values changes.
 FORMAT = 4

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from deeplink_gen.paths import shipped_torch_snapshots
+from deeplink_gen.input_paths import shipped_torch_snapshots
 
 if TYPE_CHECKING:
     from deeplink_gen.errors import UserError
@@ -214,7 +214,7 @@ def explain(ctx: Invocation, op: str | None, vendor: str, autocompare, torch_ver
 
 def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> dict[str, Path]:
     """--impl [VENDOR=]PATH values by vendor; a bare PATH needs exactly one vendor."""
-    from deeplink_gen.paths import vendor_files
+    from deeplink_gen.input_paths import vendor_files
 
     chosen = list(vendors) or [p.stem for p in vendor_files(root)]
     out: dict[str, Path] = {}

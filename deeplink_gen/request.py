@@ -1,7 +1,7 @@
 """What a command is asked to render: the workspace, its vendors, the output
 folder and the choices of the command line, and the keys its results are
 stored under. Every key is made from the digest of every input file
-(inputs.workspace_digest), taken once per request, and from every field of
+(digests.workspace_digest), taken once per request, and from every field of
 Options: an option added there is part of every key without being listed
 anywhere. The output folder is in no key: the same files go into any folder."""
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from deeplink_gen import inputs
+from deeplink_gen import digests
 from deeplink_gen.options import Options
-from deeplink_gen.paths import vendor_files
+from deeplink_gen.input_paths import vendor_files
 
 
 @dataclass(frozen=True)
@@ -36,14 +36,14 @@ class Request:
         return self._inputs_now()
 
     def _inputs_now(self) -> str | None:
-        return inputs.workspace_digest(self.root, self.options.diopi_include)
+        return digests.workspace_digest(self.root, self.options.diopi_include)
 
     def key(self, kind: str) -> str | None:
         """The key of a result of *kind* made from these inputs and these options."""
         if self.inputs is None:
             return None
         options = {f.name: getattr(self.options, f.name) for f in dataclasses.fields(Options)}
-        return inputs.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **options},
+        return digests.digest(kind, self.inputs, json.dumps({"vendors": list(self.names), **options},
                                                             sort_keys=True, default=str))
 
     def unchanged(self) -> bool:

@@ -19,7 +19,7 @@ from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
 from deeplink_gen.atomic import write_atomic
 from deeplink_gen.commands import next_step
 from deeplink_gen.commands.tool_source import ToolSource, installed_source, place
-from deeplink_gen.paths import WORKSPACE_FILE, schema_dir
+from deeplink_gen.input_paths import WORKSPACE_FILE, schema_dir
 from deeplink_gen.render.templating import render
 
 WORKFLOW = ".github/workflows/deeplink-gen.yml"

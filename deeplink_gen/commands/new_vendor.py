@@ -27,7 +27,7 @@ from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTR
 from deeplink_gen.load import schema
 from deeplink_gen.load.workspace import Sources
 from deeplink_gen.options import Options, Torch
-from deeplink_gen.paths import example_vendors_dir, vendor_files
+from deeplink_gen.input_paths import example_vendors_dir, vendor_files
 from deeplink_gen.request import Request
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render.templating import render

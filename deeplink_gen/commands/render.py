@@ -20,7 +20,7 @@ from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
-from deeplink_gen.paths import workspace_file
+from deeplink_gen.input_paths import workspace_file
 from deeplink_gen.request import Request
 
 _INPUT_FOLDERS = ("vendors", "catalog", "schemas")

@@ -12,10 +12,10 @@ import hashlib
 import re
 from pathlib import Path
 
-from deeplink_gen import cache, inputs
+from deeplink_gen import cache, digests
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.model import AtenOp, OpTable, TorchVersion
-from deeplink_gen.paths import package_dir, torch_version_file, torchgen_native_dir
+from deeplink_gen.input_paths import package_dir, torch_version_file, torchgen_native_dir
 
 _CACHE_FORMAT = 4
 
@@ -106,7 +106,7 @@ def native_functions_digest() -> str:
 @functools.lru_cache(maxsize=1)
 def installed_rows() -> dict[str, list]:
     """The installed torch's index rows, built once per torch build and cached on disk."""
-    key = inputs.digest("aten-ops", str(_CACHE_FORMAT), native_functions_digest())
+    key = digests.digest("aten-ops", str(_CACHE_FORMAT), native_functions_digest())
     raw = cache.load("aten-ops", key)
     if not isinstance(raw, dict):
         raw = build_index(_native_dir() / "native_functions.yaml")

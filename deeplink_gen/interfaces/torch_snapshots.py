@@ -21,7 +21,7 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, Loc, ParseError, UserError
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import OpTable, TorchVersion
-from deeplink_gen.paths import TORCH_SNAPSHOTS, shipped_torch_snapshots
+from deeplink_gen.input_paths import TORCH_SNAPSHOTS, shipped_torch_snapshots
 
 DATA = TORCH_SNAPSHOTS
 FORMAT = 2

@@ -10,14 +10,14 @@ from typing import Any
 
 import jsonschema
 
-from deeplink_gen import inputs
+from deeplink_gen import digests
 from deeplink_gen.cache import Memo
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.load import unquoted
 from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
 from deeplink_gen.model.dtypes import DTYPE_ALIASES
 from deeplink_gen.yamlfile import Document
-from deeplink_gen.paths import schema_dir
+from deeplink_gen.input_paths import schema_dir
 
 _TYPE_NAMES = {
     "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
@@ -160,7 +160,7 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
 def check_cached(doc: Document, raw: bytes, schema_name: str, memo: Memo) -> list[Diagnostic]:
     """check(), skipped for file contents that already passed the same schemas
     (kept in *memo* per content digest; the schemas are part of every key)."""
-    key = inputs.digest("valid", schema_name, hashlib.sha256(raw).hexdigest())
+    key = digests.digest("valid", schema_name, hashlib.sha256(raw).hexdigest())
     if memo.get("valid", key) is True:
         return []
     problems = check(doc, schema_name)

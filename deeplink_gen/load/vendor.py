@@ -15,7 +15,7 @@ from deeplink_gen.model import (
 )
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.model.testconfig import TOLERANCES
-from deeplink_gen.paths import hand_written_dir
+from deeplink_gen.input_paths import hand_written_dir
 
 
 def parse_identity(doc: Document) -> VendorIdentity:

@@ -19,7 +19,7 @@ from deeplink_gen.load import schema
 from deeplink_gen.load.catalog import load_catalog
 from deeplink_gen.load.vendor import parse_identity, parse_vendor
 from deeplink_gen.model import Catalog, VendorIdentity, Workspace
-from deeplink_gen.paths import bundled_catalog_files, catalog_files, vendor_files, workspace_file
+from deeplink_gen.input_paths import bundled_catalog_files, catalog_files, vendor_files, workspace_file
 
 
 @dataclass(frozen=True)

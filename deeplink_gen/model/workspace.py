@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deeplink_gen.model.catalog import Catalog
 from deeplink_gen.model.vendor import Vendor, VendorIdentity
-from deeplink_gen.paths import workspace_name
+from deeplink_gen.input_paths import workspace_name
 
 
 @dataclass(frozen=True)
@@ -22,5 +22,5 @@ class Workspace:
         return next(v for v in self.vendors if v.name == name)
 
     def rel(self, path: str | Path) -> str:
-        """An input file as generated files and reports name it (paths.workspace_name)."""
+        """An input file as generated files and reports name it (input_paths.workspace_name)."""
         return workspace_name(path, self.root)

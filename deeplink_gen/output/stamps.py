@@ -1,5 +1,5 @@
 """The no-change fast path. After a successful render, a stamp records the
-digest of everything the output depends on (inputs.py) and the sha256 of
+digest of everything the output depends on (digests.py) and the sha256 of
 every file written. A later render with the same digest whose files on disk
 still match is a no-op that neither loads nor renders anything. Stamps live
 in the cache directory, keyed by the output directory, never in the output
@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from deeplink_gen import cache, inputs
+from deeplink_gen import cache, digests
 
 
 def _key(out_root: Path) -> str:
-    return inputs.digest("stamps", str(out_root.resolve()))
+    return digests.digest("stamps", str(out_root.resolve()))
 
 
 def _load(out_root: Path) -> dict:

@@ -9,7 +9,7 @@ from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Loc
 from deeplink_gen.model import Prototypes, ResolvedVendor, Vendor
 from deeplink_gen.options import Options
-from deeplink_gen.paths import workspace_name
+from deeplink_gen.input_paths import workspace_name
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from deeplink_gen import inputs, output_paths
+from deeplink_gen import digests, output_paths
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import environment, render as render_template, resume_lines
@@ -39,8 +39,8 @@ def op_code(job: Job, plans) -> dict[str, str]:
     it is stored in the cache directory under that digest and rendered again
     only when that changes: after an edit, most ops' code is reused from the
     job's memo (and kept again only if any op's code or the set of ops changed)."""
-    keys = {p.wrapper: hashlib.sha256(inputs.key_bytes(f"{job.root}\0{p!r}")).hexdigest() for p in plans}
-    store_key = inputs.digest("op-code", str(job.root), job.vendor.name)
+    keys = {p.wrapper: hashlib.sha256(digests.key_bytes(f"{job.root}\0{p!r}")).hexdigest() for p in plans}
+    store_key = digests.digest("op-code", str(job.root), job.vendor.name)
     stored = job.memo.get("op-code", store_key)
     stored = stored if isinstance(stored, dict) else {}
     macros = None

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from deeplink_gen import inputfile
 from deeplink_gen.errors import UserError
-from deeplink_gen.paths import PACKAGE, package_dir, schema_dir, torch_version_file, torchgen_native_dir, workspace_file
+from deeplink_gen.input_paths import PACKAGE, package_dir, schema_dir, torch_version_file, torchgen_native_dir, workspace_file
 
 # Libraries whose code shapes output besides torchgen (covered by the torch identity).
 _LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
