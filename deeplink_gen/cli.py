@@ -1,7 +1,9 @@
-"""The deeplink-gen command line: options and help text, nothing else; each
-command's work is in deeplink_gen.commands on top of deeplink_gen.pipeline.
-Bad input exits 1 with file:line:col messages, usage errors exit 2, and no
-command ever prints a traceback for either."""
+"""The deeplink-gen command line: options, help text and the usage checks
+between options; each command parses its arguments and calls its function in
+deeplink_gen.commands, which does the work on top of deeplink_gen.pipeline
+(this module reads and writes no file). Bad input exits 1 with file:line:col
+messages, usage errors exit 2, and no command ever prints a traceback for
+either."""
 
 from __future__ import annotations
 
