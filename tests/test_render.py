@@ -213,6 +213,24 @@ def test_cli_never_imports_torch(command: list[str]):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_a_render_with_nothing_to_do_loads_no_stage(workspace: Path):
+    """A render whose output is what the same inputs rendered last time is done from the
+    stamps: it imports neither torchgen, jsonschema nor Jinja, nor the model, the interfaces or any
+    stage of the pipeline."""
+    assert run_cli("render", "--all", cwd=workspace).exit_code == 0
+    code = ("import sys; from deeplink_gen.cli import main; "
+            "sys.argv=['deeplink-gen','-C',sys.argv[1],'render','--all'];\n"
+            "try:\n  main()\nexcept SystemExit as exc: assert exc.code == 0, exc.code\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torchgen', 'jsonschema', 'jinja2')\n"
+            "               or m.split('.')[:2] in (['deeplink_gen', s] for s in ('load', 'validate', 'plan', 'render', 'model',\n"
+            "                                                                  'interfaces', 'translate')))\n"
+            "assert not heavy, heavy")
+    proc = subprocess.run([os.sys.executable, "-c", code, str(workspace)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("0 written"), proc.stdout
+
+
 def test_symlinks_in_the_output_tree_are_not_followed(workspace: Path, tmp_path: Path):
     assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
     outside = tmp_path / "outside.txt"

@@ -7,19 +7,26 @@ is the installed torch's when the installed torch is that version
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
-from deeplink_gen.interfaces import torch_snapshots
-from deeplink_gen.interfaces.aten import installed_torch_version
-from deeplink_gen.model import OpTable, TorchVersion
 from deeplink_gen.options import Torch
+
+if TYPE_CHECKING:
+    from deeplink_gen.model import OpTable
+
+# The op tables and torchgen are imported when a torch is chosen, not with this module: a render
+# that reuses what it rendered before chooses none.
 
 
 def of_version(wanted: str) -> Torch:
     """Torch *wanted* (X.Y[.Z]): the installed one when it is that version, else
     the op table shipped for it; ParseError when there is neither."""
+    from deeplink_gen.interfaces import torch_snapshots
+    from deeplink_gen.interfaces.aten import installed_torch_version
+
     installed = installed_torch_version()
     if torch_snapshots.matches(installed, wanted):
         return Torch(installed)
@@ -34,7 +41,10 @@ def choose(root: Path, asked: str | None, *, renders: bool = False, workspace: b
     others may look at any. Without *workspace* (a command that writes a new
     workspace) deeplink-gen.yaml is not read. Without either, the torch is
     *default*, else the installed one."""
+    from deeplink_gen.interfaces import torch_snapshots
+    from deeplink_gen.interfaces.aten import installed_torch_version
     from deeplink_gen.load.workspace import target_torch
+    from deeplink_gen.model import TorchVersion
 
     recorded = target_torch(root) if workspace else None
     if asked is not None:
@@ -65,6 +75,8 @@ def choose(root: Path, asked: str | None, *, renders: bool = False, workspace: b
 def table_for(text: str, option: str) -> OpTable:
     """The op table of the torch *text* that the command-line *option* names
     (the installed torch's or a shipped one); a usage error when there is none."""
+    from deeplink_gen.interfaces import torch_snapshots
+
     try:
         return torch_snapshots.choose(text)
     except ParseError as exc:
