@@ -69,7 +69,7 @@ def in_vendor_dir(vendor: Vendor, name: str) -> str:
 
 def diopi_impl_dir(vendor: Vendor) -> str:
     """DIOPI's folder of the vendor's own files (impl/topsrider for DIOPI_IMPL_OPT tops)."""
-    return f"dipu/third_party/DIOPI/impl/{impl_folder(vendor.identity.diopi_impl)}"
+    return f"dipu/third_party/DIOPI/impl/{impl_folder(vendor.diopi_impl)}"
 
 
 def adaptor(vendor: Vendor, name: str) -> str:
@@ -96,7 +96,7 @@ def host_diopi(vendor: Vendor, name: str) -> str:
 
 def pytorch_config(vendor: Vendor) -> str:
     """DIPU's test base picks the file by the lower-cased device type."""
-    return f"dipu/tests/pytorch_config_{vendor.identity.device_type.lower()}.py"
+    return f"dipu/tests/pytorch_config_{vendor.device_type.lower()}.py"
 
 
 def onboarding(name: str) -> str:

@@ -73,7 +73,7 @@ def run(request: Request, dest: Path, force: bool, strict: bool = False) -> int:
     else:
         outcome = into(dest, v, files, force)          # refused: not a checkout
     _report(v.name, dest, outcome)
-    device = v.identity.cmake_aliases[0] if v.identity.cmake_aliases else v.name
+    device = v.cmake_aliases[0] if v.cmake_aliases else v.name
     torchs = ", ".join(SUPPORTED_TORCHS[:-1]) + " or " + SUPPORTED_TORCHS[-1]
     next_step.show(f"build DIPU: cd {dest / 'dipu'} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
                    f"-DDEVICE={device}{' -DWITH_DIOPI_LIBRARY=DISABLE' if outcome.without_diopi else ''} && "

@@ -351,7 +351,6 @@ def _torch(root: Path) -> Torch:
 
 def next_steps(result: Result, cd: str) -> str:
     v = result.vendor
-    ident = v.identity
     build = v.build
     toolkit = build.toolkit if build is not None else None
     root_var = toolkit.root_vars[0] if toolkit is not None and toolkit.root_vars else "SDK_ROOT"
@@ -359,7 +358,7 @@ def next_steps(result: Result, cd: str) -> str:
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
                   c=plan_onboarding(v, output_paths.kernels_cmake_from_csrc()), root_var=root_var,
-                  alias=ident.cmake_aliases[0], device_type=ident.device_type)
+                  alias=v.cmake_aliases[0], device_type=v.device_type)
 
 
 def main(root: Path, name: str, **scaffold) -> None:

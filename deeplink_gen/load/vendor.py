@@ -22,16 +22,13 @@ def parse_identity(doc: Document) -> VendorIdentity:
     ident = doc.data["vendor"]
     name = ident["name"]
     return VendorIdentity(
-        name=name,
-        device_type=ident["device_type"],
-        cmake_aliases=tuple(ident.get("cmake_aliases") or (name.upper(), name)),
-        diopi_impl=ident.get("diopi_impl", name),
+        name=Located(name, doc.loc(("vendor", "name"))),
+        device_type=Located(ident["device_type"], doc.loc(("vendor", "device_type"))),
+        cmake_aliases=Located(tuple(ident.get("cmake_aliases") or (name.upper(), name)),
+                              doc.loc(("vendor", "cmake_aliases"))),
+        diopi_impl=Located(ident.get("diopi_impl", name), doc.loc(("vendor", "diopi_impl"))),
         description=ident.get("description", ""),
         loc=doc.loc(("vendor",), key=True),
-        name_loc=doc.loc(("vendor", "name")),
-        device_type_loc=doc.loc(("vendor", "device_type")),
-        aliases_loc=doc.loc(("vendor", "cmake_aliases")),
-        diopi_impl_loc=doc.loc(("vendor", "diopi_impl")),
     )
 
 

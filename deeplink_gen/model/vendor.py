@@ -34,16 +34,15 @@ FACTS = ("autocompare", "fallback_to_cpu", "device_guard")
 
 @dataclass(frozen=True)
 class VendorIdentity:
-    name: str
-    device_type: str
-    cmake_aliases: tuple[str, ...]
-    diopi_impl: str
+    """The vendor: section, each value where it is written (or, when left
+    out, where its default comes from)."""
+
+    name: Located[str]
+    device_type: Located[str]
+    cmake_aliases: Located[tuple[str, ...]]
+    diopi_impl: Located[str]
     description: str
     loc: Loc
-    name_loc: Loc
-    device_type_loc: Loc
-    aliases_loc: Loc
-    diopi_impl_loc: Loc
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,22 @@ class Vendor:
 
     @property
     def name(self) -> str:
-        return self.identity.name
+        return self.identity.name.value
+
+    @property
+    def device_type(self) -> str:
+        """DIPU's VendorDeviceType enumerator for this vendor."""
+        return self.identity.device_type.value
+
+    @property
+    def cmake_aliases(self) -> tuple[str, ...]:
+        """The -DDEVICE values that select this vendor in DIPU's build."""
+        return self.identity.cmake_aliases.value
+
+    @property
+    def diopi_impl(self) -> str:
+        """DIOPI's IMPL_OPT for this vendor's library."""
+        return self.identity.diopi_impl.value
 
     @property
     def converts(self) -> bool:

@@ -26,7 +26,7 @@ from deeplink_gen.interfaces.diopi import IMPL_CHOICES, ImplChoice, impl_choice,
 from deeplink_gen.interfaces.dipu import (
     PYTORCH_CONFIG_TYPES, UPSTREAM, UPSTREAM_DEVICE_TYPES, Excerpt, UpstreamVendor, edit_sites,
 )
-from deeplink_gen.model import Vendor, VendorIdentity
+from deeplink_gen.model import Vendor
 
 DIPU_CMAKE = "dipu/CMakeLists.txt"
 CSRC_CMAKE = "dipu/torch_dipu/csrc_dipu/CMakeLists.txt"
@@ -95,7 +95,7 @@ class Row:
 
 @dataclass(frozen=True)
 class OnboardingPlan:
-    ident: VendorIdentity
+    vendor: Vendor                        # its identity: name, device_type, cmake_aliases, diopi_impl
     list_name: str                        # the DEVICE_* list in dipu/CMakeLists.txt
     upstream: UpstreamVendor | None       # DIPU's own vendor of this name
     impl: ImplChoice | None               # DIOPI's IMPL_* list holding diopi_impl
@@ -155,10 +155,10 @@ def _row(key: str, file: str, status: Status, upstream: str | None, snippet: str
     return Row(0, key, file, status, upstream, snippet, changes)
 
 
-def _dipu_cmake_rows(ident: VendorIdentity, up: UpstreamVendor | None, list_name: str,
+def _dipu_cmake_rows(vendor: Vendor, up: UpstreamVendor | None, list_name: str,
                      ex: Excerpt) -> list[Row]:
     """1-2: dipu/CMakeLists.txt, the -DDEVICE alias list and the branch of the vendor chain."""
-    name, aliases, impl_opt = ident.name, tuple(ident.cmake_aliases), ident.diopi_impl
+    name, aliases, impl_opt = vendor.name, tuple(vendor.cmake_aliases), vendor.diopi_impl
     snippet = "dipu_CMakeLists.txt.snippet"
     chain = _at(ex, lambda line: line.startswith("if(${DEVICE} IN_LIST "))
     if up is None:
@@ -185,9 +185,9 @@ def _dipu_cmake_rows(ident: VendorIdentity, up: UpstreamVendor | None, list_name
     return rows
 
 
-def _device_type_rows(ident: VendorIdentity, up: UpstreamVendor | None, sites: dict[str, Excerpt]) -> list[Row]:
+def _device_type_rows(vendor: Vendor, up: UpstreamVendor | None, sites: dict[str, Excerpt]) -> list[Row]:
     """3: the enumerator; 4-5: both mappings of utils/vender_helper.hpp."""
-    name, device_type = ident.name, ident.device_type
+    name, device_type = vendor.name, vendor.device_type
     rows = []
     ex = sites[BASEDEF]
     known_type = device_type in UPSTREAM_DEVICE_TYPES
@@ -277,19 +277,18 @@ def _adaptor_row(vendor_cmake: str, files_dir: str, ex: Excerpt) -> Row:
 
 def plan_onboarding(vendor: Vendor, kernels_cmake: str) -> OnboardingPlan:
     """*kernels_cmake*: the rendered kernel list, as csrc_dipu/CMakeLists.txt includes it."""
-    ident = vendor.identity
-    up = UPSTREAM.get(ident.name)
-    list_name = up.list_name if up else f"DEVICE_{ident.name.upper()}"
+    up = UPSTREAM.get(vendor.name)
+    list_name = up.list_name if up else f"DEVICE_{vendor.name.upper()}"
     sites = edit_sites()
-    impl = impl_choice(ident.diopi_impl)
-    diopi, impl_list, diopi_dir = _diopi_row(ident.diopi_impl, impl, sites)
-    rows = _dipu_cmake_rows(ident, up, list_name, sites[DIPU_CMAKE]) + _device_type_rows(ident, up, sites)
-    rows += [_kernels_row(kernels_cmake, sites[CSRC_CMAKE]), _test_config_row(ident.device_type, sites[TEST_BASE]),
+    impl = impl_choice(vendor.diopi_impl)
+    diopi, impl_list, diopi_dir = _diopi_row(vendor.diopi_impl, impl, sites)
+    rows = _dipu_cmake_rows(vendor, up, list_name, sites[DIPU_CMAKE]) + _device_type_rows(vendor, up, sites)
+    rows += [_kernels_row(kernels_cmake, sites[CSRC_CMAKE]), _test_config_row(vendor.device_type, sites[TEST_BASE]),
              diopi]
-    files_dir = impl_folder(ident.diopi_impl)
+    files_dir = impl_folder(vendor.diopi_impl)
     vendor_cmake = f"impl/{diopi_dir}/CMakeLists.txt"
     if vendor.converts and vendor_cmake in sites:
         rows.append(_adaptor_row(vendor_cmake, files_dir, sites[vendor_cmake]))
-    return OnboardingPlan(ident, list_name, up, impl, impl_list, diopi_dir, files_dir, kernels_cmake,
-                          ident.device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None,
+    return OnboardingPlan(vendor, list_name, up, impl, impl_list, diopi_dir, files_dir, kernels_cmake,
+                          vendor.device_type in PYTORCH_CONFIG_TYPES, vendor.runtime is not None,
                           vendor.build is not None, tuple(replace(r, number=i) for i, r in enumerate(rows, 1)))

@@ -18,7 +18,7 @@ def render(job: Job) -> dict[str, str]:
     if not job.vendor.converts:
         return {}
     plan = plan_adaptor(job.rv, job.protos)
-    ctx = dict(source=job.source, vendor=job.vendor.identity, plans=plan.functions, casts=plan.casts,
+    ctx = dict(source=job.source, vendor=job.vendor, plans=plan.functions, casts=plan.casts,
                decls=plan.declared, commit=job.protos.commit, headers=plan.headers,
                converts=any(not f.passthrough for f in plan.functions),
                primitives={p: namespace_of(job.vendor, p) for p in CONVERSION_PRIMITIVES})

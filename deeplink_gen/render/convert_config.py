@@ -14,4 +14,4 @@ def render(job: Job) -> dict[str, str]:
     if not items:
         return {}
     return {output_paths.convert_config(job.vendor): render_template(
-        "adaptor/convert_config.yaml.j2", source=job.source, items=items, vendor=job.vendor.identity)}
+        "adaptor/convert_config.yaml.j2", source=job.source, items=items, vendor=job.vendor)}

@@ -64,7 +64,7 @@ def render(job: Job) -> dict[str, str]:
     its code calls, so it compiles on its own and changes only when one of
     its own ops (or a callee's signature) does."""
     plan = plan_kernels(job.rv, frozenset(job.protos.names()))
-    common = dict(vendor=job.vendor.identity, source=job.source, torch_version=job.rv.torch_version)
+    common = dict(vendor=job.vendor, source=job.source, torch_version=job.rv.torch_version)
     code = op_code(job, plan.wrappers)
     targets = output_paths.kernels(plan.shards)
     out = {output_paths.KERNELS_CMAKE: render_template(

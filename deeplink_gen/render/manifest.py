@@ -43,7 +43,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         ops.append(op)
     body = {
         "vendor": rv.vendor.name,
-        "device_type": rv.vendor.identity.device_type,
+        "device_type": rv.vendor.device_type,
         "tool_version": __version__,
         "torch_version": str(rv.torch_version),
         "options": job.options.recorded(),

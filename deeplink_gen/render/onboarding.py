@@ -89,7 +89,7 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
     for change in changes:
         by_file.setdefault(change.path, []).append(change)
     diffs = [file_diff(sites[path], by_file[path]) for path in sorted(by_file)]
-    return render_template(template, source=job.source, c=c, ident=c.ident, diffs=diffs, dipu_commit=DIPU_COMMIT,
+    return render_template(template, source=job.source, c=c, ident=c.vendor, diffs=diffs, dipu_commit=DIPU_COMMIT,
                            diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT,
                            library=job.vendor.diopi_library is not None)
 
@@ -97,7 +97,7 @@ def _patch(job: Job, c: OnboardingPlan, changes: tuple[Change, ...], template: s
 def render(job: Job) -> dict[str, str]:
     c = plan_onboarding(job.vendor, output_paths.kernels_cmake_from_csrc())
     kernels = output_paths.kernels(int(job.rv.shards.value))
-    ctx = dict(source=job.source, c=c, ident=c.ident, kernels=kernels, kernels_cmake=output_paths.KERNELS_CMAKE,
+    ctx = dict(source=job.source, c=c, ident=c.vendor, kernels=kernels, kernels_cmake=output_paths.KERNELS_CMAKE,
                torch_version=str(job.rv.torch_version), supported_torchs=SUPPORTED_TORCHS, dipu_commit=DIPU_COMMIT,
                diopi_commit=DIOPI_COMMIT, diopi_root=DIOPI_ROOT, pytorch_config=output_paths.pytorch_config(job.vendor),
                vendor_dir=output_paths.vendor_dir(job.vendor))

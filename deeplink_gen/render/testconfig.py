@@ -28,7 +28,7 @@ def np_dtype(name: str) -> str:
 
 
 def render(job: Job) -> dict[str, str]:
-    ctx = dict(source=job.source, vendor=job.vendor.identity, spec=job.vendor.tests, py=py, np_dtype=np_dtype)
+    ctx = dict(source=job.source, vendor=job.vendor, spec=job.vendor.tests, py=py, np_dtype=np_dtype)
     return {
         output_paths.device_configs(job.vendor): render_template("testconfig/device_configs.py.j2", **ctx),
         output_paths.pytorch_config(job.vendor): render_template("testconfig/pytorch_config.py.j2", **ctx),

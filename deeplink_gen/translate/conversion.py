@@ -95,7 +95,7 @@ def _formats(layouts: tuple[str, ...]) -> tuple[str, ...]:
 def namespace_of(vendor: Vendor, function: str) -> str:
     """The C++ namespace (impl::<namespace>) that defines *function*."""
     found = vendor.implemented.namespace_of(function) if vendor.implemented is not None else None
-    return found or impl_namespace(impl_folder(vendor.identity.diopi_impl))
+    return found or impl_namespace(impl_folder(vendor.diopi_impl))
 
 
 def _tensor_plan(p: Prototype, i: int, param: DiopiParam, vendor: Vendor, casts: dict[str, CastPlan]) -> TensorPlan | None:

@@ -20,14 +20,14 @@ from deeplink_gen.validate.names import length_problem, vendor_name_problem
 def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
     stem = Path(vendor.path).stem
     if vendor.name != stem:
-        diags.add(vendor.identity.name_loc, ("vendor", "name"),
+        diags.add(vendor.identity.name.loc, ("vendor", "name"),
                   f"vendor name '{vendor.name}' must match the file name '{stem}.yaml'")
     problem = vendor_name_problem(vendor.name)
     if problem:
-        diags.add(vendor.identity.name_loc, ("vendor", "name"), f"vendor name '{vendor.name}' {problem}")
+        diags.add(vendor.identity.name.loc, ("vendor", "name"), f"vendor name '{vendor.name}' {problem}")
     ident, toolkit = vendor.identity, vendor.build.toolkit if vendor.build is not None else None
-    named = [(ident.device_type, ident.device_type_loc, ("vendor", "device_type")),
-             (ident.diopi_impl, ident.diopi_impl_loc, ("vendor", "diopi_impl"))]
+    named = [(ident.device_type.value, ident.device_type.loc, ("vendor", "device_type")),
+             (ident.diopi_impl.value, ident.diopi_impl.loc, ("vendor", "diopi_impl"))]
     if toolkit is not None:
         named.append((toolkit.name.value, toolkit.name.loc, ("build", "toolkit", "name")))
     for value, loc, key in named:
@@ -36,7 +36,7 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
             diags.add(loc, key, f"{problem} ({len(value)}): it becomes part of file and folder names")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
-    for alias in vendor.identity.cmake_aliases:
+    for alias in vendor.cmake_aliases:
         owner = next((u for u in UPSTREAM.values() if alias in u.cmake_aliases and u.name != vendor.name), None)
         if owner is not None:
             diags.add(vendor.identity.loc, ("vendor", "cmake_aliases"),
@@ -126,12 +126,13 @@ def check_unique_identity(vendors: tuple[Vendor, ...], others: tuple[VendorIdent
         for other in every:
             if other is mine:
                 continue
-            if other.device_type == mine.device_type:
-                diags.add(mine.device_type_loc, ("vendor", "device_type"),
-                          f"device type '{mine.device_type}' is also {other.name}'s ({other.device_type_loc})")
-            shared = sorted(set(mine.cmake_aliases) & set(other.cmake_aliases))
+            if other.device_type.value == mine.device_type.value:
+                diags.add(mine.device_type.loc, ("vendor", "device_type"),
+                          f"device type '{mine.device_type.value}' is also {other.name.value}'s "
+                          f"({other.device_type.loc})")
+            shared = sorted(set(mine.cmake_aliases.value) & set(other.cmake_aliases.value))
             if shared:
-                diags.add(mine.aliases_loc, ("vendor", "cmake_aliases"),
+                diags.add(mine.cmake_aliases.loc, ("vendor", "cmake_aliases"),
                           f"CMake alias{'es' if len(shared) > 1 else ''} {', '.join(shared)} also "
                           f"select{'' if len(shared) > 1 else 's'} "
-                          f"{other.name} ({other.aliases_loc})")
+                          f"{other.name.value} ({other.cmake_aliases.loc})")
