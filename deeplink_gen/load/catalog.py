@@ -49,7 +49,7 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
             forward_args=tuple(ag.get("forward_args") or ()),
             **{k: Located(ag[k], doc.text_loc(at + (k,))) for k in AUTOGRAD_CODE if k in ag},
         )
-    key_locs = tuple((k, doc.loc(where + (k,))) for k in _LIST_KEYS if k in raw)
+    keys = tuple(Located(k, doc.loc(where + (k,))) for k in _LIST_KEYS if k in raw)
     alloc = tuple(Alloc(Located(name, doc.loc(where + ("alloc", name), key=True)),
                         Located(expr, doc.text_loc(where + ("alloc", name))))
                   for name, expr in sorted((raw.get("alloc") or {}).items()))
@@ -76,7 +76,7 @@ def parse_entry(doc: Document, op: str, raw: dict, diags: Diagnostics, where: tu
         device_guard=_located(doc, where, raw, "device_guard"),
         torch=torch_gate,
         doc=raw.get("doc", ""),
-        key_locs=key_locs,
+        keys=keys,
         includes=tuple(dict.fromkeys(tuple(raw.get("includes") or ()) + file_includes)),
     )
 

@@ -99,7 +99,7 @@ class CatalogEntry:
     sizes: tuple[str, ...] = ()                       # locals converted to diopiSize_t
     returns: tuple[str, ...] = ()                     # names of the locals holding the returns
     includes: tuple[str, ...] = ()                    # headers its code needs (its own, then its file's)
-    key_locs: tuple[tuple[str, Loc], ...] = ()        # where each list-valued key (locals, ins, ...) was written
+    keys: tuple[Located[str], ...] = ()               # the list-valued keys written (locals, ins, ...), each where it is
 
     def hook(self, name: str) -> str:
         found = dict(self.code).get(name)
@@ -109,7 +109,8 @@ class CatalogEntry:
         return next((a for a in self.alloc if a.name.value == name), None)
 
     def key_loc(self, key: str) -> Loc:
-        return dict(self.key_locs).get(key, self.loc)
+        """Where list-valued *key* is written (the entry, when it is not)."""
+        return next((k.loc for k in self.keys if k.value == key), self.loc)
 
     def flag(self, name: str) -> bool:
         """A true/false key that defaults to false (dummy_call, custom_fallback, force_fallback)."""
