@@ -186,7 +186,7 @@ def render(ctx: Invocation, vendors, all_vendors, autocompare, torch_version, ou
         sys.exit(into.run(request, into_dir, force, strict))
     if out_dir is not None:
         command.refuse_out(ctx.root, out_dir, allow_outside_workspace, check)
-    request = _request(ctx, () if all_vendors else vendors, out_dir if out_dir is not None else ctx.root / "generated",
+    request = _request(ctx, () if all_vendors else vendors, out_dir,
                        autocompare=autocompare, shards=shards, torch_version=torch_version)
     sys.exit(command.main(request, check=check, show_diff=show_diff, strict=strict))
 

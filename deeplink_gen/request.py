@@ -23,7 +23,12 @@ class Request:
     root: Path                            # the workspace
     vendors: tuple[str, ...] | None       # None: every vendor file
     options: Options = Options()
-    out: Path | None = None               # the output folder (in no key)
+    out: Path | None = None               # --out as given (in no key); None: <workspace>/generated
+
+    @property
+    def out_root(self) -> Path:
+        """The folder the render writes: --out, else the workspace's generated/."""
+        return self.out if self.out is not None else self.root / "generated"
 
     @cached_property
     def names(self) -> tuple[str, ...]:

@@ -61,7 +61,7 @@ def read_baseline(path: Path) -> plan.Baseline:
 
 
 def run(request: Request, asked: Asked) -> plan.Coverage:
-    torch = torch_choice.choose(request.root, request.options.torch_version)
+    torch = torch_choice.of_request(request)
     ws = stored.checked(request, torch).ws
     table = torch.op_table()
     resolved = [pipeline.resolve(ws, v, torch, request.options) for v in ws.vendors]

@@ -11,7 +11,7 @@ import click
 from deeplink_gen import output_paths, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
-from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor
+from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor, Workspace
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.request import Request
@@ -106,11 +106,17 @@ def _gated_override(override: OpOverride | None, rv: ResolvedVendor) -> list[str
                              f"({override.torch.loc})")]
 
 
+def _resolved(request: Request) -> tuple[Torch, Workspace, ResolvedVendor]:
+    """The request's torch, its checked workspace, and its one vendor resolved."""
+    (vendor,) = request.vendors
+    torch = torch_choice.of_request(request)
+    ws = stored.checked(request, torch).ws
+    return torch, ws, pipeline.resolve(ws, ws.vendor(vendor), torch, request.options)
+
+
 def run(request: Request, op: str) -> list[str]:
     (vendor,) = request.vendors
-    torch = torch_choice.choose(request.root, request.options.torch_version)
-    ws = stored.checked(request, torch).ws
-    rv = pipeline.resolve(ws, ws.vendor(vendor), torch, request.options)
+    torch, ws, rv = _resolved(request)
     found = next((r for r in rv.ops if r.op == op), None)
     if found is not None:
         return explain_op(found, rv) + _gated_override(ws.vendor(vendor).override(op), rv)
@@ -146,9 +152,7 @@ def _some(names: list[str], shown: int = 8) -> str:
 def listing(request: Request) -> list[str]:
     """Every op of the vendor, one line each: state, DIOPI function, definition; then the ops this torch skips."""
     (vendor,) = request.vendors
-    torch = torch_choice.choose(request.root, request.options.torch_version)
-    ws = stored.checked(request, torch).ws
-    rv = pipeline.resolve(ws, ws.vendor(vendor), torch, request.options)
+    _, _, rv = _resolved(request)
     width = max((len(r.op) for r in rv.ops), default=0)
     left_out = (f", {len(rv.skipped)} catalog entr{'y' if len(rv.skipped) == 1 else 'ies'} left out for this torch"
                 if rv.skipped else "")

@@ -60,7 +60,7 @@ def _text(data: bytes | None) -> str | None:
 
 
 def run(request: Request, dest: Path, force: bool, strict: bool = False) -> int:
-    torch = torch_choice.choose(request.root, request.options.torch_version, renders=True)
+    torch = torch_choice.of_request(request, renders=True)
     checked = stored.checked(request, torch)
     if warnings_out.show(checked.warnings, strict):
         return 1

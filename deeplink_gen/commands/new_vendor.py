@@ -349,12 +349,12 @@ def _torch(root: Path) -> Torch:
 
 # ---------------------------------------------------------------- what to do next
 
-def next_steps(result: Result, cd: str) -> str:
+def next_steps(result: Result, prog: str) -> str:
     v = result.vendor
     build = v.build
     toolkit = build.toolkit if build is not None else None
     root_var = toolkit.root_vars[0] if toolkit is not None and toolkit.root_vars else "SDK_ROOT"
-    return render("scaffold/next_steps.txt.j2", r=result, cd=cd, like=result.like, prefix=result.prefix,
+    return render("scaffold/next_steps.txt.j2", r=result, prog=prog, like=result.like, prefix=result.prefix,
                   yaml_path=display_path(str(result.yaml_path)),
                   sources_dir=display_path(str(result.sources_dir)) if result.sources_dir else None,
                   c=plan_onboarding(v, output_paths.kernels_cmake_from_csrc()), root_var=root_var,
@@ -364,8 +364,7 @@ def next_steps(result: Result, cd: str) -> str:
 def main(root: Path, name: str, **scaffold) -> None:
     """`new-vendor NAME`: the scaffold written, then what to do with it."""
     result = new_vendor(root, name, **scaffold)
-    cd = "" if root == Path(".") else f" -C {root}"
-    click.echo(next_steps(result, cd), nl=False)
+    click.echo(next_steps(result, next_step.prog(root)), nl=False)
     _upstream_note(name, scaffold.get("like"))
     next_step.show(f"fill in vendors/{name}.yaml (step 1), then {next_step.prog(root)} validate --vendor {name}")
 

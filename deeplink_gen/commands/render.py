@@ -44,7 +44,7 @@ def refuse_out(root: Path, out_dir: Path, allow_outside: bool, check: bool) -> N
 def main(request: Request, *, check: bool = False, show_diff: bool = False, strict: bool = False) -> int:
     """`render` (without --into): reused when rendered before, else rendered; the exit code."""
     def torch() -> Torch:
-        return torch_choice.choose(request.root, request.options.torch_version, renders=True)
+        return torch_choice.of_request(request, renders=True)
 
     # A --torch-version that cannot be rendered for stops the render before anything is reused.
     chosen = torch() if request.options.torch_version is not None else None
@@ -64,7 +64,7 @@ def reuse(request: Request, strict: bool = False) -> int | None:
     warnings = stored.warnings(request)
     if warnings is None:
         return None
-    current = {n: stamps.fresh(request.out, n, key) for n in names}
+    current = {n: stamps.fresh(request.out_root, n, key) for n in names}
     if all(files is not None for files in current.values()):
         if warnings_out.show(warnings, strict):
             return 1
@@ -82,8 +82,8 @@ def reuse(request: Request, strict: bool = False) -> int | None:
 
 
 def _write(request: Request, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
-    report = pipeline.write(request.out, rendered)
-    stamps.record(request.out, {name: (digest, files) for name, files in rendered.items()})
+    report = pipeline.write(request.out_root, rendered)
+    stamps.record(request.out_root, {name: (digest, files) for name, files in rendered.items()})
     click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
                f"{len(report.removed)} removed ({', '.join(rendered)})")
     _next(request.root, list(rendered))
@@ -108,7 +108,7 @@ def run(request: Request, torch: Torch, *, check: bool = False, show_diff: bool 
     if warnings_out.show(checked.warnings, strict):
         return 1
     if check:
-        chosen = {name: _recorded_options(request.out / name, request.options) for name in request.names}
+        chosen = {name: _recorded_options(request.out_root / name, request.options) for name in request.names}
         made = pipeline.run(request, torch, checked, cache.MEMO, each=chosen)
         return _check(request, made.files, chosen, show_diff)
     made, key = stored.render(request, torch, checked)
@@ -135,7 +135,7 @@ def _recorded_options(tree: Path, options: Options) -> Options:
 def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[str, Options], show_diff: bool) -> int:
     from deeplink_gen.output import writer
 
-    out_root = request.out
+    out_root = request.out_root
     all_vendors = request.vendors is None
 
     report = writer.Report()
@@ -156,8 +156,7 @@ def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[s
             click.echo(f"{label}: {item}", err=True)
     if not report.clean:
         click.echo("generated files are out of date; run:", err=True)
-        out_args = [] if out_root == request.root / "generated" else ["--out", str(out_root),
-                                                                       "--allow-outside-workspace"]
+        out_args = [] if request.out is None else ["--out", str(request.out), "--allow-outside-workspace"]
         for name in stale_vendors:
             click.echo(f"  {next_step.render_command(request.root, chosen[name], '--vendor', name, *out_args)}",
                        err=True)

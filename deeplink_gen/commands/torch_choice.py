@@ -16,6 +16,7 @@ from deeplink_gen.options import Torch
 
 if TYPE_CHECKING:
     from deeplink_gen.model import OpTable
+    from deeplink_gen.request import Request
 
 # The op tables and torchgen are imported when a torch is chosen, not with this module: a render
 # that reuses what it rendered before chooses none.
@@ -31,6 +32,11 @@ def of_version(wanted: str) -> Torch:
     if torch_snapshots.matches(installed, wanted):
         return Torch(installed)
     return Torch(torch_snapshots.choose(wanted).version, snapshot=True)
+
+
+def of_request(request: Request, *, renders: bool = False) -> Torch:
+    """The torch of *request*: choose() for its workspace and its --torch-version."""
+    return choose(request.root, request.options.torch_version, renders=renders)
 
 
 def choose(root: Path, asked: str | None, *, renders: bool = False, workspace: bool = True,

@@ -10,7 +10,7 @@ from deeplink_gen.request import Request
 
 
 def main(request: Request, strict: bool) -> int:
-    torch = torch_choice.choose(request.root, request.options.torch_version)
+    torch = torch_choice.of_request(request)
     checked = stored.checked(request, torch)
     if warnings_out.show(checked.warnings, strict):
         return 1

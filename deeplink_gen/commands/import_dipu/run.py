@@ -25,6 +25,7 @@ from deeplink_gen.load.workspace import Sources
 from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.atomic import write_atomic
+from deeplink_gen.input_paths import catalog_files, vendor_files, workspace_file
 from deeplink_gen.request import Request
 
 
@@ -187,8 +188,7 @@ def command(functions: Path, convert_configs: dict[str, Path], vendors: list[str
             impls: dict[str, Path], force: bool) -> None:
     """`import-dipu`: the import into *out* for the torch *options* ask for (default: the
     installed one), replacing the files of a workspace there only with *force*."""
-    existing = [p for sub in ("catalog", "vendors") for p in sorted((out / sub).glob("*.yaml"))]
-    existing += [p for p in (out / "deeplink-gen.yaml",) if p.is_file()]
+    existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
