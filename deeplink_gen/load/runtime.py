@@ -131,7 +131,10 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
     generator = GeneratorSpec(GeneratorKind(g["kind"]), _text(doc, ("runtime", "generator"), g, "code"),
-                              doc.loc(("runtime", "generator")))
+                              doc.loc(("runtime", "generator")), tuple(g.get("includes") or ()))
+    if generator.includes and generator.kind is not GeneratorKind.CUSTOM:
+        diags.add(doc.loc(("runtime", "generator", "includes")), ("runtime", "generator", "includes"),
+                  "includes: is for the headers of kind: custom code; kind: seed_offset includes its own")
     if generator.kind is GeneratorKind.CUSTOM and not (generator.code and generator.code.value):
         diags.add(generator.loc, ("runtime", "generator"), "kind: custom needs code: (C++ defining vendorMakeGenerator)")
     dt = raw.get("diopi_test") or {}

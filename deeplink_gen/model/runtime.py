@@ -144,6 +144,7 @@ class GeneratorSpec:
     kind: GeneratorKind
     code: Located[str] | None        # None: not written
     loc: Loc
+    includes: tuple[str, ...] = ()   # headers the custom code needs, included before it
 
 
 @dataclass(frozen=True)

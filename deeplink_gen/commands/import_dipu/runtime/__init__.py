@@ -1,0 +1,1 @@
+"""Importing a DIPU vendor's hand-written runtime folder (folder.py)."""

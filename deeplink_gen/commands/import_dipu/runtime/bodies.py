@@ -1,0 +1,215 @@
+"""One DIPU runtime function as a vendor-file entry. A body that is only
+checked calls, plain locals and a final return becomes call templates (its
+parameters as {placeholders}, its table lookups as {dtype} and {op}); an
+empty body is noop; anything else is `custom:`, the body verbatim with the
+vendor's parameter names renamed to the contract's and a `;` after each
+check macro that had none (the checker macros are expressions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deeplink_gen.commands.import_dipu.runtime.cxx import Item, SourceFile, match_close
+from deeplink_gen.model.interfaces import DipuFunction
+
+_IDENT = re.compile(r"(?<![\w.])(?<!->)(?<!::)([A-Za-z_]\w*)\b")
+_LOCAL = re.compile(r"^((?:const\s+)?(?:::)?[A-Za-z_][\w:]*(?:\s*\*)?)\s+([A-Za-z_]\w*)\s*(?:=\s*(-?\w+)|\{\s*\})?$")
+_SUCCESS = {"diclResult_t": "DICL_SUCCESS", "OpStatus": "OpStatus::SUCCESS"}
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The comm tables found in the folder: their names, each read as {dtype} or {op}."""
+
+    dtype: frozenset[str] = frozenset()
+    op: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Statement:
+    start: int                   # offsets into the body
+    end: int
+    macro: str | None = None     # a check macro's name when the statement is one invocation
+    inner: tuple[int, int] = (0, 0)   # the macro's argument
+
+
+def statements(code: str, macros: set[str]) -> list[Statement] | None:
+    """The top-level statements of masked body *code*; None when it has blocks
+    (if, loops, braces), which only `custom:` can say."""
+    out, i, n = [], 0, len(code)
+    while i < n:
+        if code[i].isspace() or code[i] == ";":
+            i += 1
+            continue
+        m = re.match(r"(?:::)?([A-Za-z_]\w*)\s*\(", code[i:])
+        if m and m.group(1) in macros:
+            open_ = i + m.end() - 1
+            close = match_close(code, open_)
+            if close < 0:
+                return None
+            end = close + 1
+            rest = code[end:].lstrip()
+            if rest.startswith(";"):
+                end = code.index(";", end) + 1
+            out.append(Statement(i, end, m.group(1), (open_ + 1, close)))
+            i = end
+            continue
+        depth, j = 0, i
+        while j < n:
+            c = code[j]
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+            elif c in "{}" and depth == 0:
+                return None
+            elif c == ";" and depth == 0:
+                break
+            j += 1
+        if j >= n:
+            return None
+        out.append(Statement(i, j + 1))
+        i = j + 1
+    return out
+
+
+def rename(text: str, code: str, names: dict[str, str]) -> str:
+    """*text* with each identifier in *names* (outside comments and literals,
+    not after `.`, `->` or `::`) replaced."""
+    if not names:
+        return text
+    out, last = [], 0
+    for m in _IDENT.finditer(code):
+        if m.group(1) in names:
+            out += [text[last:m.start()], names[m.group(1)]]
+            last = m.end()
+    return "".join(out) + text[last:]
+
+
+def _template(text: str, code: str, holes: dict[str, str]) -> str:
+    """A call template: braces doubled, then each name in *holes* as {hole}."""
+    escaped_text = text.replace("{", "\x00").replace("}", "\x01")
+    out = rename(escaped_text, code, {k: "{" + v + "}" for k, v in holes.items()})
+    return out.replace("\x00", "{{").replace("\x01", "}}")
+
+
+def _lookups(text: str, code: str, tables: Tables) -> tuple[str, str, list[str]]:
+    """Table lookups `T.at(datatype)` / `T[datatype]` as the identifiers __dtype__ / __op__;
+    the lookups through operator[] are returned for the defect report."""
+    brackets = []
+    for kind, names in (("dtype", tables.dtype), ("op", tables.op)):
+        for name in names:
+            pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\s*(\.at\s*\(\s*([\w.]+)\s*\)|\[\s*([\w.]+)\s*\])")
+            while (m := pattern.search(code)) is not None:
+                if m.group(1).startswith("["):
+                    brackets.append(name)
+                repl = f"__{kind}__"
+                text = text[:m.start()] + repl + text[m.end():]
+                code = code[:m.start()] + repl + code[m.end():]
+    return text, code, brackets
+
+
+@dataclass(frozen=True)
+class Translated:
+    entry: object                 # the vendor-file value: a string or a mapping, its checker not yet said
+    kind: str                     # "call", "noop", "custom"
+    checker: str | None = None    # the checker of its calls ("none": unchecked)
+    bracket_lookups: tuple[str, ...] = ()
+
+    def finish(self, section_checker: str | None) -> object:
+        """The entry, naming its checker where it is not its section's."""
+        if self.kind != "call" or self.checker == section_checker:
+            return self.entry
+        entry = {"call": self.entry} if isinstance(self.entry, str) else dict(self.entry)
+        return {"checker": self.checker, **entry}
+
+
+def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str, str], tables: Tables) -> Translated:
+    """The entry for *fn*, defined by *item* of *file*; *checkers* maps each
+    check macro that became a checker to the checker's name."""
+    dipu_names = [p.name for p in item.params]
+    renames = {d: c for d, c in zip(dipu_names, fn.param_names) if d and d != c}
+    body, code = file.body(item), file.body_code(item)
+    body_l, code_l, brackets = _lookups(body, code, tables)
+    parts = statements(code_l, set(checkers))
+    if parts is not None:
+        translated = _as_calls(fn, body_l, code_l, parts, checkers, dipu_names)
+        if translated is not None:
+            return Translated(*translated, tuple(brackets))
+    return Translated({"custom": custom_body(body, code, renames, set(checkers))}, "custom", None, tuple(brackets))
+
+
+def custom_body(body: str, code: str, renames: dict[str, str], macros: set[str]) -> str:
+    """The body verbatim, parameters renamed, each check macro statement ended with `;`."""
+    text = rename(body, code, renames)
+    code = rename(code, code, renames)        # same shape, for the macro search
+    inserts = []
+    for m in re.finditer(r"(?<![\w.])(?:::)?([A-Za-z_]\w*)\s*\(", code):
+        if m.group(1) in macros:
+            close = match_close(code, m.end() - 1)
+            if close > 0 and not code[close + 1:].lstrip().startswith((";", ")", ",")):
+                inserts.append(close + 1)
+    for at in reversed(inserts):
+        text = text[:at] + ";" + text[at:]
+    lines = text.strip("\n").split("\n")
+    indent = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+    return "\n".join("  " + l[indent:] if l.strip() else "" for l in lines).rstrip() + "\n"
+
+
+def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], checkers: dict[str, str],
+              dipu_names: list[str]) -> tuple[object, str, str | None] | None:
+    """(entry, kind, checker) when the statements are checked calls, locals and a return; else None."""
+    holes = dict(zip(dipu_names, fn.param_names))
+    holes = {k: v for k, v in holes.items() if k}
+    locals_: dict[str, str] = {}
+    calls: list[str] = []
+    used_checkers: set[str | None] = set()
+    ret = None
+    success = _SUCCESS.get(fn.returns)
+    for k, st in enumerate(parts):
+        text, scode = body[st.start:st.end].strip(), code[st.start:st.end].strip()
+        if st.macro is not None:
+            inner = (body[st.inner[0]:st.inner[1]].strip(), code[st.inner[0]:st.inner[1]].strip())
+            calls.append(inner)
+            used_checkers.add(checkers[st.macro])
+            continue
+        stmt = scode.rstrip(";").strip()
+        if stmt.startswith("return"):
+            if k != len(parts) - 1:
+                return None
+            value = text.rstrip(";").strip()[len("return"):].strip()
+            vcode = stmt[len("return"):].strip()
+            if value and value != success:
+                ret = (value, vcode)
+            continue
+        local = _LOCAL.match(stmt)
+        if local and local.group(1) not in ("return", "delete", "throw") and not calls:
+            locals_[local.group(2)] = " ".join(local.group(1).split()).removeprefix("::")
+            continue
+        if re.fullmatch(r"(?:::)?[A-Za-z_][\w:]*\s*\(.*\)", stmt, re.S):
+            calls.append((text.rstrip(";").strip(), stmt))
+            used_checkers.add("none")
+            continue
+        return None
+    if not calls and ret is None:
+        return ("noop", "noop", None)
+    if not calls:
+        return None
+    if len(used_checkers) > 1:
+        return None
+    holes.update({name: name for name in locals_})
+    # A call's leading `::` (the global C function) is implied; line breaks inside a call are one space.
+    templates = [re.sub(r"\s*\n\s*", " ", _template(t, c, holes)).removeprefix("::") for t, c in calls]
+    templates = [t.replace("__dtype__", "{dtype}").replace("__op__", "{op}") for t in templates]
+    entry: dict = {}
+    if locals_:
+        entry["locals"] = locals_
+    if len(templates) == 1:
+        entry["call"] = templates[0]
+    else:
+        entry["calls"] = templates
+    if ret is not None:
+        entry["return"] = re.sub(r"\s*\n\s*", " ", _template(ret[0], ret[1], holes)).replace("__dtype__", "{dtype}").replace("__op__", "{op}")
+    checker = next(iter(used_checkers))
+    return (entry["call"] if list(entry) == ["call"] else entry, "call", checker)

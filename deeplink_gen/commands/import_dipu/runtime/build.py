@@ -1,0 +1,144 @@
+"""A DIPU vendor folder's CMake as the vendor file's build: section, and the
+sources its CMakeLists.txt compiles. DIPU's vendor CMake is a handful of
+shapes: `file(GLOB ...)` and `set(...)` source lists (with paths into a
+sibling folder, as muxi's into cuda's), a subfolder picked by an SDK version
+variable (camb's cnrt_${CNRT_MAJOR_VERSION}.x), find_package of a Find module
+that reads an environment variable and a default root, and DIPU_VENDOR_LIB.
+What the import cannot read from them it says, and the vendor checks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_COMMAND = re.compile(r"(?is)\b(set|file|find_library|find_package|include)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_VAR = re.compile(r"\$\{(\w+)\}")
+_ENV = re.compile(r"\$ENV\{(\w+)\}")
+_ROOT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:ROOT|PATH|HOME)[A-Z0-9_]*$")
+_ABSOLUTE = re.compile(r"(?<![\w}$])(/(?:usr|opt)/[\w./-]*)")
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line.split("#", 1)[0] for line in text.split("\n"))
+
+
+@dataclass(frozen=True)
+class Sources:
+    files: tuple[Path, ...]                   # what DIPU compiles, resolved
+    conditional: tuple[Path, ...]             # compiled only under a condition the import cannot know
+    variant: str | None                       # the version-picked subfolder chosen
+    variants: tuple[str, ...]                 # every subfolder the pattern matches
+    variant_line: int
+
+
+def sources(folder: Path, chosen: str | None) -> Sources:
+    """The sources the vendor folder's CMakeLists.txt compiles."""
+    cmake = folder / "CMakeLists.txt"
+    if not cmake.is_file():
+        return Sources(tuple(sorted(folder.glob("*.cpp"))), (), None, (), 0)
+    raw = cmake.read_text(encoding="utf-8", errors="replace")
+    text = _strip_comments(raw)
+    values = {"CMAKE_CURRENT_SOURCE_DIR": str(folder)}
+    lists: dict[str, list[Path]] = {}
+    conditional: set[str] = set()
+    variant, variants, variant_line = None, (), 0
+    depth = 0
+    for m in _COMMAND.finditer(text):
+        before = text[:m.start()]
+        depth = len(re.findall(r"(?im)^\s*if\s*\(", before)) - len(re.findall(r"(?im)^\s*endif\s*\(", before))
+        command, args = m.group(1).lower(), m.group(2).split()
+        if command == "set" and args:
+            name, items = args[0], [a for a in args[1:] if a != "PARENT_SCOPE"]
+            expanded = [_VAR.sub(lambda v: values.get(v.group(1), v.group(0)), a.strip('"')) for a in items]
+            if len(expanded) == 1 and "${" not in expanded[0]:
+                values[name] = expanded[0]
+            paths = [Path(x) for x in expanded if x.endswith((".cpp", ".cc", ".cxx"))]
+            listed = [p for x in expanded if (ref := _VAR.fullmatch(x)) for p in lists.get(ref.group(1), [])]
+            if paths or listed:
+                lists[name] = paths + listed
+                if depth:
+                    conditional.add(name)
+        elif command == "file" and len(args) > 2 and args[0].upper() == "GLOB":
+            found: list[Path] = []
+            for pattern in args[2:]:
+                pattern = _VAR.sub(lambda v: values.get(v.group(1), v.group(0)), pattern.strip('"'))
+                unknown = _VAR.search(pattern)
+                if unknown is None:
+                    base = Path(pattern) if Path(pattern).is_absolute() else folder / pattern
+                    found += sorted(base.parent.glob(base.name))
+                    continue
+                # A subfolder picked by a variable the SDK decides: each folder the pattern matches is a variant.
+                glob_dir = re.sub(r"\$\{\w+\}", "*", str(Path(pattern).parent))
+                matches = sorted(p for p in folder.glob(glob_dir) if p.is_dir())
+                if not matches:
+                    continue
+                variants = tuple(p.name for p in matches)
+                variant_line = raw[:raw.find(m.group(0)[:20])].count("\n") + 1
+                variant = chosen if chosen in variants else _newest(variants)
+                found += sorted((folder / variant).glob(Path(pattern).name))
+            lists[args[1]] = found
+            if depth:
+                conditional.add(args[1])
+    files = _final(text, lists)
+    cond = [p for name in conditional for p in lists.get(name, [])]
+    return Sources(tuple(p for p in files if p not in cond), tuple(cond), variant, variants, variant_line)
+
+
+def _final(text: str, lists: dict[str, list[Path]]) -> list[Path]:
+    m = re.search(r"(?is)set\s*\(\s*VENDOR_FILES\s+([^)]*)\)", text)
+    if m is None:
+        return [p for paths in lists.values() for p in paths]
+    out: list[Path] = []
+    for ref in _VAR.findall(m.group(1)):
+        out += [p for p in lists.get(ref, []) if p not in out]
+    return out
+
+
+def _newest(variants: tuple[str, ...]) -> str:
+    def key(name: str):
+        return [int(x) for x in re.findall(r"\d+", name)] or [0]
+    return max(variants, key=key)
+
+
+def toolkit(vendor: str, folder: Path, headers: list[str]) -> tuple[dict, list[str]]:
+    """build.toolkit from the folder's CMake and Find modules, and what the import
+    could not read from them (for the report)."""
+    texts = [_strip_comments(p.read_text(encoding="utf-8", errors="replace"))
+             for p in [folder / "CMakeLists.txt", *sorted((folder / "cmake").glob("Find*.cmake"))] if p.is_file()]
+    text = "\n".join(texts)
+    roots: list[str] = []
+    for name in _ENV.findall(text) + _VAR.findall(text):
+        if _ROOT_NAME.match(name) and not name.startswith("CMAKE_") and name not in roots:
+            roots.append(name)
+    defaults = list(dict.fromkeys(p.rstrip("/") for p in _ABSOLUTE.findall(text)
+                                  if not p.startswith(("/usr/lib", "/usr/include"))))
+    libraries: list[str] = []
+    found_libs = {m.group(1): m.group(2) for m in re.finditer(r"(?i)find_library\s*\(\s*(\w+)\s+(?:NAMES\s+)?([\w.+-]+)", text)}
+    lib_line = re.search(r"(?is)set\s*\(\s*DIPU_VENDOR_LIB\s+([^)]*)\)", text)
+    notes = []
+    for word in (lib_line.group(1).split() if lib_line else []):
+        if word in ("PARENT_SCOPE", "${DIPU_VENDOR_LIB}"):
+            continue
+        ref = _VAR.fullmatch(word)
+        if ref is None:
+            libraries.append(word)
+        elif ref.group(1) in found_libs:
+            libraries.append(found_libs[ref.group(1)])
+        elif ref.group(1) == "CUDA_LIBRARIES":
+            libraries.append("cudart")         # FindCUDA's CUDA_LIBRARIES: the CUDA runtime
+        else:
+            notes.append(f"DIPU_VENDOR_LIB names ${{{ref.group(1)}}}, which the import cannot resolve: add it to build.link")
+    entry: dict = {"name": vendor.capitalize() + "Sdk"}
+    if roots:
+        entry["root_vars"] = roots
+    else:
+        notes.append("no root variable found in the vendor CMake: build.toolkit.root_vars is empty")
+    if defaults:
+        entry["default_roots"] = defaults
+    entry["include_suffixes"] = ["include"]
+    entry["lib_suffixes"] = ["lib64", "lib"]
+    entry["headers"] = headers[:2] or ["stdio.h"]
+    if libraries:
+        entry["libraries"] = list(dict.fromkeys(libraries))
+    return entry, notes

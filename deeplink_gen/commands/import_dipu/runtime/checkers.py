@@ -1,0 +1,90 @@
+"""A DIPU check macro as a checker: `#define M(Expr) { T ret = Expr;
+TORCH_CHECK(ret == OK, ...); }` and its do-while, if-throw and print-and-throw
+variants say everything a checker says: the status type, the success values,
+the function that turns a status into text, and what a failure does. A macro
+whose failure does anything else (returns a status, aborts) has no checker
+form and stays C++."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deeplink_gen.commands.import_dipu.runtime.cxx import SourceFile, Item, calls
+
+_DECL = re.compile(r"(?:^|[{;\s])((?:::)?[A-Za-z_][\w:]*)\s+(?:C10_UNUSED\s+)?([A-Za-z_]\w*)\s*(?:C10_UNUSED\s*)?=\s*\(?\s*(\w+)\s*\)?\s*;")
+_FAILS = ("TORCH_CHECK", "AT_ERROR", "TORCH_INTERNAL_ASSERT")
+_MESSAGE_FREE = frozenset(("TORCH_CHECK", "AT_ERROR", "printf", "fprintf", "fflush", "to_string", "string",
+                           "c_str", "runtime_error", "abort", "TORCH_INTERNAL_ASSERT", "TORCH_WARN"))
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    file: SourceFile
+    item: Item
+    checker: dict | None         # the checker's entry, or None when the macro has no checker form
+    why: str = ""                # why not, for the report
+
+    @property
+    def text(self) -> str:
+        return self.file.slice(self.item)
+
+
+def _strip(value: str) -> str:
+    return value.removeprefix("::")
+
+
+def read_macro(file: SourceFile, item: Item) -> Macro:
+    """What the #define *item* of *file* is as a checker, if it is one."""
+    name = item.name
+    params = item.macro_params or ()
+    code = file.code[item.start:item.end].replace("\\\n", " \n")
+    body = code[code.index(")", code.index(name)) + 1:] if item.macro_params is not None else ""
+    if len(params) != 1:
+        return Macro(name, file, item, None, "it does not take one expression")
+    decl = next((m for m in _DECL.finditer(body) if m.group(3) == params[0]), None)
+    if decl is None:
+        return Macro(name, file, item, None, "it does not keep the expression's status in a variable")
+    status, var = _strip(decl.group(1)), decl.group(2)
+    if status == "auto":
+        return Macro(name, file, item, None, "its status type is auto")
+    success = []
+    for m in re.finditer(rf"\b{var}\s*(==|!=)\s*((?:::)?\w+)|((?:::)?\w+)\s*(==|!=)\s*{var}\b", body):
+        success.append(_strip(m.group(2) or m.group(3)))
+    if not success:
+        return Macro(name, file, item, None, "it compares its status with no success value")
+    if re.search(r"\breturn\b", body):
+        return Macro(name, file, item, None, "a failure returns from the calling function")
+    if re.search(r"\babort\s*\(", body):
+        return Macro(name, file, item, None, "a failure aborts the process")
+    if any(f"{word}" in body for word in _FAILS):
+        on_failure = "torch_check"
+    elif re.search(r"\bthrow\b", body):
+        on_failure = "throw"
+    else:
+        on_failure = "print"
+    entry: dict = {"macro": name, "status": status, "success": list(dict.fromkeys(success))}
+    message = next((c for c in re.finditer(rf"((?:::)?[A-Za-z_]\w*)\s*\(\s*{var}\s*\)", body)
+                    if _strip(c.group(1)) not in _MESSAGE_FREE), None)
+    if message is not None:
+        entry["message_function"] = _strip(message.group(1))
+    if on_failure != "torch_check":
+        entry["on_failure"] = on_failure
+    return Macro(name, file, item, entry)
+
+
+def checker_name(macro: str, taken: set[str]) -> str:
+    """A checker's name from its macro's: DIPU_CALLCUDA -> cuda, NCCL_THROW -> nccl."""
+    words = [w for w in macro.lower().split("_") if w not in ("dipu", "call", "check", "throw", "ret", "assert", "")]
+    base = "_".join(words) or macro.lower()
+    base = re.sub(r"^call", "", base) or base
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
+def macro_calls(macro: Macro) -> list[str]:
+    """The calls the macro's own body makes (its message function, say)."""
+    return calls(macro.file.code[macro.item.start:macro.item.end])

@@ -1,0 +1,363 @@
+"""A DIPU vendor runtime folder as the vendor file's runtime: and build:
+sections plus the files that stay hand-written. The folder's CMake says what
+DIPU compiles; vendorapi.h gives the handle types, the headers, the check
+macros (as checkers) and what other files need from it (runtime.vendorapi);
+each devapis/dicl function DIPU defines becomes an entry (bodies.py); what
+else the runtime files define goes to the section's prelude; the generator
+becomes custom code; every other file is carried as it is."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from deeplink_gen.commands.import_dipu.read import warning
+from deeplink_gen.commands.import_dipu.runtime import build as cmake
+from deeplink_gen.commands.import_dipu.runtime import defects
+from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated, translate
+from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_name, read_macro
+from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
+from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
+from deeplink_gen.errors import Diagnostic
+from deeplink_gen.interfaces.dipu import DEVICE_FUNCTIONS, COMM_FUNCTIONS
+from deeplink_gen.model.interfaces import DipuFunction
+
+# DIPU's own build defines a vendor sees (dipu/CMakeLists.txt at 9dd38082): DIPU_VENDOR_NAME_<NAME>=1
+# for the vendor built, and USE_MACA=1 for muxi.
+BUILD_DEFINES = {"muxi": {"USE_MACA": "1"}}
+_TYPES = {"deviceStream_t": "stream", "deviceEvent_t": "event", "diclComm_t": "comm", "commUniqueId": "unique_id",
+          "deviceHandle_t": "handle"}
+_NOT_SDK = ("c10/", "ATen/", "torch/", "csrc_dipu/")
+_BY_NAME: dict[tuple[str, int], DipuFunction] = {(f.name, len(f.params)): f for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS}
+
+
+@dataclass
+class RuntimeImport:
+    """What one runtime folder becomes."""
+
+    vendor: str
+    sections: dict                                  # runtime: and build:
+    files: dict[str, bytes]                         # hand-written files, relative to vendors/<vendor>/
+    notes: list[Diagnostic] = field(default_factory=list)
+    report: list[str] = field(default_factory=list)
+    functions: dict[str, tuple[SourceFile, Item, Translated]] = field(default_factory=dict)
+
+
+def _config(vendor: str, torch_code: int) -> Config:
+    defined = {f"DIPU_VENDOR_NAME_{vendor.upper()}": "1", "DIPU_TORCH_VERSION": str(torch_code),
+               "__cplusplus": "201703"}
+    defined.update(BUILD_DEFINES.get(vendor, {}))
+    return Config(defined, ("USE_", "DIPU_VENDOR_NAME_"))
+
+
+def _read(path: Path, shown: str, config: Config, notes: list[Diagnostic]) -> SourceFile:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    file = read(shown, text, config)
+    for b in file.branches:
+        notes.append(warning(shown, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
+                                            "imported as if it holds (the newest SDK); edit the result for an older one"))
+    return file
+
+
+def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...]) -> str:
+    """The items' text in order, wrapped in the namespaces they sit in below *base*."""
+    out: list[str] = []
+    open_: tuple[str, ...] = ()
+    for item in items:
+        ns = item.namespace[len(base):] if item.namespace[:len(base)] == base else item.namespace
+        while open_ and ns[:len(open_)] != open_:
+            out.append(f"}}  // namespace {open_[-1]}".rstrip())
+            open_ = open_[:-1]
+        for name in ns[len(open_):]:
+            out.append(f"namespace {name} {{".replace("namespace  {", "namespace {"))
+            open_ += (name,)
+        out.append(file.slice(item).rstrip())
+    while open_:
+        out.append(f"}}  // namespace {open_[-1]}".rstrip())
+        open_ = open_[:-1]
+    return "\n\n".join(out).strip() + "\n" if out else ""
+
+
+def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str | None = None,
+                   shown_root: Path | None = None) -> RuntimeImport:
+    """Import *folder* (a DIPU vendor folder) for *vendor*. *variant* picks the
+    version subfolder where DIPU's CMake picks one by SDK version."""
+    root = shown_root or folder.parent
+    notes: list[Diagnostic] = []
+    report: list[str] = []
+    config = _config(vendor, torch_code)
+
+    def shown(p: Path) -> str:
+        try:
+            return str(p.resolve().relative_to(root.resolve()))
+        except ValueError:
+            return str(p)
+
+    srcs = cmake.sources(folder, variant)
+    if srcs.variants:
+        others = [v for v in srcs.variants if v != srcs.variant]
+        notes.append(warning(shown(folder / "CMakeLists.txt"), srcs.variant_line,
+                             f"DIPU picks one of {', '.join(srcs.variants)} by SDK version: imported {srcs.variant}"
+                             + (f"; --variant {vendor}={others[0]} imports the other" if others else "")))
+        report.append(f"{vendor}: imported {srcs.variant} of {', '.join(srcs.variants)}")
+    api_path = folder / "vendorapi.h"
+    api = _read(api_path, shown(api_path), config, notes) if api_path.is_file() else None
+    files: dict[Path, SourceFile] = {}
+    for p in srcs.files + srcs.conditional:
+        files[p] = _read(p, shown(p), config, notes)
+    # local headers the compiled files include, read as part of them
+    headers: dict[Path, SourceFile] = {}
+    for p, f in list(files.items()):
+        for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
+            h = (p.parent / inc.name).resolve()
+            if h.is_file() and h != api_path.resolve() and h not in headers:
+                headers[h] = _read(h, shown(h), config, notes)
+
+    # which files hold the contract
+    def contract(f: SourceFile) -> list[tuple[DipuFunction, Item]]:
+        out = []
+        for item in f.functions():
+            fn = _BY_NAME.get((item.name, len(item.params)))
+            if fn is not None and "devapis" in item.namespace:
+                out.append((fn, item))
+        return out
+
+    defined: dict[str, tuple[SourceFile, Item]] = {}
+    runtime_files: list[SourceFile] = []
+    for f in list(headers.values()) + list(files.values()):
+        found = contract(f)
+        if found:
+            runtime_files.append(f)
+        for fn, item in found:
+            defined.setdefault(fn.key, (f, item))
+    generator = next((f for f in files.values() if any(i.name == "vendorMakeGenerator" for i in f.functions())), None)
+    consumed_paths = {p for p, f in {**files, **headers}.items() if f in runtime_files or f is generator}
+
+    # the local headers each runtime file includes, read as part of it
+    def with_headers(f: SourceFile) -> list[SourceFile]:
+        own = [h for h in headers.values() if h not in runtime_files and any(
+            i.kind is ItemKind.INCLUDE and i.local and Path(i.name).name == Path(h.path).name for i in f.items)]
+        return own + [f]
+
+    # check macros
+    macros: dict[str, Macro] = {}
+    for f in ([api] if api else []) + [g for f in runtime_files for g in with_headers(f)]:
+        for item in f.items:
+            if item.kind is ItemKind.DEFINE and item.macro_params is not None:
+                macros.setdefault(item.name, read_macro(f, item))
+    checkers: dict[str, dict] = {}
+    macro_checker: dict[str, str] = {}
+    for name, m in macros.items():
+        if m.checker is not None:
+            cname = checker_name(name, set(checkers))
+            checkers[cname] = {k: v for k, v in m.checker.items()}
+            macro_checker[name] = cname
+        elif name.upper() == name and re.search(r"(?i)call|check|throw|assert", name):
+            notes.append(warning(m.file.path, m.item.line,
+                                 f"the check macro {name} has no checker form ({m.why}): it stays C++ "
+                                 "and the functions using it are custom"))
+
+    # tables
+    tables = [t for f in dict.fromkeys(g for f in runtime_files for g in with_headers(f)) for t in find_tables(f)]
+    dtype_tables = [t for t in tables if t.kind == "dtype"]
+    op_tables = [t for t in tables if t.kind == "op"]
+    top_level = {i.start for f in runtime_files for i in f.items if i.kind is ItemKind.DECLARATION}
+    table_names = Tables(frozenset(t.name for t in dtype_tables), frozenset(t.name for t in op_tables))
+
+    # functions
+    translated: dict[str, tuple[SourceFile, Item, Translated]] = {}
+    for key, (f, item) in defined.items():
+        fn = next(x for x in DEVICE_FUNCTIONS + COMM_FUNCTIONS if x.key == key)
+        translated[key] = (f, item, translate(fn, f, item, macro_checker, table_names))
+
+    def section_checker(section: str) -> str | None:
+        counts: dict[str, int] = {}
+        for key, (_, _, t) in translated.items():
+            fn = next(x for x in DEVICE_FUNCTIONS + COMM_FUNCTIONS if x.key == key)
+            if fn.section == section and t.checker not in (None, "none"):
+                counts[t.checker] = counts.get(t.checker, 0) + 1
+        return max(sorted(counts), key=lambda c: counts[c]) if counts else None
+
+    runtime: dict = {}
+    sdk_headers = [i.name for i in (api.items if api else []) if i.kind is ItemKind.INCLUDE and not i.local
+                   and not i.name.startswith(_NOT_SDK)]
+    runtime["headers"] = sdk_headers
+    types, default_stream, api_rest = _api(api, macro_checker, notes) if api else ({}, None, [])
+    if default_stream is not None:
+        types["default_stream"] = default_stream
+    runtime["types"] = types
+    if checkers:
+        runtime["checkers"] = checkers
+    api_includes = [i.name for i in (api.items if api else []) if i.kind is ItemKind.INCLUDE and i.local]
+    api_code = _namespaced(api, api_rest, ()) if api and api_rest else ""
+    if api_includes or api_code:
+        runtime["vendorapi"] = {**({"includes": api_includes} if api_includes else {}),
+                                **({"code": api_code} if api_code else {})}
+
+    for section, fns in (("device", DEVICE_FUNCTIONS), ("comm", COMM_FUNCTIONS)):
+        checker = section_checker(section)
+        body: dict = {}
+        if checker:
+            body["checker"] = checker
+        keys = {x.key for x in fns}
+        section_files = list(dict.fromkeys(g for f in runtime_files
+                                           if any(translated[k][0] is f for k in translated if k in keys)
+                                           for g in with_headers(f)))
+        customs = " ".join(str(t.entry) for k, (_, _, t) in translated.items() if t.kind == "custom")
+        prelude_items: list[tuple[SourceFile, Item]] = []
+        includes: list[str] = []
+        for f in section_files:
+            for item in f.items:
+                if item.kind is ItemKind.FUNCTION and (item.name, len(item.params)) in _BY_NAME and "devapis" in item.namespace:
+                    continue
+                if item.kind is ItemKind.INCLUDE:
+                    if not item.local and not item.name.startswith("csrc_dipu/runtime/device/"):
+                        includes.append(item.name)
+                    continue
+                if item.kind is ItemKind.DIRECTIVE:
+                    continue
+                if item.kind is ItemKind.DEFINE and item.name in macro_checker:
+                    continue
+                text = f.slice(item)
+                if item.kind is ItemKind.DECLARATION and "DICL_UNIQUE_ID_BYTES_SIZE" in text:
+                    m = re.search(r"=\s*([\w:]+)\s*;", text)
+                    if m:
+                        body_unique = m.group(1)
+                        runtime.setdefault("_unique", body_unique)
+                    continue
+                table = next((t for t in tables if t.file is f and t.line == f.line_of(item.start)), None)
+                if table is not None and table.name not in customs:
+                    continue
+                prelude_items.append((f, item))
+        if section == "device":
+            if includes:
+                body["includes"] = list(dict.fromkeys(includes))
+        else:
+            body["unique_id_bytes"] = runtime.pop("_unique", None) or "sizeof(commUniqueId)"
+            body["dtype_type"] = dtype_tables[0].value_type if dtype_tables else _converter_type(runtime_files, "ScalarType") or "int"
+            body["reduce_op_type"] = op_tables[0].value_type if op_tables else _converter_type(runtime_files, "ReduceOp") or "int"
+            if dtype_tables:
+                body["dtypes"] = dict(dtype_tables[0].entries)
+                for message in size_clashes(dtype_tables[0]):
+                    notes.append(warning(dtype_tables[0].file.path, dtype_tables[0].line, f"{message}: kept as is"))
+            if op_tables:
+                body["reduce_ops"] = dict(op_tables[0].entries)
+        prelude = "\n\n".join(_namespaced(f, [i for g, i in prelude_items if g is f], ("dipu", "devapis")).rstrip()
+                              for f in dict.fromkeys(g for g, _ in prelude_items))
+        if prelude.strip():
+            body["prelude"] = prelude.strip() + "\n"
+        entries = {}
+        for fn in fns:
+            if fn.key in translated:
+                entries[fn.key] = translated[fn.key][2].finish(checker)
+        body["functions"] = entries
+        runtime[section] = body
+    missing = [f.key for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS if f.key not in translated]
+    if missing:
+        report.append(f"{vendor}: not defined by DIPU's folder (left unsupported or to DIPU's default): "
+                      + ", ".join(missing))
+    if generator is not None:
+        runtime["generator"] = _generator(generator)
+    else:
+        runtime["generator"] = {"kind": "seed_offset"}
+
+    # hand-written files: everything the runtime did not consume
+    carried: dict[str, bytes] = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if not p.is_file() or rel.parts[0] == "cmake" or rel.name == "CMakeLists.txt" or p == api_path:
+            continue
+        if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
+            continue
+        if p.resolve() in {c.resolve() for c in consumed_paths} and not _included_by_extras(p, folder):
+            continue
+        carried[rel.as_posix()] = p.read_bytes()
+    for p in srcs.files:           # sources DIPU takes from another folder (muxi's from cuda's)
+        if folder.resolve() not in p.resolve().parents and p not in consumed_paths:
+            carried[p.name] = p.read_bytes()
+    compiled = [rel for rel in carried if rel.endswith(".cpp") and any(
+        s.resolve() == (folder / rel).resolve() or s.name == rel for s in srcs.files)]
+    for p in srcs.conditional:
+        if p not in consumed_paths:
+            notes.append(warning(shown(folder / "CMakeLists.txt"), 1,
+                                 f"DIPU compiles {shown(p)} only under a condition of its build: carried, not built "
+                                 "(add it to build.sources to build it)"))
+    gen_name = "*GeneratorImpl.cpp"
+    build_sources = ["deviceimpl.cpp", "communicatorimpl.cpp", gen_name, *sorted(compiled)]
+    toolkit, build_notes = cmake.toolkit(vendor, folder, sdk_headers)
+    for n in build_notes:
+        notes.append(warning(shown(folder / "CMakeLists.txt"), 1, n))
+    build = {"toolkit": toolkit, "sources": build_sources}
+    if carried:
+        build["hand_written"] = sorted(carried)
+    notes += defects.check(translated, checkers, set(macros))
+    report.append(f"{vendor}: {len(translated)} functions ("
+                  + ", ".join(f"{n} {k}" for k, n in sorted(_kinds(translated).items()))
+                  + f"), {len(checkers)} checkers, {len(carried)} hand-written files")
+    return RuntimeImport(vendor, {"runtime": runtime, "build": build}, carried, notes, report, translated)
+
+
+def _kinds(translated) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for _, _, t in translated.values():
+        out[t.kind] = out.get(t.kind, 0) + 1
+    return out
+
+
+def _included_by_extras(header: Path, folder: Path) -> bool:
+    if header.suffix not in (".h", ".hpp"):
+        return False
+    for p in folder.rglob("*.[ch]*"):
+        if p != header and header.name in p.read_text(encoding="utf-8", errors="replace"):
+            text = p.read_text(encoding="utf-8", errors="replace")
+            if re.search(rf'#\s*include\s*"[^"]*{re.escape(header.name)}"', text) and not re.search(
+                    r"\b(?:deviceimpl|communi\w*impl|commimpl)\b", p.name):
+                return True
+    return False
+
+
+def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]) -> tuple[dict, str | None, list[Item]]:
+    types: dict = {}
+    default = None
+    rest: list[Item] = []
+    for item in api.items:
+        text = api.slice(item)
+        if item.kind is ItemKind.INCLUDE or item.kind is ItemKind.DIRECTIVE:
+            continue
+        if item.kind is ItemKind.DEFINE and item.name == "deviceDefaultStreamLiteral":
+            value = text.split("deviceDefaultStreamLiteral", 1)[1].strip()
+            if value.endswith(";"):
+                notes.append(warning(api.path, item.line, "deviceDefaultStreamLiteral ends with `;`, which breaks "
+                                                          "every expression using it: imported without it"))
+                value = value.rstrip(";").strip()
+            default = value
+            continue
+        if item.kind is ItemKind.DEFINE and item.name in macro_checker:
+            continue
+        m = re.fullmatch(r"using\s+(\w+)\s*=\s*(.+?)\s*;", " ".join(text.split()))
+        if m and m.group(1) in _TYPES:
+            types[_TYPES[m.group(1)]] = m.group(2)
+            continue
+        rest.append(item)
+    return types, default, rest
+
+
+def _converter_type(files: list[SourceFile], param: str) -> str | None:
+    for f in files:
+        for item in f.functions():
+            if len(item.params) >= 1 and param in item.params[0].type and item.returns not in ("bool", "void") \
+                    and "string" not in item.returns:
+                return item.returns.replace("static", "").replace("inline", "").strip()
+    return None
+
+
+def _generator(file: SourceFile) -> dict:
+    includes = [i.name for i in file.items if i.kind is ItemKind.INCLUDE
+                and i.name != "csrc_dipu/runtime/core/DIPUGeneratorImpl.h"]
+    body = [i for i in file.items if i.kind not in (ItemKind.INCLUDE, ItemKind.DIRECTIVE)]
+    entry: dict = {"kind": "custom"}
+    if includes:
+        entry["includes"] = includes
+    entry["code"] = _namespaced(file, body, ("dipu",))
+    return entry
