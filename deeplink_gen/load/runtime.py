@@ -128,6 +128,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         impls=_impls(doc, ("runtime", "comm", "functions"), COMM_FUNCTIONS, cm.get("functions") or {}, diags),
         prelude=_text(doc, ("runtime", "comm"), cm, "prelude"),
         loc=doc.loc(("runtime", "comm"), key=True),
+        includes=tuple(cm.get("includes") or ()),
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
     generator = GeneratorSpec(GeneratorKind(g["kind"]), _text(doc, ("runtime", "generator"), g, "code"),

@@ -132,6 +132,7 @@ class CommSpec:
     impls: tuple[Impl, ...]
     prelude: Located[str] | None     # None: not written
     loc: Loc
+    includes: tuple[str, ...] = ()   # extra headers communicatorimpl.cpp includes (for prelude and custom code)
 
 
 class GeneratorKind(Enum):

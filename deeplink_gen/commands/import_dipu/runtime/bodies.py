@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from deeplink_gen.commands.import_dipu.runtime.cxx import Item, SourceFile, match_close
+from deeplink_gen.interfaces.dipu import PROVIDED
 from deeplink_gen.model.interfaces import DipuFunction
 
 _IDENT = re.compile(r"(?<![\w.])(?<!->)(?<!::)([A-Za-z_]\w*)\b")
@@ -113,26 +114,37 @@ def _lookups(text: str, code: str, tables: Tables) -> tuple[str, str, list[str]]
 @dataclass(frozen=True)
 class Translated:
     entry: object                 # the vendor-file value: a string or a mapping, its checker not yet said
-    kind: str                     # "call", "noop", "custom"
+    kind: str                     # "call", "pattern", "noop", "custom"
     checker: str | None = None    # the checker of its calls ("none": unchecked)
     bracket_lookups: tuple[str, ...] = ()
 
     def finish(self, section_checker: str | None) -> object:
         """The entry, naming its checker where it is not its section's."""
-        if self.kind != "call" or self.checker == section_checker:
+        if self.kind not in ("call", "pattern") or self.checker == section_checker:
             return self.entry
         entry = {"call": self.entry} if isinstance(self.entry, str) else dict(self.entry)
         return {"checker": self.checker, **entry}
 
 
-def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str, str], tables: Tables) -> Translated:
+def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str, str], tables: Tables,
+              macros: set[str]) -> Translated:
     """The entry for *fn*, defined by *item* of *file*; *checkers* maps each
-    check macro that became a checker to the checker's name."""
+    check macro that became a checker to the checker's name; *macros* are all
+    the folder's macros (a call of one that is no checker stays custom code)."""
     dipu_names = [p.name for p in item.params]
     renames = {d: c for d, c in zip(dipu_names, fn.param_names) if d and d != c}
     body, code = file.body(item), file.body_code(item)
     body_l, code_l, brackets = _lookups(body, code, tables)
-    parts = statements(code_l, set(checkers))
+    # A parameter named like a provided placeholder ({op} in diclReduceScatter) cannot be a hole.
+    templatable = not set(fn.param_names) & (set(PROVIDED) | {"kind"})
+    branched = _pattern(fn, body_l, code_l, checkers, dipu_names) if templatable else None
+    if branched is not None:
+        return Translated(*branched, tuple(brackets))
+    parts = statements(code_l, set(checkers)) if templatable else None
+    if parts is not None and any(st.macro is None and re.match(r"\s*(?:::)?(\w+)\s*\(", code_l[st.start:st.end])
+                                 and re.match(r"\s*(?:::)?(\w+)", code_l[st.start:st.end]).group(1) in macros
+                                 for st in parts):
+        parts = None
     if parts is not None:
         translated = _as_calls(fn, body_l, code_l, parts, checkers, dipu_names)
         if translated is not None:
@@ -213,3 +225,42 @@ def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], ch
         entry["return"] = re.sub(r"\s*\n\s*", " ", _template(ret[0], ret[1], holes)).replace("__dtype__", "{dtype}").replace("__op__", "{op}")
     checker = next(iter(used_checkers))
     return (entry["call"] if list(entry) == ["call"] else entry, "call", checker)
+
+
+# Patterns whose body is one if/else choosing between two checked calls: the condition
+# (on the contract's parameter names) and the parts the two calls become.
+_CHOICES = {
+    "createStream": (("prior",), "stream_priority", ("with_priority", "plain")),
+    "memCopyD2D": (("dstDevId == srcDevId", "srcDevId == dstDevId"), "peer_copy", ("same_device", "peer")),
+    "memCopyD2DAsync": (("dstDevId == srcDevId", "srcDevId == dstDevId"), "peer_copy", ("same_device", "peer")),
+}
+_IF_ELSE = re.compile(r"\s*if\s*\((.*?)\)\s*\{(.*)\}\s*else\s*\{(.*)\}\s*", re.S)
+
+
+def _pattern(fn: DipuFunction, body: str, code: str, checkers: dict[str, str],
+             dipu_names: list[str]) -> tuple[object, str, str | None] | None:
+    """The pattern entry of a body that is `if (<its condition>) { A } else { B }`, A and B one
+    checked call each, of one checker; None otherwise."""
+    choice = _CHOICES.get(fn.key)
+    m = _IF_ELSE.fullmatch(code)
+    if choice is None or m is None:
+        return None
+    holes = {k: v for k, v in zip(dipu_names, fn.param_names) if k}
+    condition = " ".join(rename(m.group(1), m.group(1), holes).split())
+    if condition not in choice[0]:
+        return None
+    parts, used = [], set()
+    for g in (2, 3):
+        inner_code, inner = code[m.start(g):m.end(g)], body[m.start(g):m.end(g)]
+        sts = statements(inner_code, set(checkers))
+        if not sts or len(sts) != 1 or sts[0].macro is None:
+            return None
+        st = sts[0]
+        used.add(checkers[st.macro])
+        t = inner[st.inner[0]:st.inner[1]].strip()
+        c = inner_code[st.inner[0]:st.inner[1]].strip()
+        parts.append(re.sub(r"\s*\n\s*", " ", _template(t, c, holes)).removeprefix("::"))
+    if len(used) != 1:
+        return None
+    entry = {"pattern": choice[1], choice[2][0]: parts[0], choice[2][1]: parts[1]}
+    return entry, "pattern", used.pop()

@@ -169,7 +169,7 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     translated: dict[str, tuple[SourceFile, Item, Translated]] = {}
     for key, (f, item) in defined.items():
         fn = next(x for x in DEVICE_FUNCTIONS + COMM_FUNCTIONS if x.key == key)
-        translated[key] = (f, item, translate(fn, f, item, macro_checker, table_names))
+        translated[key] = (f, item, translate(fn, f, item, macro_checker, table_names, set(macros)))
 
     def section_checker(section: str) -> str | None:
         counts: dict[str, int] = {}
@@ -230,10 +230,9 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
                 if table is not None and table.name not in customs:
                     continue
                 prelude_items.append((f, item))
-        if section == "device":
-            if includes:
-                body["includes"] = list(dict.fromkeys(includes))
-        else:
+        if includes:
+            body["includes"] = list(dict.fromkeys(includes))
+        if section == "comm":
             body["unique_id_bytes"] = runtime.pop("_unique", None) or "sizeof(commUniqueId)"
             body["dtype_type"] = dtype_tables[0].value_type if dtype_tables else _converter_type(runtime_files, "ScalarType") or "int"
             body["reduce_op_type"] = op_tables[0].value_type if op_tables else _converter_type(runtime_files, "ReduceOp") or "int"
