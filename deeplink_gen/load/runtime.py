@@ -9,8 +9,9 @@ from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, DipuFunction, GeneratorSpec, HandleTypes, Impl,
-    Located, RuntimeSpec, Toolkit,
+    Located, RuntimeSpec, Toolkit, VendorApi,
 )
+from deeplink_gen.load.prune import gone
 from deeplink_gen.model.patterns import TEMPLATE_PARTS, Pattern
 from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
 
@@ -149,13 +150,16 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         checker=Located(dt["checker"], doc.loc(dwhere + ("checker",))) if "checker" in dt else None,
         loc=doc.loc(dwhere),
     )
+    va = raw.get("vendorapi") or {}
+    vendorapi = VendorApi(tuple(va.get("includes") or ()), _text(doc, ("runtime", "vendorapi"), va, "code"),
+                          doc.loc(("runtime", "vendorapi"), key=True))
     return RuntimeSpec(
         headers=tuple(raw.get("headers") or ()), types=types, checkers=tuple(checkers),
         device_checker=_checker(doc, ("runtime", "device"), dev),
         memcpy_kinds=tuple(sorted((dev.get("memcpy_kinds") or {}).items())),
         device_impls=device_impls, device_prelude=_text(doc, ("runtime", "device"), dev, "prelude"),
         device_includes=tuple(dev.get("includes") or ()),
-        comm=comm, generator=generator, diopi_test=diopi_test,
+        comm=comm, generator=generator, diopi_test=diopi_test, vendorapi=vendorapi,
         loc=doc.loc(("runtime",), key=True),
     )
 
@@ -174,4 +178,12 @@ def parse_build(doc: Document) -> BuildSpec | None:
         loc=doc.loc(("build", "toolkit"), key=True),
     )
     return BuildSpec(toolkit, tuple(raw.get("link") or ()), tuple(raw.get("sources") or ("*.cpp",)),
-                     doc.loc(("build",), key=True))
+                     _hand_written(doc, raw), doc.loc(("build",), key=True))
+
+
+def _hand_written(doc: Document, raw: dict) -> tuple[Located[str], ...] | None:
+    """The files build.hand_written names, each where it is named; a list the schema took
+    out names none (not every file of the folder, which a list left out means)."""
+    if "hand_written" in raw:
+        return tuple(Located(rel, doc.loc(("build", "hand_written", i))) for i, rel in enumerate(raw["hand_written"]))
+    return () if gone(("build", "hand_written"), doc.rejected) else None

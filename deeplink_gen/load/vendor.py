@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from deeplink_gen import inputfile
@@ -11,7 +13,7 @@ from deeplink_gen.load.runtime import parse_build, parse_runtime
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.model import (
     SWITCHES, DiopiTestRule, DisabledClass, DisabledTest, Precision, DtypeRules, FunctionDtypes, FunctionLayouts, Implemented, LayoutRules,
-    Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
+    BuildSpec, Located, Namespace, OpOverride, Rule, SourceFile, TensorSkip, TestConfig, TorchGate, Vendor, VendorIdentity,
 )
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.model.testconfig import TOLERANCES
@@ -40,11 +42,11 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
                      if k != "shards")
     shards = Located(defaults_raw["shards"], doc.loc(("defaults", "shards"))) if "shards" in defaults_raw else None
     overrides = tuple(_override(doc, op, o, diags) for op, o in (raw.get("ops") or {}).items())
-    runtime = parse_runtime(doc, diags)
+    runtime, build = parse_runtime(doc, diags), parse_build(doc)
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
                   implemented=parse_implemented(doc),
-                  tests=parse_tests(doc, diags), runtime=runtime, build=parse_build(doc), shards=shards,
-                  sources=read_sources(doc.path, diags), rejected=frozenset(doc.rejected),
+                  tests=parse_tests(doc, diags), runtime=runtime, build=build, shards=shards,
+                  sources=read_sources(doc.path, build, diags), rejected=frozenset(doc.rejected),
                   diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
                   if "diopi_library" in raw else None)
 
@@ -52,11 +54,13 @@ def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
 SOURCES_README = "README.md"
 
 
-def read_sources(vendor_path: str, diags: Diagnostics) -> tuple[SourceFile, ...]:
-    """Every file of vendors/<name>/ except its top-level README.md (hidden
-    files and folders skipped), in path order; what is not a readable regular
-    file is an error in *diags*."""
+def read_sources(vendor_path: str, build: BuildSpec | None, diags: Diagnostics) -> tuple[SourceFile, ...]:
+    """The files build.hand_written names, else every file of vendors/<name>/ except its
+    top-level README.md (hidden files and folders skipped), in path order; what is not a
+    readable regular file is an error in *diags*."""
     folder = hand_written_dir(vendor_path)
+    if build is not None and build.hand_written is not None:
+        return _read_listed(folder, build.hand_written, diags)
     if not folder.is_dir():
         return ()
     out = []
@@ -68,6 +72,34 @@ def read_sources(vendor_path: str, diags: Diagnostics) -> tuple[SourceFile, ...]
             out.append(SourceFile(rel.as_posix(), inputfile.read(path, key="(sources)"), Loc(str(path), 1, 1)))
         except UserError as exc:
             diags.extend(exc.diagnostics)
+    return tuple(out)
+
+
+def _read_listed(folder: Path, listed: tuple[Located[str], ...], diags: Diagnostics) -> tuple[SourceFile, ...]:
+    """Each file named (once: a second naming is validate's to report), read through links
+    that stay inside *folder*; a problem is reported where the file is named."""
+    out, seen = [], set()
+    for i, item in enumerate(listed):
+        if item.value in seen:
+            continue
+        seen.add(item.value)
+        key, path = ("build", "hand_written", i), folder / item.value
+        shown = f"vendors/{folder.name}/{item.value}"
+        try:
+            inside = path.resolve().is_relative_to(folder.resolve())
+        except (OSError, RuntimeError) as exc:       # RuntimeError: a loop of links
+            diags.add(item.loc, key, f"cannot follow the links of {shown}: {exc}")
+            continue
+        if not os.path.lexists(path):
+            diags.add(item.loc, key, f"no file {shown}; hand-written files live in vendors/{folder.name}/")
+        elif not inside:
+            diags.add(item.loc, key, f"{shown} is a link that leads outside vendors/{folder.name}/; "
+                                     "copy the file into the folder")
+        else:
+            try:
+                out.append(SourceFile(item.value, inputfile.read(path), Loc(str(path), 1, 1)))
+            except UserError as exc:
+                diags.add(item.loc, key, f"{shown}: {exc.diagnostics[0].message}")
     return tuple(out)
 
 

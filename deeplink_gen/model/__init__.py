@@ -14,7 +14,7 @@ from deeplink_gen.model.layouts import FunctionLayouts, LayoutRules
 from deeplink_gen.model.resolved import ResolvedOp, ResolvedVendor, Setting, Skipped
 from deeplink_gen.model.runtime import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, GeneratorSpec, HandleTypes, Impl,
-    RuntimeSpec, Toolkit,
+    RuntimeSpec, Toolkit, VendorApi,
 )
 from deeplink_gen.model.testconfig import DiopiTestRule, DisabledClass, DisabledTest, Precision, TensorSkip, TestConfig
 from deeplink_gen.model.vendor import BUILTIN_DEFAULTS, FACTS, SWITCHES, OpOverride, SourceFile, Vendor, VendorIdentity
@@ -25,7 +25,7 @@ __all__ = [
     "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "Implemented", "Namespace", "AtenOp", "DiopiArgKind", "DiopiLibrary", "DiopiParam",
     "DipuFunction", "DipuParam", "OpTable", "Prototype", "Prototypes", "RuntimeHeader", "FunctionLayouts", "LayoutRules", "ResolvedOp",
     "ResolvedVendor", "Setting", "Skipped", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
-    "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "DiopiTestRule",
+    "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "VendorApi", "DiopiTestRule",
     "DisabledClass", "DisabledTest", "Precision", "TensorSkip", "TestConfig", "BUILTIN_DEFAULTS", "FACTS", "SWITCHES", "OpOverride", "SourceFile",
     "Vendor", "VendorIdentity", "Workspace",
 ]

@@ -158,6 +158,17 @@ class DiopiTestSpec:
 
 
 @dataclass(frozen=True)
+class VendorApi:
+    """What vendorapi.h carries of the vendor's own: the headers it includes and C++ pasted at
+    file scope after the handle types and checkers (types, macros and namespace aliases that
+    hand-written files and custom bodies share, since every runtime file includes the header)."""
+
+    includes: tuple[str, ...]
+    code: Located[str] | None        # None: not written
+    loc: Loc
+
+
+@dataclass(frozen=True)
 class RuntimeSpec:
     headers: tuple[str, ...]
     types: HandleTypes
@@ -170,6 +181,7 @@ class RuntimeSpec:
     comm: CommSpec
     generator: GeneratorSpec
     diopi_test: DiopiTestSpec
+    vendorapi: VendorApi             # without runtime.vendorapi: no includes, no code
     loc: Loc
 
     def checker(self, name: str | None) -> Checker | None:
@@ -211,4 +223,5 @@ class BuildSpec:
     toolkit: Toolkit | None      # None: the runtime needs only the C/C++ runtime
     link: tuple[str, ...]
     sources: tuple[str, ...]
+    hand_written: tuple[Located[str], ...] | None     # None: not written (every file of vendors/<name>/)
     loc: Loc
