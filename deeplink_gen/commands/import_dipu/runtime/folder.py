@@ -106,13 +106,14 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     files: dict[Path, SourceFile] = {}
     for p in srcs.files + srcs.conditional:
         files[p] = _read(p, shown(p), config, notes)
-    # local headers the compiled files include, read as part of them
+    # local headers the compiled files include
     headers: dict[Path, SourceFile] = {}
     for p, f in list(files.items()):
         for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
-            h = (p.parent / inc.name).resolve()
-            if h.is_file() and h != api_path.resolve() and h not in headers:
+            h = _local(inc.name, p, folder, vendor)
+            if h is not None and h != api_path.resolve() and h not in headers:
                 headers[h] = _read(h, shown(h), config, notes)
+    path_of = {id(f): p for p, f in {**files, **headers}.items()}
 
     # which files hold the contract
     def contract(f: SourceFile) -> list[tuple[DipuFunction, Item]]:
@@ -134,10 +135,23 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     generator = next((f for f in files.values() if any(i.name == "vendorMakeGenerator" for i in f.functions())), None)
     consumed_paths = {p for p, f in {**files, **headers}.items() if f in runtime_files or f is generator}
 
-    # the local headers each runtime file includes, read as part of it
+    # A local header vendorapi.h or a hand-written file includes stays a file, which the runtime
+    # includes; any other local header of a runtime file is read as part of it.
+    users = ([(api_path, api.text)] if api else []) + [
+        (p, p.read_text(encoding="utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in
+        {path_of[id(f)].resolve() for f in runtime_files if id(f) in path_of}]
+    shared = {h for p, text in users for name in re.findall(r'#\s*include\s*"([^"]+)"', text)
+              if (h := _local(name, p, folder, vendor)) is not None and h != p.resolve()}
+
+    def local_includes(f: SourceFile) -> list[Path]:
+        base = path_of.get(id(f), folder / "x")
+        return [h for i in f.items if i.kind is ItemKind.INCLUDE and i.local
+                and (h := _local(i.name, base, folder, vendor)) is not None]
+
     def with_headers(f: SourceFile) -> list[SourceFile]:
-        own = [h for h in headers.values() if h not in runtime_files and any(
-            i.kind is ItemKind.INCLUDE and i.local and Path(i.name).name == Path(h.path).name for i in f.items)]
+        own = [headers[h] for h in local_includes(f)
+               if h in headers and headers[h] not in runtime_files and h not in shared]
         return own + [f]
 
     # check macros
@@ -214,6 +228,8 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
                 if item.kind is ItemKind.INCLUDE:
                     if not item.local and not item.name.startswith("csrc_dipu/runtime/device/"):
                         includes.append(item.name)
+                    elif item.local and (h := _local(item.name, path_of.get(id(f), folder / "x"), folder, vendor)) in shared:
+                        includes.append(h.relative_to(folder.resolve()).as_posix())
                     continue
                 if item.kind is ItemKind.DIRECTIVE:
                     continue
@@ -269,7 +285,9 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
             continue
         if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
             continue
-        if p.resolve() in {c.resolve() for c in consumed_paths} and not _included_by_extras(p, folder):
+        if p.resolve() in {c.resolve() for c in consumed_paths} - shared:
+            continue
+        if p.resolve() in headers and headers[p.resolve()] not in runtime_files and p.resolve() not in shared:
             continue
         carried[rel.as_posix()] = p.read_bytes()
     for p in srcs.files:           # sources DIPU takes from another folder (muxi's from cuda's)
@@ -304,16 +322,14 @@ def _kinds(translated) -> dict[str, int]:
     return out
 
 
-def _included_by_extras(header: Path, folder: Path) -> bool:
-    if header.suffix not in (".h", ".hpp"):
-        return False
-    for p in folder.rglob("*.[ch]*"):
-        if p != header and header.name in p.read_text(encoding="utf-8", errors="replace"):
-            text = p.read_text(encoding="utf-8", errors="replace")
-            if re.search(rf'#\s*include\s*"[^"]*{re.escape(header.name)}"', text) and not re.search(
-                    r"\b(?:deviceimpl|communi\w*impl|commimpl)\b", p.name):
-                return True
-    return False
+def _local(name: str, including: Path, folder: Path, vendor: str) -> Path | None:
+    """The file a quoted include of *including* names: beside it, or by its path under
+    torch_dipu (csrc_dipu/vendor/<vendor>/...), which is the vendor folder."""
+    under = f"csrc_dipu/vendor/{vendor}/"
+    for candidate in (including.parent / name, folder / name.removeprefix(under)):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
 
 
 def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]) -> tuple[dict, str | None, list[Item]]:
