@@ -382,14 +382,27 @@ def torch_snapshot(out: Path | None) -> None:
 
 
 @main.command("import-dipu")
-@click.option("--functions", "functions", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              metavar="PATH", help="DIPU's diopi_functions.yaml.")
+@click.option("--dipu", "dipu", type=click.Path(path_type=Path), metavar="CHECKOUT",
+              help="A deeplink.framework checkout (its root, holding dipu/) with its DIOPI submodule "
+                   "(dipu/third_party/DIOPI) initialised: read DIPU's op file "
+                   "(dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml) and, for each of --vendors, the "
+                   "convert_config.yaml and the impl folder of the DIOPI folder DIPU builds it with "
+                   "(its DIOPI_IMPL_OPT, in DIOPI's impl/: torch for cuda, topsrider for topsrider, ascend (with "
+                   "ascend_npu) for ascend, the vendor's name for the others) from it. A vendor DIOPI has no such "
+                   "file or folder for gets none; the import lists, per vendor, what it read or where it looked. "
+                   "--functions, --convert-config and --impl name files to read instead of the checkout's. A "
+                   "CHECKOUT without dipu/ or the op file, or whose DIOPI submodule is empty, is an error "
+                   "(DIOPI is not needed when --convert-config and --impl name every vendor's).")
+@click.option("--functions", "functions", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="PATH", help="DIPU's diopi_functions.yaml (required without --dipu).")
 @click.option("--convert-config", "convert_configs", multiple=True, metavar="VENDOR=PATH",
               help="A DIOPI impl/<vendor>/convert_config.yaml: its dtype and layout rules become the vendor's "
-                   "dtypes: and layouts:, and its layouts decide the memory-format placeholders (repeatable).")
+                   "dtypes: and layouts:, and its layouts decide the memory-format placeholders (repeatable; "
+                   "with --dipu, instead of the checkout's).")
 @click.option("--impl", "impls", multiple=True, metavar="VENDOR=DIR",
               help="A DIOPI impl/<vendor> folder: the functions it defines, found as DIOPI's adaptor generator "
-                   "finds them, become the vendor's adaptor.implemented, which the adaptor wraps (repeatable).")
+                   "finds them, become the vendor's adaptor.implemented, which the adaptor wraps (repeatable; "
+                   "with --dipu, instead of the checkout's).")
 @click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
@@ -398,9 +411,13 @@ def torch_snapshot(out: Path | None) -> None:
               "are valid. Default: the installed torch.")
 @click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
 @click.pass_obj
-def import_dipu_cmd(ctx: Invocation, functions, convert_configs, impls, vendors, out_dir, torch_version, force) -> None:
+def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, vendors, out_dir, torch_version,
+                    force) -> None:
     """Migrate DIPU's op config into a deeplink-gen workspace.
 
+    Reads DIPU's diopi_functions.yaml and DIOPI's convert_config.yaml files
+    and impl folders from a checkout (--dipu), or from the files named with
+    --functions, --convert-config and --impl, which win over the checkout's.
     Applies DIPU's device and torch_ver filters for the named vendors, turns
     each entry into a catalog entry (custom code byte for byte), device
     filters into vendor enable/disable overrides, convert_config layouts
@@ -413,6 +430,8 @@ def import_dipu_cmd(ctx: Invocation, functions, convert_configs, impls, vendors,
     from deeplink_gen.commands.import_dipu import command
     from deeplink_gen.options import Options
 
+    if dipu is None and functions is None:
+        raise click.UsageError("give --dipu CHECKOUT (a deeplink.framework checkout) or --functions PATH")
     names = [v.strip() for v in vendors.split(",") if v.strip()]
     if not names or any(not v.isidentifier() or v != v.lower() for v in names):
         raise click.BadParameter("expected lower-case vendor names such as camb,ascend,droplet",
@@ -430,7 +449,7 @@ def import_dipu_cmd(ctx: Invocation, functions, convert_configs, impls, vendors,
     configs = by_vendor(convert_configs, "--convert-config")
     folders = by_vendor(impls, "--impl")
     options = Options(torch_version=torch_version, diopi_include=ctx.diopi_include)
-    command(functions, configs, names, out_dir, options, folders, force)
+    command(functions, dipu, configs, names, out_dir, options, folders, force)
 
 
 @main.command()

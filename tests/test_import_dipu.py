@@ -14,7 +14,7 @@ import pytest
 import yaml
 from torchgen.model import FunctionSchema
 
-from helpers import KERNELS, REPO, run_cli, syntax_check
+from helpers import DIPU_CHECKOUT, KERNELS, REPO, dipu_checkout, run_cli, syntax_check
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 FUNCTIONS = FIXTURES / "diopi_functions.yaml"
@@ -333,3 +333,106 @@ def test_a_torch_ver_list_selects_by_membership(tmp_path: Path, version: str, ga
         assert catalog["std.correction_out"]["torch"] == gate
         assert f"older.yaml:{line}:" not in result.stderr
         assert run_cli("validate", "--torch-version", version, cwd=ws).exit_code == 0
+
+
+# ---------------------------------------------------------------- --dipu CHECKOUT
+
+CHECKOUT_FUNCTIONS = DIPU_CHECKOUT / "dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml"
+CHECKOUT_IMPL = DIPU_CHECKOUT / "dipu/third_party/DIOPI/impl"
+
+
+def workspace_bytes(ws: Path) -> dict[str, bytes]:
+    return {p.relative_to(ws).as_posix(): p.read_bytes() for p in sorted(ws.rglob("*")) if p.is_file()}
+
+
+def test_a_checkout_gives_what_the_options_give(tmp_path: Path):
+    """--dipu reads DIPU's op file and each vendor's DIOPI convert_config.yaml and impl folder
+    from the checkout: the workspace is byte for byte the one the options pointed at the same
+    files write, and the report names each file it read."""
+    by_checkout, by_options = tmp_path / "checkout", tmp_path / "options"
+    result = run_cli("import-dipu", "--dipu", str(DIPU_CHECKOUT), "--vendors", "camb,droplet",
+                     "--out", str(by_checkout))
+    assert result.exit_code == 0, result.output
+    camb = CHECKOUT_IMPL / "camb"
+    assert f"op file: {CHECKOUT_FUNCTIONS}\n" in result.stdout
+    assert f"camb: convert config: {camb / 'convert_config.yaml'}\n" in result.stdout
+    assert f"camb: impl folder: {camb}\n" in result.stdout
+    explicit = run_cli("import-dipu", "--functions", str(CHECKOUT_FUNCTIONS), "--vendors", "camb,droplet",
+                       "--convert-config", f"camb={camb / 'convert_config.yaml'}", "--impl", f"camb={camb}",
+                       "--out", str(by_options))
+    assert explicit.exit_code == 0, explicit.output
+    assert workspace_bytes(by_checkout) == workspace_bytes(by_options)
+    vendor = yaml.safe_load((by_checkout / "vendors" / "camb.yaml").read_text())
+    assert vendor["layouts"]["default"] == "NCHW" and "diopiRelu" in vendor["adaptor"]["implemented"]["camb"]
+    assert run_cli("validate", cwd=by_checkout).exit_code == 0
+
+
+def test_an_option_wins_over_the_checkout(tmp_path: Path):
+    """--functions and --convert-config name files read instead of the checkout's."""
+    mixed, plain = tmp_path / "mixed", tmp_path / "plain"
+    camb = CHECKOUT_IMPL / "camb"
+    result = run_cli("import-dipu", "--dipu", str(DIPU_CHECKOUT), "--functions", str(FUNCTIONS),
+                     "--convert-config", f"camb={CAMB_CONVERT}", "--vendors", "camb", "--out", str(mixed))
+    assert result.exit_code == 0, result.output
+    assert f"op file: {FUNCTIONS}\n" in result.stdout
+    assert f"camb: convert config: {CAMB_CONVERT} (given with --convert-config)\n" in result.stdout
+    explicit = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--convert-config", f"camb={CAMB_CONVERT}",
+                       "--impl", f"camb={camb}", "--vendors", "camb", "--out", str(plain))
+    assert explicit.exit_code == 0, explicit.output
+    assert workspace_bytes(mixed) == workspace_bytes(plain)
+    assert yaml.safe_load((mixed / "vendors" / "camb.yaml").read_text())["layouts"]["functions"]["diopiAdd"] == ["ND"]
+
+
+def test_a_vendor_without_diopi_files_is_reported(tmp_path: Path):
+    """A vendor whose DIOPI folder (DIPU's DIOPI_IMPL_OPT, as DIOPI maps it) is missing, or has no
+    convert_config.yaml or no sources, gets none, one report line each naming the path looked at;
+    muxi's impl folder is the one its CMakeLists.txt has DIOPI's generator wrap (impl/torch)."""
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--dipu", str(DIPU_CHECKOUT), "--vendors", "ascend,muxi", "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert f"ascend: convert config: none (no {CHECKOUT_IMPL / 'ascend' / 'convert_config.yaml'})" in lines
+    assert f"ascend: impl folder: none (no {CHECKOUT_IMPL / 'ascend'})" in lines
+    assert f"muxi: convert config: none (no {CHECKOUT_IMPL / 'muxi' / 'convert_config.yaml'})" in lines
+    muxi = next(line for line in lines if line.startswith("muxi: impl folder: "))
+    assert muxi.startswith(f"muxi: impl folder: none (no functions/ or functions_ext/ in {CHECKOUT_IMPL / 'torch'}; "
+                           f"diopi_use_adapter at {CHECKOUT_IMPL / 'muxi' / 'CMakeLists.txt'}:"), muxi
+    for v in ("ascend", "muxi"):
+        vendor = yaml.safe_load((ws / "vendors" / f"{v}.yaml").read_text())
+        assert not {"dtypes", "layouts", "adaptor"} & set(vendor), v
+
+
+def test_what_is_not_a_checkout(tmp_path: Path):
+    """Each way a folder is not a checkout the import can read is exit 1, naming the path and
+    what to do, without a traceback; without --dipu, --functions is needed (a usage error)."""
+    def run(checkout: Path, *more: str):
+        return run_cli("import-dipu", "--dipu", str(checkout), *more, "--vendors", "camb", "--out", str(tmp_path / "o"))
+
+    missing = run(tmp_path / "nowhere")
+    assert missing.exit_code == 1 and f"{tmp_path / 'nowhere'}: error: --dipu: not a directory" in missing.stderr
+    no_dipu = run(tmp_path)
+    assert no_dipu.exit_code == 1 and f"{tmp_path}: error: --dipu: no dipu/ folder here" in no_dipu.stderr
+    inner = run(DIPU_CHECKOUT / "dipu")
+    assert inner.exit_code == 1 and "this looks like the dipu/ folder itself; give its parent" in inner.stderr
+
+    tree = dipu_checkout(tmp_path / "tree")
+    (tree / "dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml").unlink()
+    no_ops = run(tree)
+    assert no_ops.exit_code == 1
+    assert (f"{tree}/dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml: error: --dipu: DIPU's op file is not "
+            "there") in no_ops.stderr and "--functions PATH" in no_ops.stderr
+
+    bare = dipu_checkout(tmp_path / "bare", diopi=False)
+    empty = run(bare)
+    assert empty.exit_code == 1
+    assert (f"{bare}/dipu/third_party/DIOPI: error: --dipu: the DIOPI submodule is not initialised (the folder is "
+            "empty): run `git submodule update --init dipu/third_party/DIOPI`") in empty.stderr
+    for result in (missing, no_dipu, inner, no_ops, empty):
+        assert "Traceback" not in result.output
+    # DIOPI is not read when the options name every vendor's files.
+    given = run(bare, "--convert-config", f"camb={CAMB_CONVERT}", "--impl", f"camb={CHECKOUT_IMPL / 'camb'}")
+    assert given.exit_code == 0, given.output
+
+    neither = run_cli("import-dipu", "--vendors", "camb", "--out", str(tmp_path / "o2"))
+    assert neither.exit_code == 2 and "give --dipu CHECKOUT (a deeplink.framework checkout) or --functions PATH" \
+        in neither.output

@@ -1,7 +1,9 @@
 """`deeplink-gen import-dipu`: DIPU's diopi_functions.yaml (plus optional
-DIOPI convert_config.yaml files) -> a workspace: one catalog file and one
+DIOPI convert_config.yaml files and impl folders), named one by one or found
+in a deeplink.framework checkout -> a workspace: one catalog file and one
 vendor file per named vendor. The steps, in order:
 
+    checkout    which files a checkout holds for the named vendors (--dipu)
     read        the upstream files, with the line of every entry and key
     dialect     which of DIPU's generators the file was written for (its spellings)
     translate   each upstream entry -> a catalog entry, or skipped (with notes),

@@ -50,8 +50,9 @@ def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
 _USE_ADAPTER = re.compile(r'^\s*diopi_use_adapter\(\s*\S+\s+\S+\s+"(\w+)"', re.M)
 
 
-def _wrapped_elsewhere(folder: Path) -> Diagnostic | None:
-    """A warning when the folder's CMakeLists.txt has DIOPI's generator wrap another folder's functions."""
+def wrapped_instead(folder: Path) -> tuple[Path, Path, int] | None:
+    """(the other impl folder, the CMakeLists.txt, its line) when the build of *folder* has
+    DIOPI's generator wrap another folder's functions; None when it wraps its own."""
     cmake = folder / "CMakeLists.txt"
     if not cmake.is_file():
         return None
@@ -59,10 +60,18 @@ def _wrapped_elsewhere(folder: Path) -> Diagnostic | None:
     m = _USE_ADAPTER.search(text)
     if m is None or m.group(1) == folder.name:
         return None
-    other = folder.parent / m.group(1)
-    return warning(str(cmake), text.count("\n", 0, m.start()) + 1,
-                   f"this build's adaptor wraps the functions of {other} (diopi_use_adapter \"{m.group(1)}\", "
-                   f"impl::{impl_namespace(m.group(1))}), not {folder}'s: --impl with {other} lists what the library "
+    return folder.parent / m.group(1), cmake, text.count("\n", 0, m.start()) + 1
+
+
+def _wrapped_elsewhere(folder: Path) -> Diagnostic | None:
+    """A warning when the folder's CMakeLists.txt has DIOPI's generator wrap another folder's functions."""
+    instead = wrapped_instead(folder)
+    if instead is None:
+        return None
+    other, cmake, line = instead
+    return warning(str(cmake), line,
+                   f"this build's adaptor wraps the functions of {other} (diopi_use_adapter \"{other.name}\", "
+                   f"impl::{impl_namespace(other.name)}), not {folder}'s: --impl with {other} lists what the library "
                    f"exports")
 
 

@@ -10,6 +10,8 @@ import click
 import yaml
 
 from deeplink_gen.commands import next_step, torch_choice
+from deeplink_gen.commands.import_dipu import checkout
+from deeplink_gen.commands.import_dipu.checkout import Kind, diopi_impl
 from deeplink_gen.commands.import_dipu.conversions import read_conversions
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.implemented import read_implemented
@@ -81,10 +83,10 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
                                         "# as DIPU's file was for DIPU; it renders for the torch it was imported for.\n"
                                         f"bundled_catalog: false\ntorch: {torch}\n")
     for v in vendors:
-        up = UPSTREAM.get(v)     # DIPU's own identity of a vendor it knows (cuda's DIOPI_IMPL_OPT is "torch", ...)
+        up = UPSTREAM.get(v)     # DIPU's own identity of a vendor it knows
         body: dict = {"vendor": {"name": v, "device_type": up.device_type if up else v.upper(),
                                  "cmake_aliases": list(up.cmake_aliases) if up else [v.upper(), v],
-                                 "diopi_impl": up.diopi_impl if up else v}}
+                                 "diopi_impl": diopi_impl(v)}}
         body.update(sections.get(v, {}))
         if sel.overrides[v]:
             body["ops"] = sel.overrides[v]
@@ -140,8 +142,7 @@ def _diopi_sections(vendors: list[str], convert_configs: dict[str, UpstreamYaml]
         notes += conv.notes
         sections[v].update({k: val for k, val in (("dtypes", conv.dtypes), ("layouts", conv.layouts)) if val})
     for v, folder in sorted(impls.items()):
-        up = UPSTREAM.get(v)
-        implemented, more = read_implemented(folder, up.diopi_impl if up else v, protos)
+        implemented, more = read_implemented(folder, diopi_impl(v), protos)
         notes += more
         if implemented:
             sections[v]["adaptor"] = {"implemented": implemented}
@@ -184,13 +185,20 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
                         [str(p) for p in texts])
 
 
-def command(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path, options: Options,
-            impls: dict[str, Path], force: bool) -> None:
+def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
+            out: Path, options: Options, impls: dict[str, Path], force: bool) -> None:
     """`import-dipu`: the import into *out* for the torch *options* ask for (default: the
-    installed one), replacing the files of a workspace there only with *force*."""
+    installed one), replacing the files of a workspace there only with *force*. With a
+    checkout *dipu*, what the other arguments leave out is read from it."""
     existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
+    if dipu is not None:
+        found = checkout.read(dipu, vendors, functions, {Kind.CONVERT_CONFIG: convert_configs, Kind.IMPL: impls})
+        for line in found.report():
+            click.echo(line)
+        functions, convert_configs, impls = found.functions, found.paths(Kind.CONVERT_CONFIG), found.paths(Kind.IMPL)
+    assert functions is not None, "the command line asks for --functions or --dipu"
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
     result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls)
     for p in existing:
