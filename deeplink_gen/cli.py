@@ -403,6 +403,14 @@ def torch_snapshot(out: Path | None) -> None:
               help="A DIOPI impl/<vendor> folder: the functions it defines, found as DIOPI's adaptor generator "
                    "finds them, become the vendor's adaptor.implemented, which the adaptor wraps (repeatable; "
                    "with --dipu, instead of the checkout's).")
+@click.option("--runtime", "runtimes", multiple=True, metavar="VENDOR=DIR",
+              help="A DIPU vendor runtime folder (dipu/torch_dipu/csrc_dipu/vendor/<name>): its vendorapi.h, device "
+                   "and communicator functions, generator and CMake become the vendor's runtime: and build: "
+                   "sections, and its other files stay hand-written in vendors/<name>/ (repeatable; with --dipu, "
+                   "instead of the checkout's folder, which is read for every vendor that has one).")
+@click.option("--variant", "variants", multiple=True, metavar="VENDOR=SUBFOLDER",
+              help="Where DIPU's CMake picks a runtime subfolder by SDK version (camb's cnrt_${CNRT_MAJOR_VERSION}.x), "
+                   "the one to import, such as camb=cnrt_5.x. Default: the newest; the import says which it took.")
 @click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
@@ -411,8 +419,8 @@ def torch_snapshot(out: Path | None) -> None:
               "are valid. Default: the installed torch.")
 @click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
 @click.pass_obj
-def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, vendors, out_dir, torch_version,
-                    force) -> None:
+def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, runtimes, variants, vendors, out_dir,
+                    torch_version, force) -> None:
     """Migrate DIPU's op config into a deeplink-gen workspace.
 
     Reads DIPU's diopi_functions.yaml and DIOPI's convert_config.yaml files
@@ -423,8 +431,13 @@ def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, ve
     filters into vendor enable/disable overrides, convert_config layouts
     into per-op memory_format settings and its dtype and layout rules into
     the vendor's dtypes: and layouts:, and an impl folder's functions into
-    the vendor's adaptor: section. Problems of the upstream file are
-    printed as file:line: warning: ..., each fixed or its entry skipped. The
+    the vendor's adaptor: section. Each vendor's runtime folder (--runtime,
+    or the checkout's) becomes its runtime: and build: sections: check
+    macros become checkers, each device and communicator function a call
+    template, a pattern or its body as custom code, and the files that are
+    not part of DIPU's contract stay hand-written in vendors/<name>/.
+    Problems of the upstream files are printed as file:line: warning: ...,
+    each saying whether it was fixed, kept as is or its entry skipped. The
     result passes `deeplink-gen -C DIR validate`.
     """
     from deeplink_gen.commands.import_dipu import command
@@ -448,8 +461,10 @@ def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, ve
 
     configs = by_vendor(convert_configs, "--convert-config")
     folders = by_vendor(impls, "--impl")
+    runtime_folders = by_vendor(runtimes, "--runtime")
+    picked = {v: str(p) for v, p in by_vendor(variants, "--variant").items()}
     options = Options(torch_version=torch_version, diopi_include=ctx.diopi_include)
-    command(functions, dipu, configs, names, out_dir, options, folders, force)
+    command(functions, dipu, configs, names, out_dir, options, folders, force, runtime_folders, picked)
 
 
 @main.command()

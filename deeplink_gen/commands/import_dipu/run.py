@@ -15,6 +15,7 @@ from deeplink_gen.commands.import_dipu.checkout import Kind, diopi_impl
 from deeplink_gen.commands.import_dipu.conversions import read_conversions
 from deeplink_gen.commands.import_dipu.dialect import dialect_of
 from deeplink_gen.commands.import_dipu.implemented import read_implemented
+from deeplink_gen.commands.import_dipu.runtime.folder import import_runtime
 from deeplink_gen.commands.import_dipu.read import (
     UpstreamYaml, read_convert_config, read_functions, read_yaml, warning,
 )
@@ -53,6 +54,7 @@ class ImportResult:
     skipped: int
     vendors: list[str]
     files: list[str]
+    report: list[str]              # what the runtime import did, a line per vendor and fact
 
 
 class _Dumper(yaml.SafeDumper):
@@ -150,7 +152,8 @@ def _diopi_sections(vendors: list[str], convert_configs: dict[str, UpstreamYaml]
 
 
 def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
-                torch: Torch, options: Options, impls: dict[str, Path] | None = None) -> ImportResult:
+                torch: Torch, options: Options, impls: dict[str, Path] | None = None,
+                runtimes: dict[str, Path] | None = None, variants: dict[str, str] | None = None) -> ImportResult:
     path = str(functions)
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
@@ -161,6 +164,14 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         layouts[v] = (common, per_fn)
         notes += cfg_notes
     sections = _diopi_sections(vendors, configs, impls or {}, options.prototypes(), notes)
+    report: list[str] = []
+    hand_written: dict[Path, bytes] = {}
+    for v, folder in sorted((runtimes or {}).items()):
+        rt = import_runtime(v, folder, torch_code=torch.version.dipu_code, variant=(variants or {}).get(v))
+        sections[v].update(rt.sections)
+        notes += rt.notes
+        report += rt.report
+        hand_written.update({out / "vendors" / v / rel: data for rel, data in rt.files.items()})
     imported = []
     table = torch.op_table()
     dialect = dialect_of(ups)
@@ -171,25 +182,37 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
             imported.append(item)
     point_forward_at_ops(imported, path, notes)
     sel = select(imported, vendors, layouts, path, notes)
-    # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
-    while True:
-        texts = _texts(out, sel, vendors, path, str(torch.version), sections)
-        problems = _problems(out, texts, torch, options)
-        if not problems:
-            break
-        if not _drop_rejected(problems, sel, vendors, path, notes):
-            raise UserError(problems)
+    # The hand-written files are read from the folder beside each vendor file: written first,
+    # removed again if the workspace does not validate.
+    written = [f for f in hand_written if not f.exists()]
+    for file, data in sorted(hand_written.items()):
+        write_atomic(file, data)
+    try:
+        # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
+        while True:
+            texts = _texts(out, sel, vendors, path, str(torch.version), sections)
+            problems = _problems(out, texts, torch, options)
+            if not problems:
+                break
+            if not _drop_rejected(problems, sel, vendors, path, notes):
+                raise UserError(problems)
+    except BaseException:
+        for f in written:
+            f.unlink(missing_ok=True)
+        raise
     for file, text in texts.items():
         write_atomic(file, text.encode("utf-8"))
     return ImportResult(sorted(set(notes), key=sort_key), list(sel.catalog), len(ups) - len(sel.catalog), vendors,
-                        [str(p) for p in texts])
+                        [str(p) for p in texts] + [str(p) for p in sorted(hand_written)], report)
 
 
 def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
-            out: Path, options: Options, impls: dict[str, Path], force: bool) -> None:
+            out: Path, options: Options, impls: dict[str, Path], force: bool,
+            runtimes: dict[str, Path], variants: dict[str, str]) -> None:
     """`import-dipu`: the import into *out* for the torch *options* ask for (default: the
     installed one), replacing the files of a workspace there only with *force*. With a
-    checkout *dipu*, what the other arguments leave out is read from it."""
+    checkout *dipu*, what the other arguments leave out is read from it, each vendor's
+    runtime folder too."""
     existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
@@ -198,14 +221,28 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
         for line in found.report():
             click.echo(line)
         functions, convert_configs, impls = found.functions, found.paths(Kind.CONVERT_CONFIG), found.paths(Kind.IMPL)
+        for v in vendors:
+            folder = found.runtime_folder(v)
+            if v in runtimes:
+                click.echo(f"{v}: runtime: {runtimes[v]} (--runtime)")
+            elif folder.is_dir():
+                runtimes = {**runtimes, v: folder}
+                click.echo(f"{v}: runtime: {folder}")
+            else:
+                click.echo(f"{v}: runtime: none (no {folder})")
+    for v, name in sorted(variants.items()):
+        if v not in runtimes:
+            raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
     assert functions is not None, "the command line asks for --functions or --dipu"
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
-    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls)
+    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants)
     for p in existing:
         if str(p) not in result.files:
             p.unlink()
     for n in result.notes:
         click.echo(str(n), err=True)
+    for line in result.report:
+        click.echo(line)
     click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
                f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
     next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")

@@ -79,20 +79,15 @@ def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...]) -> s
     return "\n\n".join(out).strip() + "\n" if out else ""
 
 
-def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str | None = None,
-                   shown_root: Path | None = None) -> RuntimeImport:
+def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str | None = None) -> RuntimeImport:
     """Import *folder* (a DIPU vendor folder) for *vendor*. *variant* picks the
     version subfolder where DIPU's CMake picks one by SDK version."""
-    root = shown_root or folder.parent
     notes: list[Diagnostic] = []
     report: list[str] = []
     config = _config(vendor, torch_code)
 
     def shown(p: Path) -> str:
-        try:
-            return str(p.resolve().relative_to(root.resolve()))
-        except ValueError:
-            return str(p)
+        return str(folder / p.relative_to(folder)) if p.is_relative_to(folder) else str(p)
 
     srcs = cmake.sources(folder, variant)
     if srcs.variants:
@@ -137,12 +132,13 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
 
     # A local header vendorapi.h or a hand-written file includes stays a file, which the runtime
     # includes; any other local header of a runtime file is read as part of it.
+    runtime_paths = {path_of[id(f)].resolve() for f in runtime_files if id(f) in path_of}
     users = ([(api_path, api.text)] if api else []) + [
         (p, p.read_text(encoding="utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in
-        {path_of[id(f)].resolve() for f in runtime_files if id(f) in path_of}]
+        if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in runtime_paths
+        and not (srcs.variants and p.relative_to(folder).parts[0] in srcs.variants)]
     shared = {h for p, text in users for name in re.findall(r'#\s*include\s*"([^"]+)"', text)
-              if (h := _local(name, p, folder, vendor)) is not None and h != p.resolve()}
+              if (h := _local(name, p, folder, vendor)) is not None and h != p.resolve() and h not in runtime_paths}
 
     def local_includes(f: SourceFile) -> list[Path]:
         base = path_of.get(id(f), folder / "x")
@@ -218,7 +214,10 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
         section_files = list(dict.fromkeys(g for f in runtime_files
                                            if any(translated[k][0] is f for k in translated if k in keys)
                                            for g in with_headers(f)))
-        customs = " ".join(str(t.entry) for k, (_, _, t) in translated.items() if t.kind == "custom")
+        # what still names a table: custom bodies and the macros that stay C++
+        customs = " ".join([str(t.entry) for k, (_, _, t) in translated.items() if t.kind == "custom"]
+                           + [f.slice(i) for f in section_files for i in f.items
+                              if i.kind is ItemKind.DEFINE and i.name not in macro_checker])
         prelude_items: list[tuple[SourceFile, Item]] = []
         includes: list[str] = []
         for f in section_files:
