@@ -38,7 +38,8 @@ def render(job: Job) -> dict[str, str]:
     if "conformance_cmake" in names:
         texts[names["conformance_cmake"]] = render_template(
             "runtime/conformance.CMakeLists.txt.j2", target=output_paths.conformance_target(vendor),
-            test_source=output_paths.CONFORMANCE_TEST.rsplit("/", 1)[1], generator=names["generator"], **ctx)
+            test_source=output_paths.CONFORMANCE_TEST.rsplit("/", 1)[1], runtime_sources=(names["device"], names["comm"]),
+            **ctx)
     out = {}
     for name, text in texts.items():
         path = output_paths.in_vendor_dir(vendor, name)

@@ -16,6 +16,7 @@ _COMMAND = re.compile(r"(?is)\b(set|file|find_library|find_package|include)\s*\(
 _VAR = re.compile(r"\$\{(\w+)\}")
 _ENV = re.compile(r"\$ENV\{(\w+)\}")
 _ROOT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:ROOT|PATH|HOME)[A-Z0-9_]*$")
+_FIND_CUDA_ROOTS = ("CUDA_TOOLKIT_ROOT_DIR", "CUDA_PATH")
 _ABSOLUTE = re.compile(r"(?<![\w}$])(/(?:usr|opt)/[\w./-]*)")
 
 
@@ -108,11 +109,17 @@ def toolkit(vendor: str, folder: Path, headers: list[str]) -> tuple[dict, list[s
              for p in [folder / "CMakeLists.txt", *sorted((folder / "cmake").glob("Find*.cmake"))] if p.is_file()]
     text = "\n".join(texts)
     roots: list[str] = []
+    if re.search(r"(?i)find_package\s*\(\s*CUDA\b", text):
+        roots += list(_FIND_CUDA_ROOTS)         # CMake's FindCUDA reads these
     for name in _ENV.findall(text) + _VAR.findall(text):
         if _ROOT_NAME.match(name) and not name.startswith("CMAKE_") and name not in roots:
             roots.append(name)
-    defaults = list(dict.fromkeys(p.rstrip("/") for p in _ABSOLUTE.findall(text)
-                                  if not p.startswith(("/usr/lib", "/usr/include"))))
+    # install roots: the absolute paths named, less a trailing include/, lib/ or bin/ part
+    defaults = list(dict.fromkeys(re.sub(r"/(include|lib|lib64|bin)(/.*)?$", "", p.rstrip("/"))
+                                  for p in _ABSOLUTE.findall(text)))
+    defaults = [p for p in defaults if p not in ("/usr", "/usr/local", "/opt")]
+    if "CUDA_TOOLKIT_ROOT_DIR" in roots and "/usr/local/cuda" not in defaults:
+        defaults.insert(0, "/usr/local/cuda")
     libraries: list[str] = []
     found_libs = {m.group(1): m.group(2) for m in re.finditer(r"(?i)find_library\s*\(\s*(\w+)\s+(?:NAMES\s+)?([\w.+-]+)", text)}
     lib_line = re.search(r"(?is)set\s*\(\s*DIPU_VENDOR_LIB\s+([^)]*)\)", text)
@@ -138,7 +145,10 @@ def toolkit(vendor: str, folder: Path, headers: list[str]) -> tuple[dict, list[s
         entry["default_roots"] = defaults
     entry["include_suffixes"] = ["include"]
     entry["lib_suffixes"] = ["lib64", "lib"]
-    entry["headers"] = headers[:2] or ["stdio.h"]
+    probes = [h for h in headers if "." in h][:2]
+    if not probes:
+        notes.append("vendorapi.h includes no SDK header: build.toolkit.headers names none to probe")
+    entry["headers"] = probes or ["stdio.h"]
     if libraries:
         entry["libraries"] = list(dict.fromkeys(libraries))
     return entry, notes

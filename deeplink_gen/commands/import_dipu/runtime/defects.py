@@ -54,6 +54,15 @@ def check(translated: dict, checkers: dict[str, dict], macros: set[str]) -> list
                 out.append(_at(file, item, q.start(), (
                     f"{key} treats every status but success as 'not done', so a real error is swallowed "
                     "and the not-ready status may stay as the sticky last error: kept as is")))
+        clears = [c for c in calls(code) if re.search(r"(?i)getlasterror|clearerror|peekatlasterror", c)]
+        fail = re.search(r"\b(?:TORCH_CHECK\s*\(\s*false|AT_ERROR\s*\(|throw\b)", code)
+        if clears and fail and t.kind == "custom":
+            segment = code[code.rfind("}", 0, fail.start()) + 1:fail.start()]
+            if not any(c in segment for c in clears):
+                out.append(_at(file, item, fail.start(), (
+                    f"{key} clears the failed call's error ({clears[0]}) on one path but raises without "
+                    "clearing it on another, so the error stays as the sticky last error and the next "
+                    "checkLastError() fails: kept as is")))
         for name_match in re.finditer(r"(?:^|[;{}]\s*)((?:::)?([A-Za-z_]\w*))\s*\([^;]*\)\s*;", code):
             callee = name_match.group(2)
             prefix = re.match(r"[a-z]+|[A-Z][a-z]+", callee)

@@ -8,6 +8,7 @@ becomes custom code; every other file is carried as it is."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +88,7 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     config = _config(vendor, torch_code)
 
     def shown(p: Path) -> str:
-        return str(folder / p.relative_to(folder)) if p.is_relative_to(folder) else str(p)
+        return os.path.normpath(p)
 
     srcs = cmake.sources(folder, variant)
     if srcs.variants:
