@@ -154,8 +154,25 @@ def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str
 
 def custom_body(body: str, code: str, renames: dict[str, str], macros: set[str]) -> str:
     """The body verbatim, parameters renamed, each check macro statement ended with `;`."""
-    text = rename(body, code, renames)
-    code = rename(code, code, renames)        # same shape, for the macro search
+    # A contract name the body already uses for something else (a local named like the
+    # parameter's contract name) is renamed out of the way first.
+    used = {m.group(1) for m in _IDENT.finditer(code)}
+    renames = dict(renames)
+    for contract in list(renames.values()):
+        if contract in used and contract not in renames:
+            fresh = contract + "_"
+            while fresh in used:
+                fresh += "_"
+            renames[contract] = fresh
+    text = end_statements(rename(body, code, renames), rename(code, code, renames), macros)
+    lines = text.strip("\n").split("\n")
+    indent = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+    return "\n".join("  " + l[indent:] if l.strip() else "" for l in lines).rstrip() + "\n"
+
+
+def end_statements(text: str, code: str, macros: set[str]) -> str:
+    """*text* with a `;` after each invocation of one of *macros* (checker macros, which
+    are expressions) that DIPU's statement macros let stand without one."""
     inserts = []
     for m in re.finditer(r"(?<![\w.])(?:::)?([A-Za-z_]\w*)\s*\(", code):
         if m.group(1) in macros:
@@ -164,9 +181,7 @@ def custom_body(body: str, code: str, renames: dict[str, str], macros: set[str])
                 inserts.append(close + 1)
     for at in reversed(inserts):
         text = text[:at] + ";" + text[at:]
-    lines = text.strip("\n").split("\n")
-    indent = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
-    return "\n".join("  " + l[indent:] if l.strip() else "" for l in lines).rstrip() + "\n"
+    return text
 
 
 def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], checkers: dict[str, str],

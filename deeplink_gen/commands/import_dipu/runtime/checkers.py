@@ -50,7 +50,7 @@ def read_macro(file: SourceFile, item: Item) -> Macro:
     if status == "auto":
         return Macro(name, file, item, None, "its status type is auto")
     success = []
-    for m in re.finditer(rf"\b{var}\s*(==|!=)\s*((?:::)?\w+)|((?:::)?\w+)\s*(==|!=)\s*{var}\b", body):
+    for m in re.finditer(rf"\b{var}\s*(==|!=)\s*((?:::)?\w+(?:::\w+)*)|((?:::)?\w+(?:::\w+)*)\s*(==|!=)\s*{var}\b", body):
         success.append(_strip(m.group(2) or m.group(3)))
     if not success:
         return Macro(name, file, item, None, "it compares its status with no success value")

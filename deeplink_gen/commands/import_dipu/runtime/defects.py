@@ -21,7 +21,9 @@ def _at(file: SourceFile, item, offset: int, message: str) -> Diagnostic:
     return warning(file.path, file.line_of(item.body[0] + offset), message)
 
 
-def check(translated: dict, checkers: dict[str, dict], macros: set[str]) -> list[Diagnostic]:
+def check(translated: dict, checkers: dict[str, dict], macros: set[str], widened: set[str]) -> list[Diagnostic]:
+    """The defects of the imported functions; *widened* names the dtype tables that map
+    dtypes of different element sizes onto one vendor type."""
     out: list[Diagnostic] = []
     success = {s for c in checkers.values() for s in c["success"]}
     checked_prefixes = {re.match(r"[a-z]+|[A-Z][a-z]+", name).group(0)
@@ -54,6 +56,19 @@ def check(translated: dict, checkers: dict[str, dict], macros: set[str]) -> list
                 out.append(_at(file, item, q.start(), (
                     f"{key} treats every status but success as 'not done', so a real error is swallowed "
                     "and the not-ready status may stay as the sticky last error: kept as is")))
+        for m in re.finditer(r"\b(?:TORCH_CHECK|TORCH_INTERNAL_ASSERT)\s*\(\s*(\w+)\s*!=\s*(?:::)?(\w+)\s*,", code):
+            if m.group(2) in success:
+                out.append(_at(file, item, m.start(), (
+                    f"{key} checks that {m.group(1)} is NOT {m.group(2)}, so it raises when the call succeeds "
+                    "and passes when it fails (the test is inverted): kept as is")))
+        if any(p.type == "const ReduceOp&" for p in FUNCTIONS[key].params):
+            for name in widened:
+                use = re.search(rf"(?<![\w.]){re.escape(name)}\b", code)
+                if use:
+                    out.append(_at(file, item, use.start(), (
+                        f"{key} reduces through {name}, which widens dtypes to a vendor type of another element "
+                        "size, so it combines bytes, not elements (widening is sound only for collectives that "
+                        "move data unchanged): kept as is")))
         clears = [c for c in calls(code) if re.search(r"(?i)getlasterror|clearerror|peekatlasterror", c)]
         fail = re.search(r"\b(?:TORCH_CHECK\s*\(\s*false|AT_ERROR\s*\(|throw\b)", code)
         if clears and fail and t.kind == "custom":

@@ -16,11 +16,11 @@ from pathlib import Path
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime import defects
-from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated, translate
+from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated, end_statements, translate
 from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_name, read_macro
 from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
 from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
-from deeplink_gen.errors import Diagnostic
+from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.dipu import DEVICE_FUNCTIONS, COMM_FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
 
@@ -61,8 +61,9 @@ def _read(path: Path, shown: str, config: Config, notes: list[Diagnostic]) -> So
     return file
 
 
-def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...]) -> str:
-    """The items' text in order, wrapped in the namespaces they sit in below *base*."""
+def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macros: set[str] = frozenset()) -> str:
+    """The items' text in order, wrapped in the namespaces they sit in below *base*, each
+    invocation of *macros* ended with `;`."""
     out: list[str] = []
     open_: tuple[str, ...] = ()
     for item in items:
@@ -73,7 +74,7 @@ def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...]) -> s
         for name in ns[len(open_):]:
             out.append(f"namespace {name} {{".replace("namespace  {", "namespace {"))
             open_ += (name,)
-        out.append(file.slice(item).rstrip())
+        out.append(end_statements(file.slice(item), file.code[item.start:item.end], set(macros)).rstrip())
     while open_:
         out.append(f"}}  // namespace {open_[-1]}".rstrip())
         open_ = open_[:-1]
@@ -90,7 +91,14 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     def shown(p: Path) -> str:
         return os.path.normpath(p)
 
+    if not folder.is_dir():
+        raise UserError([Diagnostic(Loc(str(folder)), "--runtime", f"no folder {folder} (a DIPU vendor runtime "
+                                    "folder, such as dipu/torch_dipu/csrc_dipu/vendor/<name>)")])
     srcs = cmake.sources(folder, variant)
+    if variant is not None and variant not in srcs.variants:
+        raise UserError([Diagnostic(Loc(str(folder / "CMakeLists.txt")), "--variant", (
+            f"{vendor}'s CMakeLists.txt picks among {', '.join(srcs.variants)}, not {variant}" if srcs.variants else
+            f"{vendor}'s CMakeLists.txt picks no subfolder by SDK version; leave out --variant {vendor}={variant}"))])
     if srcs.variants:
         others = [v for v in srcs.variants if v != srcs.variant]
         notes.append(warning(shown(folder / "CMakeLists.txt"), srcs.variant_line,
@@ -128,6 +136,10 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
             runtime_files.append(f)
         for fn, item in found:
             defined.setdefault(fn.key, (f, item))
+    if not defined:
+        raise UserError([Diagnostic(Loc(str(folder)), "--runtime", (
+            f"{folder} defines none of DIPU's device or communicator functions in the sources its "
+            "CMakeLists.txt compiles: not a DIPU vendor runtime folder"))])
     generator = next((f for f in files.values() if any(i.name == "vendorMakeGenerator" for i in f.functions())), None)
     consumed_paths = {p for p, f in {**files, **headers}.items() if f in runtime_files or f is generator}
 
@@ -200,7 +212,10 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     runtime["types"] = types
     if checkers:
         runtime["checkers"] = checkers
-    api_includes = [i.name for i in (api.items if api else []) if i.kind is ItemKind.INCLUDE and i.local]
+    # what vendorapi.h includes besides the SDK and what the rendered one includes anyway
+    api_includes = [i.name for i in (api.items if api else []) if i.kind is ItemKind.INCLUDE
+                    and i.name not in sdk_headers and not i.name.startswith("csrc_dipu/")
+                    and i.name != "c10/util/Exception.h"]
     api_code = _namespaced(api, api_rest, ()) if api and api_rest else ""
     if api_includes or api_code:
         runtime["vendorapi"] = {**({"includes": api_includes} if api_includes else {}),
@@ -249,7 +264,12 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
         if includes:
             body["includes"] = list(dict.fromkeys(includes))
         if section == "comm":
-            body["unique_id_bytes"] = runtime.pop("_unique", None) or "sizeof(commUniqueId)"
+            unique = runtime.pop("_unique", None)
+            if unique is None:
+                # DIPU_UNIQUE_ID_BYTES_SIZE is defined by a communicator file; a folder without one has no size
+                notes.append(warning(shown(folder), 0, "no DICL_UNIQUE_ID_BYTES_SIZE: comm.unique_id_bytes is 1 "
+                                                       "until the vendor gives its unique id's size"))
+            body["unique_id_bytes"] = unique or 1
             body["dtype_type"] = dtype_tables[0].value_type if dtype_tables else _converter_type(runtime_files, "ScalarType") or "int"
             body["reduce_op_type"] = op_tables[0].value_type if op_tables else _converter_type(runtime_files, "ReduceOp") or "int"
             if dtype_tables:
@@ -258,7 +278,8 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
                     notes.append(warning(dtype_tables[0].file.path, dtype_tables[0].line, f"{message}: kept as is"))
             if op_tables:
                 body["reduce_ops"] = dict(op_tables[0].entries)
-        prelude = "\n\n".join(_namespaced(f, [i for g, i in prelude_items if g is f], ("dipu", "devapis")).rstrip()
+        prelude = "\n\n".join(_namespaced(f, [i for g, i in prelude_items if g is f], ("dipu", "devapis"),
+                                            set(macro_checker)).rstrip()
                               for f in dict.fromkeys(g for g, _ in prelude_items))
         if prelude.strip():
             body["prelude"] = prelude.strip() + "\n"
@@ -266,14 +287,16 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
         for fn in fns:
             if fn.key in translated:
                 entries[fn.key] = translated[fn.key][2].finish(checker)
+            elif fn.strong:          # DIPU's build would not link without it: it fails when called
+                entries[fn.key] = "unsupported"
         body["functions"] = entries
         runtime[section] = body
-    missing = [f.key for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS if f.key not in translated]
-    if missing:
-        report.append(f"{vendor}: not defined by DIPU's folder (left unsupported or to DIPU's default): "
-                      + ", ".join(missing))
+    for strong, what in ((True, "written unsupported"), (False, "left to DIPU's default")):
+        missing = [f.key for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS if f.key not in translated and f.strong == strong]
+        if missing:
+            report.append(f"{vendor}: not defined by DIPU's folder ({what}): {', '.join(missing)}")
     if generator is not None:
-        runtime["generator"] = _generator(generator)
+        runtime["generator"] = _generator(generator, set(macro_checker))
     else:
         runtime["generator"] = {"kind": "seed_offset"}
 
@@ -308,7 +331,8 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     build = {"toolkit": toolkit, "sources": build_sources}
     if carried:
         build["hand_written"] = sorted(carried)
-    notes += defects.check(translated, checkers, set(macros))
+    widened = {t.name for t in dtype_tables if size_clashes(t)}
+    notes += defects.check(translated, checkers, set(macros), widened)
     report.append(f"{vendor}: {len(translated)} functions ("
                   + ", ".join(f"{n} {k}" for k, n in sorted(_kinds(translated).items()))
                   + f"), {len(checkers)} checkers, {len(carried)} hand-written files")
@@ -367,12 +391,12 @@ def _converter_type(files: list[SourceFile], param: str) -> str | None:
     return None
 
 
-def _generator(file: SourceFile) -> dict:
+def _generator(file: SourceFile, macros: set[str]) -> dict:
     includes = [i.name for i in file.items if i.kind is ItemKind.INCLUDE
                 and i.name != "csrc_dipu/runtime/core/DIPUGeneratorImpl.h"]
     body = [i for i in file.items if i.kind not in (ItemKind.INCLUDE, ItemKind.DIRECTIVE)]
     entry: dict = {"kind": "custom"}
     if includes:
         entry["includes"] = includes
-    entry["code"] = _namespaced(file, body, ("dipu",))
+    entry["code"] = _namespaced(file, body, ("dipu",), macros)
     return entry

@@ -62,5 +62,5 @@ def size_clashes(table: Table) -> list[str]:
         sizes = {SIZES.get(n) for n in names}
         if len(sizes) > 1:
             out.append(f"{' and '.join(names)} all map to {value}, though their elements differ in size "
-                       f"({', '.join(f'{n}: {SIZES.get(n)} bytes' for n in names)})")
+                       f"({', '.join(f'{n}: {SIZES.get(n)}' for n in names)} bytes)")
     return out

@@ -1,0 +1,159 @@
+"""import-dipu --runtime: a DIPU vendor runtime folder becomes the vendor's runtime: and
+build: sections and its hand-written files. Read through the CLI on the fixture folders
+(tests/fixtures/dipu_vendors: our own code in the shapes DIPU's eight folders use), the
+result validates and renders; every function DIPU's folder defines is rendered and makes
+the SDK calls its source makes (error reporting aside); the rendered runtime compiles
+against our DIPU declaration headers and the fixture SDK's; each defect a fixture's README
+plants is reported at its file and line; the files that are not part of the contract are
+carried byte for byte."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import DIPU_CHECKOUT, DIPU_TORCH, REPO, run_cli, sdk_include_flags, syntax_check, vendor_dir
+from sdk_calls import function_bodies, macro_names, sdk_calls
+
+FIXTURES = REPO / "tests" / "fixtures" / "dipu_vendors"
+FUNCTIONS = DIPU_CHECKOUT / "dipu" / "scripts" / "autogen_diopi_wrapper" / "diopi_functions.yaml"
+# (fixture, --variant or None) -> the fixture sources DIPU's CMake compiles for that choice
+CASES = {
+    ("gpulike", None): ["deviceimpl.cpp", "communicatorimpl.cpp"],
+    ("tablelike", None): ["basedeviceimpl.hpp", "rt_2.x/deviceimpl.cpp", "rt_2.x/communicatorimpl.cpp"],
+    ("tablelike", "rt_1.x"): ["basedeviceimpl.hpp", "rt_1.x/deviceimpl.cpp"],
+    ("statuslike", None): ["deviceimpl.cpp", "commimpl.cpp"],
+}
+CONTRACT = {"devapis", "dicl"}
+
+
+def _import(tmp: Path, fixture: str, variant: str | None):
+    out = tmp / f"ws-{fixture}-{variant or 'default'}"
+    args = ["import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"{fixture}={FIXTURES / fixture}",
+            "--vendors", fixture, "--torch-version", DIPU_TORCH, "--out", str(out)]
+    if variant:
+        args += ["--variant", f"{fixture}={variant}"]
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+@pytest.fixture(scope="module", params=list(CASES), ids=lambda c: f"{c[0]}-{c[1] or 'default'}")
+def imported(request, tmp_path_factory):
+    fixture, variant = request.param
+    tmp = tmp_path_factory.mktemp("import-runtime")
+    ws, result = _import(tmp, fixture, variant)
+    assert run_cli("validate", cwd=ws).exit_code == 0
+    rendered = run_cli("render", "--all", cwd=ws)
+    assert rendered.exit_code == 0, rendered.output
+    return fixture, variant, ws, result
+
+
+def _contract_bodies(fixture: str, variant: str | None) -> dict[tuple[str, int], str]:
+    """The fixture's own definitions of DIPU's functions, by (name, parameter count)."""
+    from deeplink_gen.interfaces.dipu import FUNCTIONS as CONTRACT_FUNCTIONS
+
+    known = {(f.name, len(f.params)) for f in CONTRACT_FUNCTIONS.values()}
+    out = {}
+    for rel in CASES[(fixture, variant)]:
+        out.update({k: v for k, v in function_bodies(FIXTURES / fixture / rel).items() if k in known})
+    return out
+
+
+def test_every_function_is_rendered_with_the_sdk_calls_of_its_source(imported):
+    fixture, variant, ws, _ = imported
+    vdir = vendor_dir(ws / "generated", fixture)
+    rendered = {**function_bodies(vdir / "deviceimpl.cpp"), **function_bodies(vdir / "communicatorimpl.cpp")}
+    sources = _contract_bodies(fixture, variant)
+    macros = macro_names(*(p.read_text() for p in (FIXTURES / fixture).rglob("*") if p.suffix in (".h", ".hpp", ".cpp")),
+                         (vdir / "vendorapi.h").read_text())
+    assert len(sources) >= 30
+    missing = sorted(k for k in sources if k not in rendered)
+    assert not missing
+    differ = {k: (sdk_calls(src, macros), sdk_calls(rendered[k], macros)) for k, src in sources.items()
+              if sdk_calls(src, macros) != sdk_calls(rendered[k], macros)}
+    assert not differ
+    # the comparison sees the SDK: most functions make at least one call
+    assert sum(bool(sdk_calls(src, macros)) for src in sources.values()) >= len(sources) // 2
+
+
+def test_the_runtime_compiles(imported, tmp_path):
+    fixture, variant, ws, _ = imported
+    vdir = vendor_dir(ws / "generated", fixture)
+    overlay = tmp_path / "overlay"
+    (overlay / "csrc_dipu" / "vendor").mkdir(parents=True)
+    shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
+    # the configuration the import resolved statuslike's `#ifdef STL_NEW_API` for (the newest SDK)
+    defines = ["-DSTL_NEW_API"] if fixture == "statuslike" else []
+    for name in ("deviceimpl.cpp", "communicatorimpl.cpp"):
+        result = syntax_check(vdir / name, overlay=overlay,
+                              extra=[*defines, f"-I{vdir}", *sdk_include_flags(fixture)],
+                              warnings=["-Werror=return-type"])
+        assert result.returncode == 0, (name, result.stderr[-4000:])
+
+
+def test_planted_defects_are_reported_at_their_line(imported):
+    fixture, variant, _, result = imported
+    readme = (FIXTURES / fixture / "README.md").read_text()
+    planted = re.findall(r"^- `([^`:]+):(\d+)`", readme.split("## Planted defects", 1)[1], re.M)
+    compiled = CASES[(fixture, variant)]
+    planted = [(f, n) for f, n in planted if f in compiled]
+    if fixture != "tablelike" or variant is None:
+        assert planted
+    for file, line in planted:
+        where = f"dipu_vendors/{fixture}/{file}:{line}:1: warning:"
+        assert where in result.stderr, (where, result.stderr)
+
+
+def test_the_hand_written_files_are_carried(imported):
+    fixture, variant, ws, _ = imported
+    doc = yaml.safe_load((ws / "vendors" / f"{fixture}.yaml").read_text())
+    carried = doc["build"].get("hand_written", [])
+    runtime_sources = set(CASES[(fixture, variant)])
+    for rel in carried:
+        assert rel not in runtime_sources
+        source = FIXTURES / fixture / rel
+        assert (ws / "vendors" / fixture / rel).read_bytes() == source.read_bytes()
+        assert (vendor_dir(ws / "generated", fixture) / rel).read_bytes() == source.read_bytes()
+    expected = {"gpulike": {"GplCopyInplace.cpp", "GplExtras.h", "patch/GplPatch.cpp"},
+                "tablelike": {"TblActivity.cpp", "TblActivity.h", "TblCopyInplace.cpp"},
+                "statuslike": set()}[fixture]
+    assert expected <= set(carried)
+
+
+def test_the_version_picked_folder_is_said_and_chosen(tmp_path):
+    for variant, other in (("rt_1.x", "rt_2.x"), ("rt_2.x", "rt_1.x")):
+        ws, result = _import(tmp_path / variant, "tablelike", variant)
+        assert f"imported {variant}" in result.stderr
+        assert f"--variant tablelike={other}" in result.stderr
+        text = (ws / "vendors" / "tablelike.yaml").read_text()
+        own = {"rt_1.x": "tblCreateQueue(", "rt_2.x": "tblQueueCreate("}
+        assert own[variant] in text and own[other] not in text
+
+
+def test_sdk_conditions_are_resolved_with_a_warning_and_build_defines_are_known(imported):
+    fixture, variant, ws, result = imported
+    if fixture != "gpulike":
+        pytest.skip("gpulike holds the #if shapes")
+    assert re.search(r"communicatorimpl\.cpp:\d+:1: warning: `#elif defined\(", result.stderr)
+    comm = yaml.safe_load((ws / "vendors" / "gpulike.yaml").read_text())["runtime"]["comm"]
+    assert "BFloat16" in comm["dtypes"] and "AVG" in comm["reduce_ops"]
+    # USE_GPLX is a build define the build does not set for this vendor: its branch is not taken, silently
+    assert "USE_GPLX" not in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runtime", "gpulike=/nonexistent"], "no folder /nonexistent"),
+    (["--runtime", f"gpulike={FIXTURES / 'tablelike'}", "--variant", "gpulike=rt_9.x"], "not rt_9.x"),
+    (["--runtime", f"gpulike={DIPU_CHECKOUT}"], "defines none of DIPU's device or communicator functions"),
+])
+def test_a_folder_that_is_not_a_runtime_is_an_error(tmp_path, args, message):
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "gpulike",
+                     "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"), *args)
+    assert result.exit_code == 1
+    assert message in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "ws").exists()
