@@ -1,6 +1,6 @@
 """`deeplink-gen import-dipu`: DIPU's diopi_functions.yaml (plus optional
-DIOPI convert_config.yaml files and impl folders), named one by one or found
-in a deeplink.framework checkout -> a workspace: one catalog file and one
+DIOPI convert_config.yaml files and impl folders, and DIPU vendor runtime
+folders), named one by one or found in a deeplink.framework checkout -> a workspace: one catalog file and one
 vendor file per named vendor. The steps, in order:
 
     checkout    which files a checkout holds for the named vendors (--dipu)
@@ -9,6 +9,9 @@ vendor file per named vendor. The steps, in order:
     translate   each upstream entry -> a catalog entry, or skipped (with notes),
                 read as that generator reads it (placeholders: custom code's ${...})
     select      per vendor, the definition DIPU's device filter gives it
+    runtime     each vendor's runtime folder -> its runtime: and build: sections
+                and its hand-written files (runtime/: C++ read for one
+                configuration, macros as checkers, bodies as entries, defects)
     write       validate the workspace in memory, drop what deeplink-gen
                 rejects (by the key path of each problem), write the files
 
