@@ -1,0 +1,148 @@
+"""Which files of a DIPU vendor folder are its runtime: what its CMake
+compiles (the version subfolder chosen), the local headers those files
+include, which of them define DIPU's functions, the generator, and the local
+headers that stay files because vendorapi.h or a hand-written file includes
+them. Every file is read once, its conditionals resolved for the vendor's
+configuration (a warning at each condition an SDK macro decides)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from deeplink_gen.commands.import_dipu.read import warning
+from deeplink_gen.commands.import_dipu.runtime import build as cmake
+from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
+from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
+from deeplink_gen.model.interfaces import DipuFunction
+
+# DIPU's own build defines a vendor sees (dipu/CMakeLists.txt at 9dd38082): DIPU_VENDOR_NAME_<NAME>=1
+# for the vendor built, and USE_MACA=1 for muxi.
+BUILD_DEFINES = {"muxi": {"USE_MACA": "1"}}
+BY_NAME: dict[tuple[str, int], DipuFunction] = {(f.name, len(f.params)): f for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS}
+
+
+def shown(p: Path) -> str:
+    """How messages name a file: as given, `..` resolved."""
+    return os.path.normpath(p)
+
+
+def is_contract(item: Item) -> bool:
+    """Whether *item* defines one of DIPU's device or communicator functions."""
+    return item.kind is ItemKind.FUNCTION and (item.name, len(item.params)) in BY_NAME and "devapis" in item.namespace
+
+
+@dataclass
+class Reading:
+    vendor: str
+    folder: Path
+    sources: cmake.Sources
+    api: SourceFile | None                   # vendorapi.h
+    files: dict[Path, SourceFile]            # what the CMake compiles
+    headers: dict[Path, SourceFile]          # local headers those include (resolved paths)
+    runtime_files: list[SourceFile]          # the files (and headers) defining DIPU's functions
+    defined: dict[str, tuple[SourceFile, Item]]   # function key -> where DIPU defines it
+    generator: SourceFile | None
+    shared: set[Path]                        # local headers that stay files
+
+    def path_of(self, f: SourceFile) -> Path:
+        return next((p for p, g in {**self.files, **self.headers}.items() if g is f), self.folder / "vendorapi.h")
+
+    def local(self, name: str, including: Path) -> Path | None:
+        return local(name, including, self.folder, self.vendor)
+
+    def with_headers(self, f: SourceFile) -> list[SourceFile]:
+        """*f* after the local headers it includes that are read as part of it."""
+        own = [self.headers[h] for i in f.items if i.kind is ItemKind.INCLUDE and i.local
+               if (h := self.local(i.name, self.path_of(f))) in self.headers
+               and self.headers[h] not in self.runtime_files and h not in self.shared]
+        return own + [f]
+
+    def runtime_sources(self) -> list[SourceFile]:
+        """Every runtime file with the headers read as part of it, once each."""
+        return list(dict.fromkeys(g for f in self.runtime_files for g in self.with_headers(f)))
+
+    def consumed(self) -> set[Path]:
+        """The resolved paths of the files the import turns into YAML."""
+        return {p.resolve() for p, f in {**self.files, **self.headers}.items()
+                if f in self.runtime_files or f is self.generator
+                or (p in self.headers and p not in self.shared)} - self.shared
+
+
+def local(name: str, including: Path, folder: Path, vendor: str) -> Path | None:
+    """The file a quoted include of *including* names: beside it, or by its path under
+    torch_dipu (csrc_dipu/vendor/<vendor>/...), which is the vendor folder."""
+    under = f"csrc_dipu/vendor/{vendor}/"
+    for candidate in (including.parent / name, folder / name.removeprefix(under)):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def config_of(vendor: str, torch_code: int) -> Config:
+    defined = {f"DIPU_VENDOR_NAME_{vendor.upper()}": "1", "DIPU_TORCH_VERSION": str(torch_code),
+               "__cplusplus": "201703"}
+    defined.update(BUILD_DEFINES.get(vendor, {}))
+    return Config(defined, ("USE_", "DIPU_VENDOR_NAME_"))
+
+
+def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
+    file = read(shown(path), path.read_text(encoding="utf-8", errors="replace"), config)
+    for b in file.branches:
+        notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
+                                                "imported as if it holds (the newest SDK); edit the result for an older one"))
+    return file
+
+
+def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int, notes: list[Diagnostic],
+                report: list[str]) -> Reading:
+    if not folder.is_dir():
+        raise UserError([Diagnostic(Loc(str(folder)), "--runtime", f"no folder {folder} (a DIPU vendor runtime "
+                                    "folder, such as dipu/torch_dipu/csrc_dipu/vendor/<name>)")])
+    srcs = cmake.sources(folder, variant)
+    if variant is not None and variant not in srcs.variants:
+        raise UserError([Diagnostic(Loc(str(folder / "CMakeLists.txt")), "--variant", (
+            f"{vendor}'s CMakeLists.txt picks among {', '.join(srcs.variants)}, not {variant}" if srcs.variants else
+            f"{vendor}'s CMakeLists.txt picks no subfolder by SDK version; leave out --variant {vendor}={variant}"))])
+    if srcs.variants:
+        others = [v for v in srcs.variants if v != srcs.variant]
+        notes.append(warning(shown(folder / "CMakeLists.txt"), srcs.variant_line,
+                             f"DIPU picks one of {', '.join(srcs.variants)} by SDK version: imported {srcs.variant}"
+                             + (f"; --variant {vendor}={others[0]} imports the other" if others else "")))
+        report.append(f"{vendor}: imported {srcs.variant} of {', '.join(srcs.variants)}")
+    config = config_of(vendor, torch_code)
+    api_path = folder / "vendorapi.h"
+    api = _read(api_path, config, notes) if api_path.is_file() else None
+    files = {p: _read(p, config, notes) for p in srcs.files + srcs.conditional}
+    headers: dict[Path, SourceFile] = {}
+    for p, f in list(files.items()):
+        for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
+            h = local(inc.name, p, folder, vendor)
+            if h is not None and h != api_path.resolve() and h not in headers:
+                headers[h] = _read(h, config, notes)
+    defined: dict[str, tuple[SourceFile, Item]] = {}
+    runtime_files: list[SourceFile] = []
+    for f in list(headers.values()) + list(files.values()):
+        found = [(BY_NAME[(i.name, len(i.params))], i) for i in f.functions() if is_contract(i)]
+        if found:
+            runtime_files.append(f)
+        for fn, item in found:
+            defined.setdefault(fn.key, (f, item))
+    if not defined:
+        raise UserError([Diagnostic(Loc(str(folder)), "--runtime", (
+            f"{folder} defines none of DIPU's device or communicator functions in the sources its "
+            "CMakeLists.txt compiles: not a DIPU vendor runtime folder"))])
+    generator = next((f for f in files.values() if any(i.name == "vendorMakeGenerator" for i in f.functions())), None)
+    # A local header vendorapi.h or a hand-written file includes stays a file, which the runtime
+    # includes; any other local header of a runtime file is read as part of it.
+    runtime_paths = {p.resolve() for p, f in {**files, **headers}.items() if f in runtime_files}
+    users = ([(api_path, api.text)] if api else []) + [
+        (p, p.read_text(encoding="utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in runtime_paths
+        and not (srcs.variants and p.relative_to(folder).parts[0] in srcs.variants)]
+    shared = {h for p, text in users for name in re.findall(r'#\s*include\s*"([^"]+)"', text)
+              if (h := local(name, p, folder, vendor)) is not None and h != p.resolve() and h not in runtime_paths}
+    return Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)
