@@ -99,10 +99,10 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
 
 
 def _problems(out: Path, texts: dict[Path, str], torch: Torch, options: Options) -> list[Diagnostic]:
-    """Every error `deeplink-gen validate` would report for these files, once written to *out*."""
+    """Everything `deeplink-gen validate` would report for these files, once written to *out*."""
     request = Request(out, None, options)
     _, problems = pipeline.examine(request, torch, sources=Sources(out, texts, only_texts=True))
-    return [d for d in problems if d.is_error]
+    return problems
 
 
 def _drop_rejected(problems: list[Diagnostic], sel: Selection, vendors: list[str], path: str,
@@ -192,8 +192,11 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
         while True:
             texts = _texts(out, sel, vendors, path, str(torch.version), sections)
             problems = _problems(out, texts, torch, options)
-            if not problems:
+            if not any(d.is_error for d in problems):
+                # what validate warns about the files written (an imported runtime's, say) is part of the report
+                notes += problems
                 break
+            problems = [d for d in problems if d.is_error]
             if not _drop_rejected(problems, sel, vendors, path, notes):
                 raise UserError(problems)
     except BaseException:
