@@ -284,10 +284,11 @@ def cuda_headers() -> tuple[Path, ...]:
 
 
 def sdk_include_flags(vendor: str) -> list[str]:
-    """The SDK headers a bundled vendor's runtime compiles against: the real CUDA and NCCL
-    headers for cuda (-isystem: their own warnings are not ours), else our declaration
-    headers under tests/include/sdk/<vendor> (none for hostsim, which needs no SDK)."""
-    if vendor == "cuda":
+    """The SDK headers a vendor's runtime compiles against: the real CUDA and NCCL headers
+    for cuda and for the cudalike fixture (-isystem: their own warnings are not ours), else
+    our declaration headers under tests/include/sdk/<vendor> (none for hostsim, which needs
+    no SDK)."""
+    if vendor in ("cuda", "cudalike"):
         return [flag for d in cuda_headers() for flag in ("-isystem", str(d))]
     return [f"-I{INCLUDE / 'sdk' / vendor}"]
 
