@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -284,12 +285,46 @@ def cuda_headers() -> tuple[Path, ...]:
 
 
 def sdk_include_flags(vendor: str) -> list[str]:
-    """The SDK headers a bundled vendor's runtime compiles against: the real CUDA and NCCL
-    headers for cuda (-isystem: their own warnings are not ours), else our declaration
-    headers under tests/include/sdk/<vendor> (none for hostsim, which needs no SDK)."""
-    if vendor == "cuda":
+    """The SDK headers a vendor's runtime compiles against: the real CUDA and NCCL headers
+    for cuda and for the cudalike fixture (-isystem: their own warnings are not ours), else
+    our declaration headers under tests/include/sdk/<vendor> (none for hostsim, which needs
+    no SDK)."""
+    if vendor in ("cuda", "cudalike"):
         return [flag for d in cuda_headers() for flag in ("-isystem", str(d))]
     return [f"-I{INCLUDE / 'sdk' / vendor}"]
+
+
+# CUDA 12's cuda_runtime_api.h #defines these names to newer entry points: a call of the
+# name leaves the undefined symbol of the entry point.
+CUDA_RENAMED = {"cudaGetDeviceProperties": "cudaGetDeviceProperties_v2"}
+
+
+def compile_runtime_objects(generated: Path, vendor: str, out: Path, sources: tuple[str, ...],
+                            warnings: list[str], extra: list[str] = ()) -> dict[str, subprocess.CompletedProcess]:
+    """Each rendered runtime source of *vendor* compiled to out/<source>.o (g++ -c, in parallel)
+    against its SDK headers (sdk_include_flags), the rendered vendorapi.h standing where
+    DIPU's build links it."""
+    vdir = vendor_dir(generated, vendor)
+    overlay = out / "overlay"
+    (overlay / "csrc_dipu" / "vendor").mkdir(parents=True, exist_ok=True)
+    shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
+
+    def build(name: str):
+        return name, syntax_check(vdir / name, mode=("-c", "-o", str(out / f"{name}.o")), overlay=overlay,
+                                  extra=[*extra, *sdk_include_flags(vendor)], warnings=warnings)
+
+    with ThreadPoolExecutor(max_workers=len(sources)) as pool:
+        return dict(pool.map(build, sources))
+
+
+def cuda_symbols(objects: list[Path]) -> set[str]:
+    """The undefined CUDA (runtime and driver) and NCCL symbols of *objects* (nm -C: C
+    functions appear as bare names)."""
+    found = set()
+    for obj in objects:
+        out = subprocess.run(["nm", "-C", "--undefined-only", str(obj)], capture_output=True, text=True, check=True)
+        found |= {line.split(None, 1)[1] for line in out.stdout.splitlines() if line.strip()}
+    return {s for s in found if s.startswith(("cuda", "cu", "nccl"))}
 
 
 def conform_test_source(generated: Path, vendor: str) -> Path:

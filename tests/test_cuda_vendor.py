@@ -8,45 +8,22 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import REPO, copy_workspace, edit, run_cli, sdk_include_flags, syntax_check, vendor_dir
+from helpers import (CUDA_RENAMED, REPO, compile_runtime_objects, copy_workspace, cuda_symbols, edit, run_cli,
+                     vendor_dir)
 
 SOURCES = ("deviceimpl.cpp", "communicatorimpl.cpp", "CudaGeneratorImpl.cpp")
 WARNINGS = ["-Wall", "-Wextra", "-Werror=missing-declarations"]
-# CUDA 12's cuda_runtime_api.h #defines these names to newer entry points.
-RENAMED = {"cudaGetDeviceProperties": "cudaGetDeviceProperties_v2"}
 CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(")
 
 
 def _compile(generated: Path, out: Path, sources=SOURCES) -> dict[str, subprocess.CompletedProcess]:
-    """Each rendered cuda source compiled to out/<source>.o (g++ -c), the rendered vendorapi.h
-    standing where DIPU's build links it."""
-    vdir = vendor_dir(generated, "cuda")
-    overlay = out / "overlay"
-    (overlay / "csrc_dipu" / "vendor").mkdir(parents=True, exist_ok=True)
-    shutil.copy(vdir / "vendorapi.h", overlay / "csrc_dipu" / "vendor" / "vendorapi.h")
-
-    def build(name: str):
-        return name, syntax_check(vdir / name, mode=("-c", "-o", str(out / f"{name}.o")), overlay=overlay,
-                                  extra=sdk_include_flags("cuda"), warnings=WARNINGS)
-
-    with ThreadPoolExecutor(max_workers=len(sources)) as pool:
-        return dict(pool.map(build, sources))
-
-
-def _undefined(obj: Path) -> set[str]:
-    """The undefined symbols of *obj*, demangled (nm -C): C functions appear as bare names."""
-    out = subprocess.run(["nm", "-C", "--undefined-only", str(obj)], capture_output=True, text=True, check=True)
-    return {line.split(None, 1)[1] for line in out.stdout.splitlines() if line.strip()}
-
-
-def _sdk_symbols(objects: list[Path]) -> set[str]:
-    return {s for obj in objects for s in _undefined(obj) if s.startswith(("cuda", "cu", "nccl"))}
+    """Each rendered cuda source compiled to out/<source>.o (g++ -c)."""
+    return compile_runtime_objects(generated, "cuda", out, sources, WARNINGS)
 
 
 def _named_calls(section: dict) -> set[str]:
@@ -56,7 +33,7 @@ def _named_calls(section: dict) -> set[str]:
         templates = [value] if isinstance(value, str) else [
             *value.get("calls", []), *(value.get(k) for k in ("call", "with_priority", "plain", "same_device", "peer"))]
         names |= {m.group(1) for t in templates if t and (m := CALL.match(t))}
-    return {RENAMED.get(n, n) for n in names}
+    return {CUDA_RENAMED.get(n, n) for n in names}
 
 
 def _expected_symbols() -> set[str]:
@@ -84,7 +61,7 @@ def test_runtime_compiles_against_the_real_headers(compiled):
 def test_the_calls_the_yaml_names_are_the_undefined_sdk_symbols(compiled):
     out, results = compiled
     assert all(r.returncode == 0 for r in results.values())
-    undefined = _sdk_symbols([out / f"{name}.o" for name in SOURCES])
+    undefined = cuda_symbols([out / f"{name}.o" for name in SOURCES])
     for symbol in ("cudaMemcpyAsync", "cudaEventElapsedTime", "cudaEventCreateWithFlags", "cudaMallocHost",
                    "ncclAllReduce", "ncclCommGetAsyncError", "cudaGetDeviceProperties_v2"):
         assert symbol in undefined, symbol
@@ -100,7 +77,7 @@ def test_the_symbol_check_sees_a_call_that_is_not_made(rendered: Path, tmp_path:
          "static_cast<void>(time), static_cast<void>(start), static_cast<void>(end);")
     results = _compile(copy, tmp_path / "out", ("deviceimpl.cpp", "communicatorimpl.cpp"))
     assert all(r.returncode == 0 for r in results.values()), results
-    undefined = _sdk_symbols([tmp_path / "out" / f"{name}.o" for name in results])
+    undefined = cuda_symbols([tmp_path / "out" / f"{name}.o" for name in results])
     assert _expected_symbols() - undefined == {"cudaEventElapsedTime"}
 
 

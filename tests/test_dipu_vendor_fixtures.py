@@ -1,13 +1,14 @@
 """The hand-written DIPU vendor folders under tests/fixtures/dipu_vendors stay valid
 DIPU vendor code. import-dipu's tests read them as a vendor's runtime folder; each is
-our own code for a fictional SDK, written in the shapes DIPU's vendor folders use, so a
-fixture that no longer compiles would test the import against code no vendor could ship.
+our own code for a fictional SDK (cudalike's for the real CUDA runtime and NCCL),
+written in the shapes DIPU's vendor folders use, so a fixture that no longer compiles
+would test the import against code no vendor could ship.
 
 Every source compiles as DIPU's build compiles it: its folder's vendorapi.h standing at
 csrc_dipu/vendor/vendorapi.h, against our DIPU declaration headers, the fixture's SDK
-declarations (tests/include/sdk/<fixture>) and torch's headers, with a definition that
-matches no declaration of the contract an error. Each README's planted defects name a
-file:line that must still hold the code it describes."""
+declarations (tests/include/sdk/<fixture>; NVIDIA's headers for cudalike) and torch's
+headers, with a definition that matches no declaration of the contract an error. Each
+README's planted defects name a file:line that must still hold the code it describes."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror=missing-declarations", "-Werror=return-
 # Each fixture's sources with the defines of each configuration DIPU's build would compile
 # them in: one build per SDK version folder, and both sides of an in-body API switch.
 BUILDS = {
+    "cudalike": {
+        (): ["deviceimpl.cpp", "communicatorimpl.cpp", "CudalikeGeneratorImpl.cpp", "CudalikeCopyInplace.cpp"],
+    },
     "gpulike": {
         (): ["deviceimpl.cpp", "communicatorimpl.cpp", "GplGeneratorImpl.cpp", "GplCopyInplace.cpp",
              "patch/GplPatch.cpp"],
@@ -41,6 +45,7 @@ BUILDS = {
 }
 # The files that together define a fixture's device functions, per build.
 DEVICE_FILES = {
+    "cudalike": [["deviceimpl.cpp"]],
     "gpulike": [["deviceimpl.cpp"]],
     "tablelike": [["basedeviceimpl.hpp", "rt_1.x/deviceimpl.cpp"], ["basedeviceimpl.hpp", "rt_2.x/deviceimpl.cpp"]],
     "statuslike": [["deviceimpl.cpp"]],
