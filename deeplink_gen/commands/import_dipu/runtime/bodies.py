@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from deeplink_gen.commands.import_dipu.runtime.cxx import Item, SourceFile, match_close
+from deeplink_gen.commands.import_dipu.runtime.statuses import status_pattern
 from deeplink_gen.interfaces.dipu import PROVIDED
 from deeplink_gen.model.interfaces import DipuFunction
 
@@ -117,6 +118,8 @@ class Translated:
     kind: str                     # "call", "pattern", "noop", "custom"
     checker: str | None = None    # the checker of its calls ("none": unchecked)
     bracket_lookups: tuple[str, ...] = ()
+    needs: tuple[tuple[str, object], ...] = ()   # what its checker must hold (a status pattern's codes)
+    fallback: object = None       # the custom entry, where the checker cannot hold that
 
     def finish(self, section_checker: str | None) -> object:
         """The entry, naming its checker where it is not its section's."""
@@ -127,19 +130,29 @@ class Translated:
 
 
 def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str, str], tables: Tables,
-              macros: set[str]) -> Translated:
+              macros: set[str], by_status: dict[str, str]) -> Translated:
     """The entry for *fn*, defined by *item* of *file*; *checkers* maps each
-    check macro that became a checker to the checker's name; *macros* are all
-    the folder's macros (a call of one that is no checker stays custom code)."""
+    check macro that became a checker to the checker's name, *by_status* each
+    checker's status type to it; *macros* are all the folder's macros (a call
+    of one that is no checker stays custom code)."""
     dipu_names = [p.name for p in item.params]
     renames = {d: c for d, c in zip(dipu_names, fn.param_names) if d and d != c}
     body, code = file.body(item), file.body_code(item)
     body_l, code_l, brackets = _lookups(body, code, tables)
     # A parameter named like a provided placeholder ({op} in diclReduceScatter) cannot be a hole.
     templatable = not set(fn.param_names) & (set(PROVIDED) | {"kind"})
+    custom = {"custom": custom_body(body, code, renames, set(checkers))}
     branched = _pattern(fn, body_l, code_l, checkers, dipu_names) if templatable else None
     if branched is not None:
         return Translated(*branched, tuple(brackets))
+    status = status_pattern(fn.key, code_l) if templatable else None
+    if status is not None and status[1].group("type").removeprefix("::") in by_status:
+        pattern, m, needs = status
+        holes = {k: v for k, v in zip(dipu_names, fn.param_names) if k}
+        call = _template(body_l[m.start("call"):m.end("call")], code_l[m.start("call"):m.end("call")], holes)
+        needs = {**needs, "success": m.group("ok")}
+        return Translated({"pattern": pattern, "call": re.sub(r"\s*\n\s*", " ", call).removeprefix("::")}, "pattern",
+                          by_status[m.group("type").removeprefix("::")], tuple(brackets), tuple(needs.items()), custom)
     parts = statements(code_l, set(checkers)) if templatable else None
     if parts is not None and any(st.macro is None and re.match(r"\s*(?:::)?(\w+)\s*\(", code_l[st.start:st.end])
                                  and re.match(r"\s*(?:::)?(\w+)", code_l[st.start:st.end]).group(1) in macros
@@ -149,7 +162,7 @@ def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str
         translated = _as_calls(fn, body_l, code_l, parts, checkers, dipu_names)
         if translated is not None:
             return Translated(*translated, tuple(brackets))
-    return Translated({"custom": custom_body(body, code, renames, set(checkers))}, "custom", None, tuple(brackets))
+    return Translated(custom, "custom", None, tuple(brackets))
 
 
 def custom_body(body: str, code: str, renames: dict[str, str], macros: set[str]) -> str:

@@ -71,8 +71,12 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     tables = [t for f in reading.runtime_sources() for t in find_tables(f)]
     names = Tables(frozenset(t.name for t in tables if t.kind == "dtype"),
                    frozenset(t.name for t in tables if t.kind == "op"))
-    translated = {key: (f, item, translate(FUNCTIONS[key], f, item, macro_checker, names, set(macros)))
+    by_status = {}
+    for name, c in checkers.items():
+        by_status.setdefault(c["status"], name)
+    translated = {key: (f, item, translate(FUNCTIONS[key], f, item, macro_checker, names, set(macros), by_status))
                   for key, (f, item) in reading.defined.items()}
+    translated = _grant(translated, checkers)
     runtime = _api_sections(reading, checkers, macro_checker, notes)
     for section, fns in (("device", DEVICE_FUNCTIONS), ("comm", COMM_FUNCTIONS)):
         runtime[section] = _section(reading, section, fns, translated, macro_checker, tables, notes)
@@ -85,11 +89,41 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     carried = _carried(reading, notes)
     build = _build(reading, runtime["headers"], carried, notes)
     widened = {t.name for t in tables if t.kind == "dtype" and size_clashes(t)}
-    notes += defects.check(translated, checkers, set(macros), widened)
+    notes += defects.check(translated, checkers, macros, widened, reading.runtime_sources())
     report.append(f"{vendor}: {len(translated)} functions ("
                   + ", ".join(f"{n} {k}" for k, n in sorted(_kinds(translated).items()))
                   + f"), {len(checkers)} checkers, {len(carried)} hand-written files")
     return RuntimeImport(vendor, {"runtime": runtime, "build": build}, carried, notes, report, translated)
+
+
+_CHECKER_ORDER = ("macro", "status", "success", "not_ready", "out_of_memory", "clear_error", "message_function",
+                  "on_failure")
+
+
+def _grant(translated: dict, checkers: dict[str, dict]) -> dict:
+    """Give each checker what the status patterns of its functions need (not_ready codes,
+    out_of_memory, clear_error) where they agree with each other and with the checker; a
+    function whose needs cannot be granted stays custom."""
+    wanted: dict[str, dict[str, set]] = {}
+    for _, _, t in translated.values():
+        for field_, value in t.needs:
+            wanted.setdefault(t.checker, {}).setdefault(field_, set()).add(value)
+    granted: dict[str, dict] = {}
+    for name, fields in wanted.items():
+        c = checkers[name]
+        ok = all(len(values) == 1 for values in fields.values()) and next(iter(fields.get("success", {None}))) in (
+            None, *c["success"])
+        if ok:
+            granted[name] = {f: next(iter(v)) for f, v in fields.items() if f != "success" and next(iter(v)) is not None}
+    out = {}
+    for key, (f, item, t) in translated.items():
+        if t.needs and t.checker not in granted:
+            t = Translated(t.fallback, "custom", None, t.bracket_lookups)
+        out[key] = (f, item, t)
+    for name, fields in granted.items():
+        merged = {**checkers[name], **{k: list(v) if isinstance(v, tuple) else v for k, v in fields.items()}}
+        checkers[name] = {k: merged[k] for k in _CHECKER_ORDER if k in merged}
+    return out
 
 
 def _checkers(reading: Reading, notes: list[Diagnostic]) -> tuple[dict[str, Macro], dict[str, dict], dict[str, str]]:
