@@ -21,6 +21,7 @@ from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, Source
 from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
 from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
 from deeplink_gen.errors import Diagnostic
+from deeplink_gen.load.vendor import SOURCES_README
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
 
@@ -251,7 +252,8 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
     carried: dict[str, bytes] = {}
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
-        if not p.is_file() or rel.parts[0] == "cmake" or rel.name == "CMakeLists.txt" or rel.as_posix() == "vendorapi.h":
+        if not p.is_file() or rel.parts[0] == "cmake" or rel.name == "CMakeLists.txt" \
+                or rel.as_posix() in ("vendorapi.h", SOURCES_README):
             continue
         if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
             continue
