@@ -17,7 +17,7 @@ import pytest
 
 from helpers import (
     BUNDLED_VENDORS, INCLUDE, KERNELS, REPO, copy_workspace, diopi_include, run_cli, run_subprocess, sdk_include_flags,
-    syntax_check, torch_include_flags, vendor_dir,
+    syntax_check, torch_include_flags, torch_root, vendor_dir,
 )
 
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
@@ -298,3 +298,66 @@ def test_a_workspace_torch_without_an_op_table_is_validates_business(tmp_path: P
     assert result.exit_code == 0, result.output
     errors = run_cli("validate", cwd=tmp_path)
     assert errors.exit_code == 1 and "deeplink-gen.yaml:1:8: error: torch: no op table for torch 2.5.0" in errors.stderr
+
+
+def _configure_conformance(generated: Path, name: str, build: Path, *defines: str) -> subprocess.CompletedProcess:
+    """cmake-configure the rendered conformance folder of *name*, which adds its vendor folder as DIPU does."""
+    folder = vendor_dir(generated, name) / "conformance"
+    return subprocess.run(["cmake", "-S", str(folder), "-B", str(build), f"-DDIPU_INCLUDE_DIR={INCLUDE / 'dipu'}",
+                           f"-DTORCH_DIR={torch_root()}", *defines], capture_output=True, text=True, timeout=300)
+
+
+def test_untouched_stub_configures_without_an_sdk(tmp_path: Path):
+    """init, new-vendor, render: the vendor folder configures with no SDK anywhere."""
+    for args in (("init",), ("new-vendor", "zeta"), ("render", "--vendor", "zeta")):
+        result = run_cli(*args, cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+    configure = _configure_conformance(tmp_path / "generated", "zeta", tmp_path / "build")
+    assert configure.returncode == 0, configure.stdout[-3000:] + configure.stderr[-3000:]
+    assert "ZETA_ROOT" in (tmp_path / "vendors" / "zeta.yaml").read_text()   # named for when the SDK comes
+
+
+def test_a_missing_sdk_names_the_variable_to_set(scaffolded: Path, tmp_path: Path):
+    """A scaffold that needs an SDK, configured without one: one error, naming the root variable
+    and what the root must contain."""
+    configure = _configure_conformance(scaffolded / "generated", "tangy", tmp_path / "build",
+                                       f"-DTANGY_ROOT={tmp_path / 'nosdk'}")
+    assert configure.returncode != 0
+    err = " ".join(configure.stderr.split())
+    assert err.count("CMake Error") == 1 and "Could NOT find" not in err, configure.stderr
+    assert (f"TangRT: the tangy SDK was not found in {tmp_path / 'nosdk'}. Set TANGY_ROOT (as -DTANGY_ROOT=<dir> "
+            "or in the environment) to the SDK's install root, which must contain tang_runtime.h under include/, "
+            "the tangrt library under lib64/ or lib/.") in err, configure.stderr
+
+
+def test_scaffold_lists_each_functions_placeholders(scaffolded: Path):
+    """Beside each runtime function, the placeholders its call may name: DIPU's own parameter
+    names, irregular ones included (sendbuf in diclReduce, op in diclReduceScatter)."""
+    from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
+
+    stub = (scaffolded / "vendors" / "acme.yaml").read_text()
+    for fn in DEVICE_FUNCTIONS + COMM_FUNCTIONS:
+        line = next(line for line in stub.splitlines() if re.match(rf"\s+(# )?{fn.key}: ", line))
+        for name in fn.param_names:
+            assert f"{{{name}}}" in line.split("placeholders")[1], line
+    assert re.search(r"diclReduce: unsupported +# placeholders \{sendbuf\} \{recvBuf\}", stub)
+    assert re.search(r"diclReduceScatter: unsupported +# placeholders .*\{recvCount\} \{datatype\} \{op\}", stub)
+    assert re.search(r"memCopyH2D: unsupported +# placeholders \{nbytes\} \{dst\} \{src\} \{kind\}$", stub, re.M)
+    prefix = (scaffolded / "vendors" / "tangy.yaml").read_text()
+    assert re.search(r"#   mallocDevice +\{p\} \{nbytes\} \{throwExcepion\}$", prefix, re.M)
+    assert re.search(r"diclReduce: unsupported +# placeholders \{sendbuf\}", prefix)
+
+
+def test_one_starting_point_is_named_everywhere(tmp_path: Path):
+    """README, init's next line and the scaffold's comment name the same example, cuda, and the
+    quick start names --runtime-prefix."""
+    init = run_cli("init", cwd=tmp_path)
+    assert "new-vendor NAME --like cuda" in init.output, init.output
+    assert run_cli("new-vendor", "zeta", cwd=tmp_path).exit_code == 0
+    stub = (tmp_path / "vendors" / "zeta.yaml").read_text()
+    readme = (REPO / "README.md").read_text()
+    quick_start = readme.split("## Quick start for a vendor")[1].split("\n## ")[0]
+    assert "`deeplink-gen new-vendor NAME --like cuda` starts from a complete CUDA-like example" in stub
+    assert "--like cuda" in quick_start and "--runtime-prefix" in quick_start
+    for text in (init.output, stub, quick_start):
+        assert "--like droplet" not in text

@@ -106,4 +106,4 @@ def main(root: Path, tool: str | None) -> None:
     wheels = [item for item in result.created if item.startswith("tools/")]
     if wheels:
         click.echo(f"note: commit {', '.join(wheels)}: the CI workflow installs deeplink-gen from it", err=True)
-    next_step.show(f"{next_step.prog(root)} new-vendor NAME   (or: new-vendor NAME --like droplet)")
+    next_step.show(f"{next_step.prog(root)} new-vendor NAME   (or: new-vendor NAME --like cuda)")

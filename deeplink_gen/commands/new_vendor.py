@@ -23,7 +23,9 @@ from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
 from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, UserError, display_path
-from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES
+from deeplink_gen.interfaces.dipu import (
+    COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES, placeholder_names,
+)
 from deeplink_gen.load import schema
 from deeplink_gen.load.workspace import Sources
 from deeplink_gen.options import Options, Torch
@@ -277,9 +279,12 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
         "cls": class_name(name),
         "toolkit": f"{runtime_prefix.capitalize()}RT" if runtime_prefix else f"{class_name(name)}Toolkit",
         "description": json.dumps(f"{name} accelerator"),
+        "device_keys": [f.key for f in DEVICE_FUNCTIONS],
         "strong_device": [f.key for f in DEVICE_FUNCTIONS if f.strong],
         "weak_device": [f.key for f in DEVICE_FUNCTIONS if not f.strong],
         "strong_comm": [f.key for f in COMM_FUNCTIONS if f.strong],
+        "placeholders": {f.key: " ".join(f"{{{n}}}" for n in placeholder_names(f)) or "none"
+                         for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS},
         "weak_comm": [f.key for f in COMM_FUNCTIONS if not f.strong],
         "aliases": ", ".join(upstream.cmake_aliases) if upstream is not None else f"{name.upper()}, {name}",
         "diopi_impl": upstream.diopi_impl if upstream is not None else name,

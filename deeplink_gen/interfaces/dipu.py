@@ -219,16 +219,21 @@ DIOPI_TEST_SOURCES = {
 PROVIDED = {"dtype": "at::ScalarType", "op": "const ReduceOp&"}
 
 
-def placeholders(fn: DipuFunction) -> set[str]:
-    """The placeholders a call template of *fn* may name: its parameters,
-    {kind} for memcpy functions, {dtype}/{op} for collectives."""
-    names = set(fn.param_names)
+def placeholder_names(fn: DipuFunction) -> tuple[str, ...]:
+    """The placeholders a call template of *fn* may name, in order: its parameters
+    as DIPU's header spells them, then {kind} for memcpy functions and {dtype}/{op}
+    for collectives."""
+    names = list(fn.param_names)
     if fn.key in MEMCPY_KIND:
-        names.add("kind")
+        names.append("kind")
     for name, type_ in PROVIDED.items():
-        if any(p.type == type_ for p in fn.params):
-            names.add(name)
-    return names
+        if any(p.type == type_ for p in fn.params) and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def placeholders(fn: DipuFunction) -> set[str]:
+    return set(placeholder_names(fn))
 
 
 # The ATen ops DIPU registers itself for its device, whatever the vendor (the

@@ -65,6 +65,25 @@ if(ASCENDTOOLKIT_HCCL_LIBRARY)
 endif()
 list(REMOVE_DUPLICATES ASCENDTOOLKIT_LIBRARY_DIRS)
 
+# Not found and required: one message that says which variable to set and what the root must hold.
+set(_ASCENDTOOLKIT_missing "")
+if(NOT ASCENDTOOLKIT_INCLUDE_DIR)
+  list(APPEND _ASCENDTOOLKIT_missing "acl/acl.h, hccl/hccl.h under include/")
+endif()
+if(NOT ASCENDTOOLKIT_ASCENDCL_LIBRARY)
+  list(APPEND _ASCENDTOOLKIT_missing "the ascendcl library under lib64/")
+endif()
+if(NOT ASCENDTOOLKIT_HCCL_LIBRARY)
+  list(APPEND _ASCENDTOOLKIT_missing "the hccl library under lib64/")
+endif()
+if(_ASCENDTOOLKIT_missing AND AscendToolkit_FIND_REQUIRED)
+  string(REPLACE ";" ", " _ASCENDTOOLKIT_missing "${_ASCENDTOOLKIT_missing}")
+  string(REPLACE ";" ", " _ASCENDTOOLKIT_searched "${_ASCENDTOOLKIT_roots}")
+  message(FATAL_ERROR "AscendToolkit: the ascend SDK was not found in ${_ASCENDTOOLKIT_searched}. "
+                      "Set ASCEND_TOOLKIT_ROOT or ASCEND_PATH (as -DASCEND_TOOLKIT_ROOT=<dir> or in the environment) "
+                      "to the SDK's install root, which must contain ${_ASCENDTOOLKIT_missing}.")
+endif()
+
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(AscendToolkit
   REQUIRED_VARS ASCENDTOOLKIT_INCLUDE_DIR ${_ASCENDTOOLKIT_required_libs})

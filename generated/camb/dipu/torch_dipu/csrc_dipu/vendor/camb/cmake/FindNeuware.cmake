@@ -103,6 +103,31 @@ if(NEUWARE_CNNL_LIBRARY)
 endif()
 list(REMOVE_DUPLICATES NEUWARE_LIBRARY_DIRS)
 
+# Not found and required: one message that says which variable to set and what the root must hold.
+set(_NEUWARE_missing "")
+if(NOT NEUWARE_INCLUDE_DIR)
+  list(APPEND _NEUWARE_missing "cnrt.h, cndev.h, cncl.h, cnnl.h under include/")
+endif()
+if(NOT NEUWARE_CNRT_LIBRARY)
+  list(APPEND _NEUWARE_missing "the cnrt library under lib64/ or lib/")
+endif()
+if(NOT NEUWARE_CNDEV_LIBRARY)
+  list(APPEND _NEUWARE_missing "the cndev library under lib64/ or lib/")
+endif()
+if(NOT NEUWARE_CNCL_LIBRARY)
+  list(APPEND _NEUWARE_missing "the cncl library under lib64/ or lib/")
+endif()
+if(NOT NEUWARE_CNNL_LIBRARY)
+  list(APPEND _NEUWARE_missing "the cnnl library under lib64/ or lib/")
+endif()
+if(_NEUWARE_missing AND Neuware_FIND_REQUIRED)
+  string(REPLACE ";" ", " _NEUWARE_missing "${_NEUWARE_missing}")
+  string(REPLACE ";" ", " _NEUWARE_searched "${_NEUWARE_roots}")
+  message(FATAL_ERROR "Neuware: the camb SDK was not found in ${_NEUWARE_searched}. "
+                      "Set NEUWARE_ROOT or CAMB_PATH or NEUWARE_HOME (as -DNEUWARE_ROOT=<dir> or in the environment) "
+                      "to the SDK's install root, which must contain ${_NEUWARE_missing}.")
+endif()
+
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(Neuware
   REQUIRED_VARS NEUWARE_INCLUDE_DIR ${_NEUWARE_required_libs})

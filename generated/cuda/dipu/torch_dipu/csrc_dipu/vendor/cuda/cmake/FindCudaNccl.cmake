@@ -65,6 +65,25 @@ if(CUDANCCL_NCCL_LIBRARY)
 endif()
 list(REMOVE_DUPLICATES CUDANCCL_LIBRARY_DIRS)
 
+# Not found and required: one message that says which variable to set and what the root must hold.
+set(_CUDANCCL_missing "")
+if(NOT CUDANCCL_INCLUDE_DIR)
+  list(APPEND _CUDANCCL_missing "cuda_runtime_api.h, nccl.h under include/")
+endif()
+if(NOT CUDANCCL_CUDART_LIBRARY)
+  list(APPEND _CUDANCCL_missing "the cudart library under lib64/ or lib/")
+endif()
+if(NOT CUDANCCL_NCCL_LIBRARY)
+  list(APPEND _CUDANCCL_missing "the nccl library under lib64/ or lib/")
+endif()
+if(_CUDANCCL_missing AND CudaNccl_FIND_REQUIRED)
+  string(REPLACE ";" ", " _CUDANCCL_missing "${_CUDANCCL_missing}")
+  string(REPLACE ";" ", " _CUDANCCL_searched "${_CUDANCCL_roots}")
+  message(FATAL_ERROR "CudaNccl: the cuda SDK was not found in ${_CUDANCCL_searched}. "
+                      "Set CUDA_TOOLKIT_ROOT_DIR or CUDA_PATH (as -DCUDA_TOOLKIT_ROOT_DIR=<dir> or in the environment) "
+                      "to the SDK's install root, which must contain ${_CUDANCCL_missing}.")
+endif()
+
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(CudaNccl
   REQUIRED_VARS CUDANCCL_INCLUDE_DIR ${_CUDANCCL_required_libs})

@@ -50,6 +50,22 @@ if(TANGRT_TANGRT_SHARED_LIBRARY)
 endif()
 list(REMOVE_DUPLICATES TANGRT_LIBRARY_DIRS)
 
+# Not found and required: one message that says which variable to set and what the root must hold.
+set(_TANGRT_missing "")
+if(NOT TANGRT_INCLUDE_DIR)
+  list(APPEND _TANGRT_missing "tang_runtime.h under include/")
+endif()
+if(NOT TANGRT_TANGRT_SHARED_LIBRARY)
+  list(APPEND _TANGRT_missing "the tangrt_shared library under lib/linux-x86_64/ or lib64/ or lib/")
+endif()
+if(_TANGRT_missing AND TangRT_FIND_REQUIRED)
+  string(REPLACE ";" ", " _TANGRT_missing "${_TANGRT_missing}")
+  string(REPLACE ";" ", " _TANGRT_searched "${_TANGRT_roots}")
+  message(FATAL_ERROR "TangRT: the droplet SDK was not found in ${_TANGRT_searched}. "
+                      "Set DROPLET_INSTALL or TANGRT_ROOT (as -DDROPLET_INSTALL=<dir> or in the environment) "
+                      "to the SDK's install root, which must contain ${_TANGRT_missing}.")
+endif()
+
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(TangRT
   REQUIRED_VARS TANGRT_INCLUDE_DIR ${_TANGRT_required_libs})
