@@ -1,6 +1,8 @@
 """What the rendered runtime conformance test may expect of each DIPU function,
 from how the vendor file implements it: a function that is left out or
-`unsupported` is not called; a `noop` or a constant `return:` is called, but
+`unsupported` is not called, and each check that would call it is skipped
+with a line naming it, so a vendor file still being filled in gets no false
+failure; a `noop` or a constant `return:` is called, but
 behaviour it cannot have (a pinned-pointer answer, a version, an elapsed
 time) is not asked of it."""
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.model import Impl, RuntimeSpec
 from deeplink_gen.model.runtime import ImplKind
 
@@ -42,6 +45,11 @@ class ConformancePlan:
     def calls(self, key: str) -> bool:
         """The function is defined and may be called."""
         return self.kind(key) not in (Expect.ABSENT, Expect.UNSUPPORTED)
+
+    @property
+    def not_called(self) -> tuple[str, ...]:
+        """Every DIPU function the test may not call, in DIPU's order: the checks that need one skip."""
+        return tuple(f.key for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS if not self.calls(f.key))
 
     def behaves(self, key: str) -> bool:
         """The function does work of its own: its result can be checked."""
