@@ -42,3 +42,22 @@ def test_explain_shows_the_packaged_catalog_as_deeplink_gen_paths(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("add.out  (deeplink_gen/catalog/pointwise.yaml:")
     assert str(REPO / "deeplink_gen") not in proc.stdout
+
+
+def test_check_says_to_remove_a_file_deeplink_gen_did_not_write(tmp_path):
+    root = copy_workspace(tmp_path / "ws", own_catalog=False)
+    assert run_cli("render", "--all", cwd=root).exit_code == 0
+    extra = root / "generated" / "hostsim" / "notes.txt"
+    extra.write_text("mine\n")
+    result = run_cli("render", "--all", "--check", cwd=root)
+    assert result.exit_code == 1
+    told = result.stderr.splitlines()
+    assert any("did not write" in line and "remove" in line for line in told), result.stderr
+    assert any(line.strip().endswith("generated/hostsim/notes.txt") for line in told), result.stderr
+    assert "render --vendor" not in result.stderr      # a render would refuse that folder
+    # What it says works: with the file gone, the tree is up to date again (no render needed).
+    extra.unlink()
+    assert run_cli("render", "--all", "--check", cwd=root).exit_code == 0
+    # A render refuses the folder while the file is there, as the check says.
+    extra.write_text("mine\n")
+    assert "did not write" in run_cli("render", "--vendor", "hostsim", cwd=root).stderr
