@@ -61,3 +61,37 @@ def test_check_says_to_remove_a_file_deeplink_gen_did_not_write(tmp_path):
     # A render refuses the folder while the file is there, as the check says.
     extra.write_text("mine\n")
     assert "did not write" in run_cli("render", "--vendor", "hostsim", cwd=root).stderr
+
+
+def _droplet(tmp_path, old: str, new: str):
+    root = copy_workspace(tmp_path / "ws", own_catalog=False)
+    path = edit(root / "vendors" / "droplet.yaml", old, new)
+    return path, error_lines(run_cli("validate", "--vendor", "droplet", cwd=root))
+
+
+def test_a_torch_dtype_name_is_told_its_diopi_spelling(tmp_path):
+    path, errors = _droplet(tmp_path, "    float64: float32\n", "    torch.float64: torch.float32\n")
+    assert len(errors) == 2, errors
+    assert errors[0].endswith("did you mean 'float64'?") and errors[1].endswith("did you mean 'float32'?"), errors
+
+
+def test_a_key_moved_left_is_reported_on_its_own_line(tmp_path):
+    path, errors = _droplet(tmp_path, "  supported: [bool", "supported: [bool")
+    assert len(errors) == 1 and errors[0].startswith(f"{path}:{line_of(path, 'supported: [bool')}:1:"), errors
+    assert "'dtypes:'" in errors[0], errors
+
+
+def test_a_missing_strong_function_is_reported_at_its_section_functions(tmp_path):
+    path, errors = _droplet(tmp_path, "      syncDevice: tangDeviceSynchronize()\n", "")
+    device = line_of(path, "  device:")
+    # The first functions: below runtime.device:.
+    functions = next(n for n, text in enumerate(path.read_text().splitlines(), 1)
+                     if n > device and text == "    functions:")
+    assert len(errors) == 1 and errors[0].startswith(f"{path}:{functions}:5:"), errors
+    assert "'syncDevice'" in errors[0]
+
+
+def test_a_key_nested_too_deep_says_where_it_belongs(tmp_path):
+    path, errors = _droplet(tmp_path, "  generator:\n    kind: seed_offset\n", "    generator:\n      kind: seed_offset\n")
+    assert len(errors) == 1 and "runtime.comm.generator" in errors[0], errors
+    assert "belongs under 'runtime', beside 'comm'" in errors[0], errors
