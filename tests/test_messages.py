@@ -95,3 +95,20 @@ def test_a_key_nested_too_deep_says_where_it_belongs(tmp_path):
     path, errors = _droplet(tmp_path, "  generator:\n    kind: seed_offset\n", "    generator:\n      kind: seed_offset\n")
     assert len(errors) == 1 and "runtime.comm.generator" in errors[0], errors
     assert "belongs under 'runtime', beside 'comm'" in errors[0], errors
+
+
+@pytest.mark.parametrize("written", ['"2.13"', '"2.13.0"'])
+def test_the_workspace_torch_takes_what_torch_version_takes(tmp_path, written):
+    root = copy_workspace(tmp_path / "ws", own_catalog=False)
+    (root / "deeplink-gen.yaml").write_text(f"torch: {written}\n")
+    assert run_cli("validate", "--torch-version", "2.13", "--vendor", "hostsim", cwd=root).exit_code == 0
+    result = run_cli("validate", "--vendor", "hostsim", cwd=root)
+    assert result.exit_code == 0, result.output
+    assert "torch 2.13.0" in result.output
+
+
+def test_an_unquoted_torch_version_is_told_yaml_read_a_number(tmp_path):
+    root = copy_workspace(tmp_path / "ws", own_catalog=False)
+    (root / "deeplink-gen.yaml").write_text("torch: 2.2\n")
+    errors = error_lines(run_cli("validate", "--vendor", "hostsim", cwd=root))
+    assert len(errors) == 1 and "as a number" in errors[0] and 'torch: "2.2"' in errors[0], errors

@@ -74,6 +74,18 @@ def _expected(schema: dict) -> str:
     return _TYPE_NAMES.get(kinds, str(kinds))
 
 
+def _read_as_number(value: Any, error: jsonschema.ValidationError, where: tuple) -> str:
+    """Why text written as `torch: 2.2` fails: YAML reads a number there (2.10 even as 2.1)."""
+    if error.validator != "type" or "string" not in (error.validator_value if isinstance(error.validator_value, list)
+                                                     else [error.validator_value]):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    key = f"{where[-1]}: " if where and isinstance(where[-1], str) else ""
+    return (f" (YAML reads an unquoted {value} as a number, not text: quote it as written, "
+            f"as in {key}\"{value}\")")
+
+
 def _home(root: dict, where: tuple, key: str) -> tuple | None:
     """The nearest section enclosing *where* that has *key* (a key nested one
     section too deep, as `generator:` under `runtime.comm:`), or None."""
@@ -119,7 +131,8 @@ def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> l
         return [Diagnostic(doc.loc(where), where, flow)]
     expected = error.schema.get("x-expected")
     if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
-        return [Diagnostic(doc.loc(where), where, f"expected {expected}, got {_describe(instance)}")]
+        return [Diagnostic(doc.loc(where), where,
+                           f"expected {expected}, got {_describe(instance)}{_read_as_number(instance, error, where)}")]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = set(error.schema.get("properties", {}))
         renamed = error.schema.get("x-renamed", {})
@@ -147,8 +160,7 @@ def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> l
         if error.validator_value == "boolean" and isinstance(instance, str) and instance.lower() in (
                 "yes", "no", "on", "off", "y", "n"):
             hint = " (write true or false)"
-        if error.validator_value == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
-            hint = " (quote it)"
+        hint = hint or _read_as_number(instance, error, where)
         return [Diagnostic(doc.loc(where), where,
                            f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
     if kind == "enum":
