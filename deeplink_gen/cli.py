@@ -40,16 +40,36 @@ def _fail(exc: UserError) -> None:
     sys.exit(1)
 
 
+def _reader_gone() -> None:
+    """Standard output was closed by its reader (`deeplink-gen explain | head`):
+    the command ends as a program killed by SIGPIPE would, exit 141, and
+    prints nothing; what is still buffered goes to the null device, so the
+    flush at exit cannot fail again."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    sys.exit(141)
+
+
 class _Group(click.Group):
     """The command group: a command's UserError is printed as its diagnostics,
     exit 1; so is a file-system error no command expected (a disk full, a
-    folder made read-only under it), by the path and the system's reason."""
+    folder made read-only under it), by the path and the system's reason.
+    A reader that stops reading is no error (see _reader_gone)."""
+
+    def make_context(self, *args, **kwargs) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            _reader_gone()
 
     def invoke(self, ctx: click.Context):
         from deeplink_gen.errors import Diagnostic, UserError
 
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            _reader_gone()
         except UserError as exc:
             _fail(exc)
         except OSError as exc:

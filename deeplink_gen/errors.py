@@ -26,7 +26,7 @@ class Loc:
     col: int = 0
 
     def __str__(self) -> str:
-        shown = display_path(self.file)
+        shown = _source_path(self.file)
         if self.line <= 0:
             return shown
         return f"{shown}:{self.line}:{self.col}"
@@ -39,14 +39,34 @@ class Loc:
         return cls(file, before.count(newline) + 1, offset - (before.rfind(newline) + 1) + 1)
 
 
+# This package's folder: a file that ships with deeplink-gen (its op catalog,
+# its op tables) is shown as deeplink_gen/..., wherever it is installed.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _below(path: str, base: str) -> str | None:
+    """*path* relative to *base* when below it."""
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        return None
+    return None if rel.startswith("..") else rel
+
+
 def display_path(path: str) -> str:
     """Paths are shown relative to the current directory when below it, and
     printable."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        rel = ".."
-    return printable(path if rel.startswith("..") else rel)
+    rel = _below(path, os.curdir)
+    return printable(path if rel is None else rel)
+
+
+def _source_path(path: str) -> str:
+    """Where an input is, as a location shows it: as display_path, but a file
+    of this package as deeplink_gen/..., not as a site-packages path 170
+    characters wide."""
+    if _below(path, os.curdir) is None and (inside := _below(path, _PACKAGE)) is not None:
+        return printable(os.path.join(os.path.basename(_PACKAGE), inside))
+    return display_path(path)
 
 
 def printable(text: str) -> str:

@@ -167,12 +167,27 @@ def _dedented(lines: list[str], above: int, line: int) -> tuple[int, int, str] |
     it, which line up: most likely *above* slipped left (else *line* slipped right; both named)."""
     before = _previous(lines, above)
     width = _indent(lines[line - 1])
-    if before is None or _indent(lines[before - 1]) != width or _indent(lines[above - 1]) >= width:
+    if before is None or _indent(lines[above - 1]) >= width:
+        return None
+    if _indent(lines[before - 1]) == _indent(lines[above - 1]) and _opens(lines[before - 1]):
+        # `dtypes:` then `supported: [...]` at its column, then `convert:` indented: the key
+        # left with nothing under it shows where *above* belonged.
+        return above, _indent(lines[above - 1]) + 1, (
+            f"this line ({_spaces(_indent(lines[above - 1]))}) is indented no more than "
+            f"'{_text(lines, before)}' at line {before}, which is left with nothing under it, while line {line} "
+            f"after it has {_spaces(width)}; indent it like line {line}")
+    if _indent(lines[before - 1]) != width:
         return None
     return above, _indent(lines[above - 1]) + 1, (
         f"this line ({_spaces(_indent(lines[above - 1]))}) is indented less than the lines around it "
         f"(lines {before} and {line}: {_spaces(width)}); indent it like them, or, if it begins a new "
         f"section, indent line {line} under it")
+
+
+def _opens(line: str) -> bool:
+    """A `key:` line with nothing after it: what follows, indented, is its value."""
+    body = _COMMENT.sub("", line).strip()
+    return bool(_KEY.match(body)) and not body.startswith("- ") and body.endswith(":")
 
 
 def _no_colon(text: str) -> str:

@@ -17,7 +17,7 @@ import click
 
 from deeplink_gen import cache, inputfile, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
-from deeplink_gen.errors import Diagnostic, UserError
+from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
 from deeplink_gen.input_paths import workspace_file
@@ -132,6 +132,14 @@ def _recorded_options(tree: Path, options: Options) -> Options:
     return chosen
 
 
+def _foreign(out_root: Path, name: str) -> list[str]:
+    """What deeplink-gen did not write in a vendor's folder, which a render refuses to delete."""
+    from deeplink_gen.output.owned import foreign
+
+    tree = out_root / name
+    return [f"{name}/{rel}" for rel in foreign(tree)] if tree.is_dir() and not tree.is_symlink() else []
+
+
 def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[str, Options], show_diff: bool) -> int:
     from deeplink_gen.output import writer
 
@@ -139,27 +147,38 @@ def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[s
     all_vendors = request.vendors is None
 
     report = writer.Report()
-    stale_vendors = []
+    stale_vendors, alien = [], []          # a render fixes the first; only removing them fixes the second
     for name, files in rendered.items():
-        before = len(report.stale) + len(report.missing) + len(report.unexpected)
+        before = set(report.problems)
         writer.check_tree(out_root / name, files, name, report, show_diff)
-        if len(report.stale) + len(report.missing) + len(report.unexpected) > before:
-            stale_vendors.append(name)
+        found = set(report.problems) - before
+        if found:
+            foreign = _foreign(out_root, name)
+            alien += foreign
+            if found - set(foreign):
+                stale_vendors.append(name)
     if all_vendors and out_root.is_dir():
         for extra in sorted(p.name for p in out_root.iterdir() if p.is_dir() and p.name not in rendered
                             and not p.name.startswith(".")):
             report.unexpected.append(f"{extra}/")
+            alien.append(f"{extra}/")
     for text in report.diffs:
         click.echo(text, nl=False)
     for label, items in (("stale", report.stale), ("missing", report.missing), ("unexpected", report.unexpected)):
         for item in items:
             click.echo(f"{label}: {item}", err=True)
-    if not report.clean:
-        click.echo("generated files are out of date; run:", err=True)
+    if alien:
+        click.echo("deeplink-gen did not write these, and no render removes them (it refuses a vendor's folder "
+                   "that holds one): remove them, or move them elsewhere:", err=True)
+        for rel in alien:
+            click.echo(f"  {display_path(str(out_root / rel))}", err=True)
+    if stale_vendors:
+        click.echo("generated files are out of date; " + ("then " if alien else "") + "run:", err=True)
         out_args = [] if request.out is None else ["--out", str(request.out), "--allow-outside-workspace"]
         for name in stale_vendors:
             click.echo(f"  {next_step.render_command(request.root, chosen[name], '--vendor', name, *out_args)}",
                        err=True)
+    if not report.clean:
         return 1
     click.echo(f"up to date: {len(report.unchanged)} files")
     _next(request.root, list(rendered))

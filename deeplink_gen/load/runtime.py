@@ -129,6 +129,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         impls=_impls(doc, ("runtime", "comm", "functions"), COMM_FUNCTIONS, cm.get("functions") or {}, diags),
         prelude=_text(doc, ("runtime", "comm"), cm, "prelude"),
         loc=doc.loc(("runtime", "comm"), key=True),
+        functions_loc=doc.loc(("runtime", "comm", "functions"), key=True),
         includes=tuple(cm.get("includes") or ()),
     )
     g = raw.get("generator") or {"kind": "seed_offset"}
@@ -161,6 +162,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         device_includes=tuple(dev.get("includes") or ()),
         comm=comm, generator=generator, diopi_test=diopi_test, vendorapi=vendorapi,
         loc=doc.loc(("runtime",), key=True),
+        device_functions_loc=doc.loc(("runtime", "device", "functions"), key=True),
     )
 
 

@@ -14,7 +14,7 @@ from deeplink_gen import digests
 from deeplink_gen.cache import Memo
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.load import unquoted
-from deeplink_gen.errors import Diagnostic, Suggestion, sort_key
+from deeplink_gen.errors import Diagnostic, Suggestion, key_path, sort_key
 from deeplink_gen.model.dtypes import DTYPE_ALIASES
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.input_paths import schema_dir
@@ -74,7 +74,55 @@ def _expected(schema: dict) -> str:
     return _TYPE_NAMES.get(kinds, str(kinds))
 
 
-def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnostic]:
+def _read_as_number(value: Any, error: jsonschema.ValidationError, where: tuple) -> str:
+    """Why text written as `torch: 2.2` fails: YAML reads a number there (2.10 even as 2.1)."""
+    if error.validator != "type" or "string" not in (error.validator_value if isinstance(error.validator_value, list)
+                                                     else [error.validator_value]):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    key = f"{where[-1]}: " if where and isinstance(where[-1], str) else ""
+    return (f" (YAML reads an unquoted {value} as a number, not text: quote it as written, "
+            f"as in {key}\"{value}\")")
+
+
+def _home(root: dict, where: tuple, key: str) -> tuple | None:
+    """The nearest section enclosing *where* that has *key* (a key nested one
+    section too deep, as `generator:` under `runtime.comm:`), or None."""
+    for depth in range(len(where) - 1, -1, -1):
+        if key in _keys_at(root, where[:depth]):
+            return where[:depth]
+    return None
+
+
+def _keys_at(root: dict, where: tuple) -> set[str]:
+    """The keys the schema *root* names for the mapping at *where* (none where it cannot tell)."""
+    node = _deref(root, root)
+    for part in where:
+        props = node.get("properties", {})
+        if isinstance(part, str) and part in props:
+            node = props[part]
+        elif isinstance(part, int) and isinstance(node.get("items"), dict):
+            node = node["items"]
+        elif isinstance(node.get("additionalProperties"), dict):
+            node = node["additionalProperties"]
+        else:
+            return set()
+        node = _deref(root, node)
+    return set(node.get("properties", {}))
+
+
+def _deref(root: dict, node: dict) -> dict:
+    """*node* with its $ref within the same schema followed (another file's: left as is)."""
+    while isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
+        target = root
+        for part in node["$ref"][2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        node = target
+    return node
+
+
+def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> list[Diagnostic]:
     where = tuple(error.absolute_path)
     instance = error.instance
     kind = error.validator
@@ -83,16 +131,25 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         return [Diagnostic(doc.loc(where), where, flow)]
     expected = error.schema.get("x-expected")
     if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
-        return [Diagnostic(doc.loc(where), where, f"expected {expected}, got {_describe(instance)}")]
+        return [Diagnostic(doc.loc(where), where,
+                           f"expected {expected}, got {_describe(instance)}{_read_as_number(instance, error, where)}")]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = set(error.schema.get("properties", {}))
         renamed = error.schema.get("x-renamed", {})
         out = []
         for extra in sorted(set(instance) - known):
             loc, key = doc.loc(where + (extra,), key=True), where + (extra,)
-            out.append(Diagnostic(loc, key, f"unknown key '{extra}'; this is '{renamed[extra]}' here")
-                       if extra in renamed else Diagnostic(loc, key, f"unknown key '{extra}'",
-                                                           hint=Suggestion(extra, known)))
+            home = _home(root, where, extra)
+            if extra in renamed:
+                out.append(Diagnostic(loc, key, f"unknown key '{extra}'; this is '{renamed[extra]}' here"))
+            elif home is not None:
+                beside = where[len(home)]
+                out.append(Diagnostic(loc, key, f"unknown key '{extra}' here; it belongs "
+                                                + (f"under '{key_path(home)}'" if home else "at the top level")
+                                                + (f", beside '{beside}': indent it as '{beside}:' is"
+                                                   if isinstance(beside, str) else "")))
+            else:
+                out.append(Diagnostic(loc, key, f"unknown key '{extra}'", hint=Suggestion(extra, known)))
         if out:
             return out
     if kind == "required":
@@ -103,8 +160,7 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         if error.validator_value == "boolean" and isinstance(instance, str) and instance.lower() in (
                 "yes", "no", "on", "off", "y", "n"):
             hint = " (write true or false)"
-        if error.validator_value == "string" and isinstance(instance, (int, float)) and not isinstance(instance, bool):
-            hint = " (quote it)"
+        hint = hint or _read_as_number(instance, error, where)
         return [Diagnostic(doc.loc(where), where,
                            f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
     if kind == "enum":
@@ -120,10 +176,10 @@ def _messages(doc: Document, error: jsonschema.ValidationError) -> list[Diagnost
         meant = [errs for errs in branches.values()
                  if not any(e.validator == "type" and tuple(e.absolute_path) == where for e in errs)]
         if len(meant) == 1:
-            return [m for e in meant[0] for m in _messages(doc, e)]
+            return [m for e in meant[0] for m in _messages(doc, e, root)]
         best = jsonschema.exceptions.best_match(error.context) if error.context else None
         if best is not None and tuple(best.absolute_path) != where:
-            return _messages(doc, best)
+            return _messages(doc, best, root)
         return [Diagnostic(doc.loc(where), where,
                            f"{_describe(instance)} is not valid here: {error.schema.get('description', error.message)}")]
     if kind == "minProperties":
@@ -145,6 +201,7 @@ def _not_one_of(value: Any, error: jsonschema.ValidationError) -> tuple[str, str
     """An enum's message, severity and suggestion (dtype names also by their other spellings)."""
     options = [str(o) for o in error.validator_value]
     aliases = tuple((a, d) for a, d in DTYPE_ALIASES.items() if d in options)
+    aliases += tuple((f"torch.{a}", d) for a, d in aliases + tuple((o, o) for o in options))   # torch.float32
     return (f"{_describe(value)} is not one of: {', '.join(options)}", "error",
             Suggestion(str(value), options, aliases=aliases))
 
@@ -181,7 +238,8 @@ def check(doc: Document, schema_name: str) -> list[Diagnostic]:
     if doc.data is None:
         return [Diagnostic(doc.loc(()), (), "file is empty")]
     out: list[Diagnostic] = []
-    for error in _validator(schema_name).iter_errors(doc.data):
+    validator = _validator(schema_name)
+    for error in validator.iter_errors(doc.data):
         if "propertyNames" in error.schema_path:
             # The instance is the offending key; point at the key itself.
             where = tuple(error.absolute_path) + (error.instance,)
@@ -190,5 +248,5 @@ def check(doc: Document, schema_name: str) -> list[Diagnostic]:
             else:
                 out.append(Diagnostic(doc.loc(where, key=True), where, _name_message(error.instance, error)))
             continue
-        out.extend(_messages(doc, error))
+        out.extend(_messages(doc, error, validator.schema))
     return sorted(set(out), key=sort_key)

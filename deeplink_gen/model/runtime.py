@@ -132,6 +132,7 @@ class CommSpec:
     impls: tuple[Impl, ...]
     prelude: Located[str] | None     # None: not written
     loc: Loc
+    functions_loc: Loc               # its functions: key (a missing function is reported there)
     includes: tuple[str, ...] = ()   # extra headers communicatorimpl.cpp includes (for prelude and custom code)
 
 
@@ -183,6 +184,7 @@ class RuntimeSpec:
     diopi_test: DiopiTestSpec
     vendorapi: VendorApi             # without runtime.vendorapi: no includes, no code
     loc: Loc
+    device_functions_loc: Loc        # runtime.device.functions: (a missing function is reported there)
 
     def checker(self, name: str | None) -> Checker | None:
         return next((c for c in self.checkers if c.name == name), None)

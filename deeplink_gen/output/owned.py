@@ -65,17 +65,23 @@ def not_ours(tree: Path) -> str | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return "is not a folder"
-    listed = _listed(tree)
-    if listed is None:                 # its top level is enough to say so
-        names = sorted(set(os.listdir(tree)) - {MARKER})
-        if not names:
-            return None
-        return (f"has no manifest.json of deeplink-gen's, so {_count(names)} in it ({_some(names)}) may not "
-                "be deeplink-gen's to replace")
-    alien = sorted(rel for rel in entries(tree) if rel not in listed)
+    alien = foreign(tree)
     if not alien:
         return None
+    if _listed(tree) is None:
+        return (f"has no manifest.json of deeplink-gen's, so {_count(alien)} in it ({_some(alien)}) may not "
+                "be deeplink-gen's to replace")
     return f"holds {_count(alien)} deeplink-gen did not write ({_some(alien)})"
+
+
+def foreign(tree: Path) -> list[str]:
+    """The entries of the folder *tree* that deeplink-gen did not write, by
+    relative path: those its manifest does not list, or without a manifest
+    of ours every name at its top level (that is enough to say so)."""
+    listed = _listed(tree)
+    if listed is None:
+        return sorted(set(os.listdir(tree)) - {MARKER})
+    return sorted(rel for rel in entries(tree) if rel not in listed)
 
 
 def _count(names: list[str]) -> str:

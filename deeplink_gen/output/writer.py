@@ -35,8 +35,13 @@ class Report:
     diffs: list[str] = field(default_factory=list)
 
     @property
+    def problems(self) -> list[str]:
+        """What a check found wrong: the stale, missing and unexpected files."""
+        return self.stale + self.missing + self.unexpected
+
+    @property
     def clean(self) -> bool:
-        return not (self.stale or self.missing or self.unexpected)
+        return not self.problems
 
 
 def _existing(root: Path) -> dict[str, Path]:

@@ -70,8 +70,8 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
     check_ref(spec.comm.checker, ("runtime", "comm", "checker"))
     check_ref(spec.diopi_test.checker, ("runtime", "diopi_test", "checker"))
     for section, functions, impls, loc in (
-        ("device", DEVICE_FUNCTIONS, spec.device_impls, spec.loc),
-        ("comm", COMM_FUNCTIONS, spec.comm.impls, spec.comm.loc),
+        ("device", DEVICE_FUNCTIONS, spec.device_impls, spec.device_functions_loc),
+        ("comm", COMM_FUNCTIONS, spec.comm.impls, spec.comm.functions_loc),
     ):
         have = {i.function.key for i in impls}
         for fn in functions:
