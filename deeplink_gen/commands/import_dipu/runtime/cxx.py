@@ -149,34 +149,23 @@ class _Expr:
         return self.tokens[self.i - 1]
 
     def _or(self):
-        left = self._try(self._and)
-        while self._peek() == "||":
-            self._take()
-            right = self._try(self._and)
-            if left is True or right is True or (left not in (None,) and left) or (right not in (None,) and right):
-                left = 1
-            elif left is None or right is None:
-                left = None
-            else:
-                left = 0
-        if left is None:
-            raise _Unknown
-        return left
+        return self._chain("||", self._and, decides=True)
 
     def _and(self):
-        left = self._try(self._cmp)
-        while self._peek() == "&&":
+        return self._chain("&&", self._cmp, decides=False)
+
+    def _chain(self, op: str, operand, decides: bool):
+        """Operands joined by *op*, in three values: one operand whose truth is *decides*
+        decides the whole chain, even beside an unknown one."""
+        values = [self._try(operand)]
+        while self._peek() == op:
             self._take()
-            right = self._try(self._cmp)
-            if left == 0 or right == 0:
-                left = 0
-            elif left is None or right is None:
-                left = None
-            else:
-                left = 1
-        if left is None:
+            values.append(self._try(operand))
+        if any(v is not None and bool(v) == decides for v in values):
+            return int(decides)
+        if any(v is None for v in values):
             raise _Unknown
-        return left
+        return int(not decides)
 
     def _try(self, rule):
         start = self.i
