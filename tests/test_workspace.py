@@ -130,13 +130,25 @@ def test_a_workspace_without_vendors_has_nothing_to_render(tmp_path: Path, check
     assert result.exit_code == 0 and "no vendor yet: `deeplink-gen new-vendor NAME`" in result.output
 
 
-def _install_step(ws: Path) -> list[str]:
-    """The arguments of the workflow's `pip install` step."""
+def _install_steps(ws: Path) -> list[list[str]]:
+    """The arguments of the workflow's `pip install` steps, in order."""
     import shlex
 
     steps = yaml.safe_load((ws / ".github/workflows/deeplink-gen.yml").read_text())["jobs"]["check"]["steps"]
-    (run,) = [s["run"] for s in steps if str(s.get("run", "")).startswith("pip install")]
-    return shlex.split(run)[2:]
+    return [shlex.split(s["run"])[2:] for s in steps if str(s.get("run", "")).startswith("pip install")]
+
+
+def _install_step(ws: Path) -> list[str]:
+    """The arguments of the workflow's `pip install` step of deeplink-gen (after torch's), torch's first."""
+    torch, tool = _install_steps(ws)
+    return [torch[0], *tool]
+
+
+def test_init_workflow_installs_torchs_cpu_build(tmp_path: Path):
+    """A hosted runner's default index has torch's CUDA build, several GB with its GPU wheels."""
+    assert run_cli("init", str(tmp_path / "ws")).exit_code == 0
+    torch, _ = _install_steps(tmp_path / "ws")
+    assert torch[0].startswith("torch==") and torch[1:] == ["--index-url", "https://download.pytorch.org/whl/cpu"]
 
 
 def test_init_workflow_installs_this_deeplink_gen_from_a_wheel(tmp_path: Path):
