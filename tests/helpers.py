@@ -225,6 +225,21 @@ def download(what: str, where: Path, *commands: list[str], instead: str = "") ->
         print(f"deeplink-gen tests: {where} is ready", file=sys.stderr, flush=True)
 
 
+def made_once(target: Path, make) -> None:
+    """Run *make* (which fills the folder *target*) unless *target* is already marked ready,
+    under an exclusive lock on a file beside it: test runs that share the cache (two CI jobs
+    on one machine) wait for each other instead of racing to fill or replace the folder."""
+    import fcntl
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".ready").is_file():
+            shutil.rmtree(target, ignore_errors=True)
+            make()
+            (target / ".ready").touch()
+
+
 @functools.lru_cache(maxsize=1)
 def dipu_torch_python() -> Path:
     """A Python whose torch is DIPU's (DIPU_TORCH) and which runs this
@@ -238,15 +253,11 @@ def dipu_torch_python() -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     venv = cache / "deeplink-gen-tests" / f"torch-{DIPU_TORCH}"
     python = venv / "bin" / "python"
-    ready = venv / ".ready"
-    if not ready.is_file():
-        shutil.rmtree(venv, ignore_errors=True)
-        download(f"torch=={DIPU_TORCH} (one wheel of about 700 MB)", venv,
-                 [sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                 [str(python), "-m", "pip", "install", "--no-deps", "--progress-bar", "on", f"torch=={DIPU_TORCH}"],
-                 instead=f"to use a Python that has torch {DIPU_TORCH} instead, set "
-                         "DEEPLINK_GEN_TEST_DIPU_PYTHON=/path/to/python")
-        ready.touch()
+    made_once(venv, lambda: download(
+        f"torch=={DIPU_TORCH} (one wheel of about 700 MB)", venv,
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+        [str(python), "-m", "pip", "install", "--no-deps", "--progress-bar", "on", f"torch=={DIPU_TORCH}"],
+        instead=f"to use a Python that has torch {DIPU_TORCH} instead, set DEEPLINK_GEN_TEST_DIPU_PYTHON=/path/to/python"))
     return python
 
 
@@ -269,15 +280,10 @@ def cuda_headers() -> tuple[Path, ...]:
     directory, beside the torch of dipu_torch_python()."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deeplink-gen-tests"
     target = cache / f"cuda-headers-{CUDA_HEADERS_TAG}"
-    if not (target / ".ready").is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=cache))
-        download("NVIDIA's CUDA runtime and NCCL header wheels (about 300 MB)", target,
-                 [sys.executable, "-m", "pip", "install", "--no-deps", "--progress-bar", "on", "--target",
-                  str(staging), *(wheel for wheel, _ in CUDA_HEADER_WHEELS)])
-        (staging / ".ready").touch()
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
+    made_once(target, lambda: download(
+        "NVIDIA's CUDA runtime and NCCL header wheels (about 300 MB)", target,
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--progress-bar", "on", "--target", str(target),
+         *(wheel for wheel, _ in CUDA_HEADER_WHEELS)]))
     dirs = tuple(target / "nvidia" / package / "include" for _, package in CUDA_HEADER_WHEELS)
     for header in ("cuda_runtime_api.h", "crt/host_defines.h", "nv/target", "nccl.h"):
         assert any((d / header).is_file() for d in dirs), f"{header} is in none of {target}'s include folders"
