@@ -130,8 +130,11 @@ def main(ctx: click.Context, directory: Path, diopi_include: Path | None) -> Non
 def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -> None:
     """Check vendor files and the op catalog.
 
-    Runs the JSON Schemas, then checks that op names exist in the installed
-    torch, calls name real arguments, and overrides refer to catalog ops.
+    Runs the JSON Schemas, then checks that op names exist in the torch the
+    workspace renders for (deeplink-gen.yaml's torch:, read from the installed
+    torch when it is that version, else from the op table shipped for it;
+    without one, the installed torch), calls name real arguments, and
+    overrides refer to catalog ops.
     Every problem is printed as file:line:col: error: key.path: message; exit
     code 1 if there is any. A warning (file:line:col: warning: ...) is valid
     input that cannot work as written, such as eventElapsedTime defined while

@@ -112,3 +112,10 @@ def test_an_unquoted_torch_version_is_told_yaml_read_a_number(tmp_path):
     (root / "deeplink-gen.yaml").write_text("torch: 2.2\n")
     errors = error_lines(run_cli("validate", "--vendor", "hostsim", cwd=root))
     assert len(errors) == 1 and "as a number" in errors[0] and 'torch: "2.2"' in errors[0], errors
+
+
+def test_validate_help_names_the_torch_it_checks_against():
+    """validate checks against deeplink-gen.yaml's torch (often a shipped op table), not always the installed one."""
+    text = " ".join(run_cli("validate", "--help").output.split())
+    assert "op names exist in the torch the workspace renders for (deeplink-gen.yaml's torch:" in text
+    assert "exist in the installed torch," not in text
