@@ -89,11 +89,16 @@ def rename(text: str, code: str, names: dict[str, str]) -> str:
     return "".join(out) + text[last:]
 
 
-def _template(text: str, code: str, holes: dict[str, str]) -> str:
-    """A call template: braces doubled, then each name in *holes* as {hole}."""
+def _template(text: str, code: str, holes: dict[str, str], call: bool = True) -> str:
+    """A template of DIPU's *text*: braces doubled, each name in *holes* as {hole}, the
+    table lookups _lookups marked as {dtype}/{op}, line breaks as one space, and for a
+    call (not a return expression) its leading `::` dropped, the global C function
+    being implied."""
     escaped_text = text.replace("{", "\x00").replace("}", "\x01")
     out = rename(escaped_text, code, {k: "{" + v + "}" for k, v in holes.items()})
-    return out.replace("\x00", "{{").replace("\x01", "}}")
+    out = out.replace("\x00", "{{").replace("\x01", "}}").replace("__dtype__", "{dtype}").replace("__op__", "{op}")
+    out = re.sub(r"\s*\n\s*", " ", out)
+    return out.removeprefix("::") if call else out
 
 
 def _lookups(text: str, code: str, tables: Tables) -> tuple[str, str, list[str]]:
@@ -136,30 +141,30 @@ def translate(fn: DipuFunction, file: SourceFile, item: Item, checkers: dict[str
     checker's status type to it; *macros* are all the folder's macros (a call
     of one that is no checker stays custom code)."""
     dipu_names = [p.name for p in item.params]
-    renames = {d: c for d, c in zip(dipu_names, fn.param_names) if d and d != c}
+    holes = {d: c for d, c in zip(dipu_names, fn.param_names) if d}
+    renames = {d: c for d, c in holes.items() if d != c}
     body, code = file.body(item), file.body_code(item)
     body_l, code_l, brackets = _lookups(body, code, tables)
     # A parameter named like a provided placeholder ({op} in diclReduceScatter) cannot be a hole.
     templatable = not set(fn.param_names) & (set(PROVIDED) | {"kind"})
     custom = {"custom": custom_body(body, code, renames, set(checkers))}
-    branched = _pattern(fn, body_l, code_l, checkers, dipu_names) if templatable else None
+    branched = _pattern(fn, body_l, code_l, checkers, holes) if templatable else None
     if branched is not None:
         return Translated(*branched, tuple(brackets))
     status = status_pattern(fn.key, code_l) if templatable else None
     if status is not None and status[1].group("type").removeprefix("::") in by_status:
         pattern, m, needs = status
-        holes = {k: v for k, v in zip(dipu_names, fn.param_names) if k}
         call = _template(body_l[m.start("call"):m.end("call")], code_l[m.start("call"):m.end("call")], holes)
         needs = {**needs, "success": m.group("ok")}
-        return Translated({"pattern": pattern, "call": re.sub(r"\s*\n\s*", " ", call).removeprefix("::")}, "pattern",
-                          by_status[m.group("type").removeprefix("::")], tuple(brackets), tuple(needs.items()), custom)
+        return Translated({"pattern": pattern, "call": call}, "pattern", by_status[m.group("type").removeprefix("::")],
+                          tuple(brackets), tuple(needs.items()), custom)
     parts = statements(code_l, set(checkers)) if templatable else None
-    if parts is not None and any(st.macro is None and re.match(r"\s*(?:::)?(\w+)\s*\(", code_l[st.start:st.end])
-                                 and re.match(r"\s*(?:::)?(\w+)", code_l[st.start:st.end]).group(1) in macros
-                                 for st in parts):
+    # a call of a macro that is no checker stays C++
+    if parts is not None and any(st.macro is None and (m := re.match(r"\s*(?:::)?(\w+)\s*\(", code_l[st.start:st.end]))
+                                 and m.group(1) in macros for st in parts):
         parts = None
     if parts is not None:
-        translated = _as_calls(fn, body_l, code_l, parts, checkers, dipu_names)
+        translated = _as_calls(fn, body_l, code_l, parts, checkers, holes)
         if translated is not None:
             return Translated(*translated, tuple(brackets))
     return Translated(custom, "custom", None, tuple(brackets))
@@ -198,10 +203,8 @@ def end_statements(text: str, code: str, macros: set[str]) -> str:
 
 
 def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], checkers: dict[str, str],
-              dipu_names: list[str]) -> tuple[object, str, str | None] | None:
+              holes: dict[str, str]) -> tuple[object, str, str | None] | None:
     """(entry, kind, checker) when the statements are checked calls, locals and a return; else None."""
-    holes = dict(zip(dipu_names, fn.param_names))
-    holes = {k: v for k, v in holes.items() if k}
     locals_: dict[str, str] = {}
     calls: list[str] = []
     used_checkers: set[str | None] = set()
@@ -238,10 +241,8 @@ def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], ch
         return None
     if len(used_checkers) > 1:
         return None
-    holes.update({name: name for name in locals_})
-    # A call's leading `::` (the global C function) is implied; line breaks inside a call are one space.
-    templates = [re.sub(r"\s*\n\s*", " ", _template(t, c, holes)).removeprefix("::") for t, c in calls]
-    templates = [t.replace("__dtype__", "{dtype}").replace("__op__", "{op}") for t in templates]
+    holes = {**holes, **{name: name for name in locals_}}
+    templates = [_template(t, c, holes) for t, c in calls]
     entry: dict = {}
     if locals_:
         entry["locals"] = locals_
@@ -250,7 +251,7 @@ def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], ch
     else:
         entry["calls"] = templates
     if ret is not None:
-        entry["return"] = re.sub(r"\s*\n\s*", " ", _template(ret[0], ret[1], holes)).replace("__dtype__", "{dtype}").replace("__op__", "{op}")
+        entry["return"] = _template(ret[0], ret[1], holes, call=False)
     checker = next(iter(used_checkers))
     return (entry["call"] if list(entry) == ["call"] else entry, "call", checker)
 
@@ -266,14 +267,13 @@ _IF_ELSE = re.compile(r"\s*if\s*\((.*?)\)\s*\{(.*)\}\s*else\s*\{(.*)\}\s*", re.S
 
 
 def _pattern(fn: DipuFunction, body: str, code: str, checkers: dict[str, str],
-             dipu_names: list[str]) -> tuple[object, str, str | None] | None:
+             holes: dict[str, str]) -> tuple[object, str, str | None] | None:
     """The pattern entry of a body that is `if (<its condition>) { A } else { B }`, A and B one
     checked call each, of one checker; None otherwise."""
     choice = _CHOICES.get(fn.key)
     m = _IF_ELSE.fullmatch(code)
     if choice is None or m is None:
         return None
-    holes = {k: v for k, v in zip(dipu_names, fn.param_names) if k}
     condition = " ".join(rename(m.group(1), m.group(1), holes).split())
     if condition not in choice[0]:
         return None
@@ -287,7 +287,7 @@ def _pattern(fn: DipuFunction, body: str, code: str, checkers: dict[str, str],
         used.add(checkers[st.macro])
         t = inner[st.inner[0]:st.inner[1]].strip()
         c = inner_code[st.inner[0]:st.inner[1]].strip()
-        parts.append(re.sub(r"\s*\n\s*", " ", _template(t, c, holes)).removeprefix("::"))
+        parts.append(_template(t, c, holes))
     if len(used) != 1:
         return None
     entry = {"pattern": choice[1], choice[2][0]: parts[0], choice[2][1]: parts[1]}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from deeplink_gen.commands.import_dipu.runtime.cxx import SourceFile, Item, calls
+from deeplink_gen.commands.import_dipu.runtime.cxx import Item, SourceFile
 
 _DECL = re.compile(r"(?:^|[{;\s])((?:::)?[A-Za-z_][\w:]*)\s+(?:C10_UNUSED\s+)?([A-Za-z_]\w*)\s*(?:C10_UNUSED\s*)?=\s*\(?\s*(\w+)\s*\)?\s*;")
 _FAILS = ("TORCH_CHECK", "AT_ERROR", "TORCH_INTERNAL_ASSERT")
@@ -84,7 +84,3 @@ def checker_name(macro: str, taken: set[str]) -> str:
         name, n = f"{base}_{n}", n + 1
     return name
 
-
-def macro_calls(macro: Macro) -> list[str]:
-    """The calls the macro's own body makes (its message function, say)."""
-    return calls(macro.file.code[macro.item.start:macro.item.end])

@@ -105,7 +105,6 @@ class Branch:
 
     line: int
     condition: str
-    taken: bool
 
 
 class Config:
@@ -284,7 +283,7 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
                 value = evaluate(cond, config) if active else False
                 take = active and value is not False
                 if active and value is None:
-                    undecided.append(Branch(i + 1, f"#{m.group(1)} {m.group(2).strip()}", True))
+                    undecided.append(Branch(i + 1, f"#{m.group(1)} {m.group(2).strip()}"))
                 stack.append([active, take, take])
                 active = take
             elif word == "elif":
@@ -292,7 +291,7 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
                 value = evaluate(cond, config) if parent and not done else False
                 take = parent and not done and value is not False
                 if parent and not done and value is None:
-                    undecided.append(Branch(i + 1, f"#elif {m.group(2).strip()}", True))
+                    undecided.append(Branch(i + 1, f"#elif {m.group(2).strip()}"))
                 stack[-1] = [parent, done or take, take]
                 active = take
             elif word == "else":

@@ -51,10 +51,6 @@ class Body:
     def at(self, offset: int, message: str) -> Diagnostic:
         return warning(self.file.path, self.file.line_of(self.item.body[0] + max(offset, 0)), message)
 
-    @property
-    def kept(self) -> str:
-        return "kept as is"
-
 
 def _prefix(name: str) -> str | None:
     m = re.match(r"[a-z]+|[A-Z][a-z]+", name)
@@ -68,7 +64,7 @@ def _lookups(b: Body, ctx: Context) -> list[Diagnostic]:
         out.append(b.at(b.code.find(name), (
             f"{b.key} looks {name} up with operator[], which inserts a default value on a miss (an unsupported "
             "dtype or reduce op silently becomes the first enumerator, AVG becomes SUM): "
-            + ("fixed: the entry's {dtype}/{op} throws on a miss" if fixed else b.kept))))
+            + ("fixed: the entry's {dtype}/{op} throws on a miss" if fixed else "kept as is"))))
     return out
 
 
@@ -225,15 +221,12 @@ def _macro_defects(macros: dict[str, Macro]) -> list[Diagnostic]:
     return out
 
 
-def checkers_macros(checkers: dict[str, dict]) -> set[str]:
-    return {c["macro"] for c in checkers.values()}
-
-
 def check(translated: dict, checkers: dict[str, dict], macros: dict[str, Macro], widened: set[str],
           files: list[SourceFile]) -> list[Diagnostic]:
     """The defects of the imported functions and the folder's check macros; *widened*
     names the dtype tables that map dtypes of different sizes onto one vendor type,
     *files* are the runtime files (for the maps they declare)."""
+    checked = {c["macro"] for c in checkers.values()}
     ctx = Context(
         success=frozenset(s for c in checkers.values() for s in c["success"]),
         library_prefixes=frozenset(
@@ -241,7 +234,7 @@ def check(translated: dict, checkers: dict[str, dict], macros: dict[str, Macro],
              for name in calls(str(t.entry)) if (p := _prefix(name))]
             + [p for f, item, _ in translated.values() for m in re.finditer(
                 r"\b(\w+)\s*\(\s*(?:::)?(\w+)\s*\(", f.body_code(item))
-               if m.group(1) in checkers_macros(checkers) and (p := _prefix(m.group(2)))]),
+               if m.group(1) in checked and (p := _prefix(m.group(2)))]),
         macros=frozenset(macros), maps=frozenset(n for f in files for n in _MAP.findall(f.code)),
         widened=frozenset(widened))
     out = _macro_defects(macros)

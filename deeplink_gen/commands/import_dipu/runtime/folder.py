@@ -39,7 +39,6 @@ class RuntimeImport:
     files: dict[str, bytes]                         # hand-written files, relative to vendors/<vendor>/
     notes: list[Diagnostic] = field(default_factory=list)
     report: list[str] = field(default_factory=list)
-    functions: dict[str, tuple[SourceFile, Item, Translated]] = field(default_factory=dict)
 
 
 def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macros: set[str] = frozenset()) -> str:
@@ -47,18 +46,18 @@ def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macr
     invocation of *macros* ended with `;`."""
     out: list[str] = []
     open_: tuple[str, ...] = ()
-    for item in items:
-        ns = item.namespace[len(base):] if item.namespace[:len(base)] == base else item.namespace
+    for item in [*items, None]:          # None: the end, where every namespace closes
+        ns = () if item is None else (
+            item.namespace[len(base):] if item.namespace[:len(base)] == base else item.namespace)
         while open_ and ns[:len(open_)] != open_:
             out.append(f"}}  // namespace {open_[-1]}".rstrip())
             open_ = open_[:-1]
+        if item is None:
+            break
         for name in ns[len(open_):]:
-            out.append(f"namespace {name} {{".replace("namespace  {", "namespace {"))
+            out.append(f"namespace {name} {{" if name else "namespace {")
             open_ += (name,)
         out.append(end_statements(file.slice(item), file.code[item.start:item.end], set(macros)).rstrip())
-    while open_:
-        out.append(f"}}  // namespace {open_[-1]}".rstrip())
-        open_ = open_[:-1]
     return "\n\n".join(out).strip() + "\n" if out else ""
 
 
@@ -69,7 +68,8 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     report: list[str] = []
     reading = read_folder(vendor, folder, variant, torch_code, notes, report)
     macros, checkers, macro_checker = _checkers(reading, notes)
-    tables = [t for f in reading.runtime_sources() for t in find_tables(f)]
+    sources = reading.runtime_sources()
+    tables = [t for f in sources for t in find_tables(f)]
     names = Tables(frozenset(t.name for t in tables if t.kind == "dtype"),
                    frozenset(t.name for t in tables if t.kind == "op"))
     by_status = {}
@@ -90,11 +90,11 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     carried = _carried(reading, notes)
     build = _build(reading, runtime["headers"], carried, notes)
     widened = {t.name for t in tables if t.kind == "dtype" and size_clashes(t)}
-    notes += defects.check(translated, checkers, macros, widened, reading.runtime_sources())
+    notes += defects.check(translated, checkers, macros, widened, sources)
     report.append(f"{vendor}: {len(translated)} functions ("
                   + ", ".join(f"{n} {k}" for k, n in sorted(_kinds(translated).items()))
                   + f"), {len(checkers)} checkers, {len(carried)} hand-written files")
-    return RuntimeImport(vendor, {"runtime": runtime, "build": build}, carried, notes, report, translated)
+    return RuntimeImport(vendor, {"runtime": runtime, "build": build}, carried, notes, report)
 
 
 _CHECKER_ORDER = ("macro", "status", "success", "not_ready", "out_of_memory", "clear_error", "message_function",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from deeplink_gen.commands.import_dipu.read import warning
@@ -48,8 +49,12 @@ class Reading:
     generator: SourceFile | None
     shared: set[Path]                        # local headers that stay files
 
+    @cached_property
+    def _paths(self) -> dict[int, Path]:
+        return {id(f): p for p, f in {**self.files, **self.headers}.items()}
+
     def path_of(self, f: SourceFile) -> Path:
-        return next((p for p, g in {**self.files, **self.headers}.items() if g is f), self.folder / "vendorapi.h")
+        return self._paths.get(id(f), self.folder / "vendorapi.h")
 
     def local(self, name: str, including: Path) -> Path | None:
         return local(name, including, self.folder, self.vendor)
