@@ -408,3 +408,19 @@ def test_random_functions_draw_from_the_callers_generator(library, implemented: 
     assert torch.equal(first, again)
     # Not the CPU's numbers for the same seed: a device generator is another generator.
     assert not torch.equal(first, torch.randn(64, generator=torch.Generator().manual_seed(42)))
+
+
+@pytest.mark.slow
+def test_each_function_reached_is_noted_once(library, tmp_path, monkeypatch):
+    """With DEEPLINK_GEN_REACHED naming a file, a function's first call in a process appends its
+    name there, and later calls do not: how a test run counts the functions it reached."""
+    lib, _ = library
+    reached = tmp_path / "reached.txt"
+    call = Call()
+    x, out = torch.randn(3), torch.zeros(3)
+    assert lib.diopiAbs(None, call.tensor(out), call.tensor(x)) == 0      # before: not noted
+    monkeypatch.setenv("DEEPLINK_GEN_REACHED", str(reached))
+    for _ in range(2):
+        assert lib.diopiAbs(None, call.tensor(out), call.tensor(x)) == 0
+        assert lib.diopiAbsInp(None, call.tensor(out)) == 0
+    assert reached.read_text().splitlines() == ["diopiAbs", "diopiAbsInp"]
