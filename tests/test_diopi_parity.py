@@ -11,7 +11,7 @@ A DIOPI tree is rebuilt from that data, imported with import-dipu
   precedence: a level replaces the one below);
 - the rendered adaptor wraps the functions DIOPI's wraps, calling the same
   namespace, converting the same tensors with the same rules and formats,
-  but for the differences listed in DELIBERATE (and in the README)."""
+  but for the differences listed in DELIBERATE (and in docs/diopi-adaptor.md)."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_imported_convert_config_renders_back_to_the_same_conversions(imported, 
 
 # ---- the adaptor against DIOPI's generator
 
-# Differences kept on purpose (listed in the README, "The DIOPI adaptor and DIOPI's generator").
+# Differences kept on purpose (listed in docs/diopi-adaptor.md).
 # Functions the library defines that only functions_mmcv.h declares: DIOPI's generator does not
 # read that header and drops them from the library's exports; deeplink-gen wraps them.
 MMCV = {"diopiDynamicVoxelizeMmcv", "diopiHardVoxelizeMmcv", "diopiModulatedDeformConvBackwardMmcv",

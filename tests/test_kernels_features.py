@@ -251,6 +251,7 @@ def test_explain_of_an_op_outside_the_catalog_says_how_to_add_it(workspace: Path
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert re.search(r"'cosh' is an op of torch [\d.]+ that the op catalog does not define: add it to a "
                      r"catalog/\*\.yaml", result.stderr), result.stderr
+    assert "see docs/op-catalog.md" in result.stderr and (REPO / "docs" / "op-catalog.md").is_file()
     assert "did you mean" not in result.stderr and "DIOPI declares no diopiCosh" in result.stderr
     result = run_cli("explain", "asin.out", "--vendor", "camb", cwd=workspace)
     assert result.exit_code == 1 and "DIOPI declares diopiAsin and diopiAsinInp" in result.stderr

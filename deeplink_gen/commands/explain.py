@@ -142,7 +142,7 @@ def _not_in_catalog(op: str, ws, torch: Torch, options: Options) -> str:
     diopi = (f"; DIOPI declares {' and '.join(declared)}" if declared
              else f"; DIOPI declares no {base}: the op needs one, or a catalog entry with dummy_call or custom code")
     return (f"'{op}' is an op of torch {table.version} that the op catalog does not define: add it to a "
-            f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; README: \"The op catalog\"){diopi}")
+            f"catalog/*.yaml of the workspace (ops: {{{op}: {{call: ...}}}}; see docs/op-catalog.md){diopi}")
 
 
 def _some(names: list[str], shown: int = 8) -> str:
