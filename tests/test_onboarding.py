@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from helpers import (
-    DIPU_CHECKOUT, dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
+    DIPU_CHECKOUT, REPO, dipu_checkout, edit, error_lines, git_apply, run_cli, tree_state,
 )
 from deeplink_gen.interfaces.dipu import edit_sites
 
@@ -516,3 +516,11 @@ def test_each_render_ends_with_the_next_step(workspace: Path, tmp_path: Path):
     result = _into(workspace, "droplet", dipu_checkout(tmp_path / "dipu2"))
     last = result.stdout.splitlines()[-1]
     assert "-DDEVICE=DROPLET && cmake --build build" in last and "WITH_DIOPI_LIBRARY" not in last
+    # A vendor whose DIOPI library is rendered builds that library first, and DIPU links it.
+    hostsim_tree = dipu_checkout(tmp_path / "dipu3")
+    result = _into(workspace, "hostsim", hostsim_tree)
+    last = result.stdout.splitlines()[-1]
+    library = hostsim_tree / "dipu/third_party/DIOPI/impl/hostsim"
+    assert last.startswith(f"next: build DIPU on hostsim's DIOPI library: cmake -S {library} -B build-diopi"), last
+    assert "-DDEVICE=HOSTSIM -DWITH_DIOPI_LIBRARY=$PWD/build-diopi" in last
+    assert "scripts/try_without_a_chip.py" in last and (REPO / "scripts" / "try_without_a_chip.py").is_file()
