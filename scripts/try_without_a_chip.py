@@ -161,9 +161,10 @@ def step_check(run: Run) -> dict:
     imports, install = found["imports"], f"{run.python} {PIP}"
     if found["torch_dir"] is None:
         raise Failure(f"{run.python} has no torch: `{install}`")
-    version = (Path(found["torch_dir"]) / "version.py").read_text()
-    if f"__version__ = '{TORCH}" not in version:
-        raise Failure(f"{run.python} has torch {imports['torch']}, and hostsim's library is rendered for torch "
+    version = re.search(r"^__version__ = '([^'+]*)", (Path(found["torch_dir"]) / "version.py").read_text(), re.M)
+    if version is None or version[1] != TORCH:
+        raise Failure(f"{run.python} has torch {version[1] if version else '(unknown)'}, and hostsim's library is "
+                      f"rendered for torch "
                       f"{TORCH}, which DIPU {DIPU_COMMIT} supports: use a Python with `{install}`")
     for name in ("torch", "numpy", "expecttest"):
         if imports[name].startswith("error"):

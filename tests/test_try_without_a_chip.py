@@ -69,6 +69,18 @@ def test_a_python_without_torch_is_told_what_to_install(script, tmp_path: Path):
                     "torch==2.2.2 'numpy<2' expecttest torchvision==0.17.2`"), done.stdout
 
 
+def test_a_python_with_another_torch_is_refused(script, tmp_path: Path):
+    """This interpreter's torch (the one deeplink-gen reads schemas from) is not DIPU's."""
+    root = _checkout(tmp_path / "dl", *script.SUBMODULES)
+    version = subprocess.run([sys.executable, "-c", "import importlib.metadata as m; print(m.version('torch'))"],
+                             capture_output=True, text=True, check=True).stdout.strip().split("+")[0]
+    assert version != "2.2.2"
+    done = _run("--dipu", str(root), "--work", str(tmp_path / "work"))
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1].startswith(
+        f"error: check: {sys.executable} has torch {version}, and hostsim's library is rendered for torch 2.2.2"), done.stdout
+
+
 def _configure(project: Path, cmake_dir: Path, build: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["cmake", "-S", str(project), "-B", str(build), f"-DTorch_DIR={cmake_dir / 'Torch'}",
                            f"-DCaffe2_DIR={cmake_dir / 'Caffe2'}"], capture_output=True, text=True, timeout=600)
