@@ -23,7 +23,7 @@ from deeplink_gen.errors import UserError
 from deeplink_gen.input_paths import cache_dir
 
 # Bumped when the layout of entries or of stored values changes.
-FORMAT = 6
+FORMAT = 7
 # The store's default size bound (a rendered vendor is about 1.5 MB, a validated workspace about 1 MB).
 DEFAULT_MB = 256
 _MAGIC = b"deeplink-gen cache %d " % FORMAT

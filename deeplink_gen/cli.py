@@ -342,10 +342,13 @@ def drift(ctx: Invocation, old: str, new: str, fmt: str, out: Path | None) -> No
 @click.option("--include", "include", required=True, type=click.Path(file_okay=False, path_type=Path),
               metavar="DIR", help="DIOPI proto headers: DIR holds functions.h (or diopi/functions.h).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Snapshot to write (default: the bundled deeplink_gen/interfaces/data/diopi_prototypes.yaml).")
+              help="Snapshot to write (required unless --into-package).")
+@click.option("--into-package", "into_package", is_flag=True,
+              help="Instead of --out, refresh the file deeplink-gen ships (deeplink_gen/interfaces/data/diopi_prototypes.yaml); only from a source "
+                   "checkout, never an installed package.")
 @click.option("--commit", default="unknown", show_default=True, metavar="HASH",
               help="The DIOPI commit the headers come from (recorded as diopi_commit).")
-def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
+def diopi_snapshot(include: Path, out: Path | None, into_package: bool, commit: str) -> None:
     """Refresh the DIOPI prototype snapshot from DIOPI's proto headers.
 
     Parses every DIOPI_API declaration of functions.h, functions_ext.h,
@@ -355,20 +358,24 @@ def diopi_snapshot(include: Path, out: Path | None, commit: str) -> None:
     """
     from deeplink_gen.commands import diopi_snapshot as command
 
-    click.echo(command.run(include, out, commit))
+    click.echo(command.run(include, out, into_package, commit))
 
 
 @main.command("dipu-link-snapshot")
 @click.option("--build", "build", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
               metavar="DIR", help="A DIPU build directory (its object files are read with nm).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Data to write (default: the bundled deeplink_gen/interfaces/data/dipu_link.json.gz).")
+              help="Data to write (required unless --into-package).")
+@click.option("--into-package", "into_package", is_flag=True,
+              help="Instead of --out, refresh the file deeplink-gen ships (deeplink_gen/interfaces/data/dipu_link.json.gz); only from a source "
+                   "checkout, never an installed package.")
 @click.option("--source", "source", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
               metavar="DIR", help="The deeplink.framework checkout that was built (its dipu/torch_dipu/csrc_dipu "
                                   "headers are searched for dipu_* declarations).")
 @click.option("--commit", required=True, metavar="HASH", help="The DIPU commit that was built.")
 @click.option("--torch", "torch", required=True, metavar="X.Y.Z", help="The torch DIPU was built with.")
-def dipu_link_snapshot(build: Path, source: Path, out: Path | None, commit: str, torch: str) -> None:
+def dipu_link_snapshot(build: Path, source: Path, out: Path | None, into_package: bool, commit: str,
+                       torch: str) -> None:
     """Record DIPU core's link contract with the kernels file.
 
     Reads the object files of a DIPU build with nm, leaving out the kernels
@@ -382,15 +389,17 @@ def dipu_link_snapshot(build: Path, source: Path, out: Path | None, commit: str,
     """
     from deeplink_gen.commands import dipu_link_snapshot as command
 
-    click.echo(command.run(build, source, out, commit, torch))
+    click.echo(command.run(build, source, out, into_package, commit, torch))
 
 
 @main.command("torch-snapshot")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Snapshot to write (default: deeplink_gen/interfaces/data/torch-<installed version>.json.gz, "
-                   "the file validate, coverage and drift read for that version). A name ending in .gz is "
+              help="Snapshot to write (required unless --into-package). A name ending in .gz is "
                    "gzip-compressed; anything else is plain JSON.")
-def torch_snapshot(out: Path | None) -> None:
+@click.option("--into-package", "into_package", is_flag=True,
+              help="Instead of --out, refresh the file deeplink-gen ships (deeplink_gen/interfaces/data/torch-<installed version>.json.gz, the file validate, coverage and drift read for that version); only from a source "
+                   "checkout, never an installed package.")
+def torch_snapshot(out: Path | None, into_package: bool) -> None:
     """Record the installed torch's op table as data.
 
     Reads torchgen's native_functions.yaml (never importing torch) and writes
@@ -401,7 +410,7 @@ def torch_snapshot(out: Path | None) -> None:
     """
     from deeplink_gen.commands import torch_snapshot as command
 
-    click.echo(command.run(out))
+    click.echo(command.run(out, into_package))
 
 
 @main.command("import-dipu")

@@ -53,10 +53,13 @@ def _below(path: str, base: str) -> str | None:
     return None if rel.startswith("..") else rel
 
 
-def display_path(path: str) -> str:
-    """Paths are shown relative to the current directory when below it, and
-    printable."""
+def display_path(path: str, root: str | os.PathLike | None = None) -> str:
+    """Paths are shown relative to the current directory when below it, else,
+    when below the workspace *root* (as given on the command line, -C DIR),
+    as DIR/...: what can be pasted from where the user stands. Printable."""
     rel = _below(path, os.curdir)
+    if rel is None and root is not None and (inside := _below(os.path.abspath(path), os.path.abspath(root))):
+        rel = os.path.normpath(os.path.join(root, inside)) if inside != os.curdir else str(root)
     return printable(path if rel is None else rel)
 
 

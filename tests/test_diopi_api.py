@@ -4,11 +4,12 @@ and the check of catalog calls against the prototypes."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import yaml
 
-from helpers import REPO, diopi_include, run_cli
+from helpers import REPO, diopi_include, run_cli, run_subprocess
 
 SNAPSHOT = REPO / "deeplink_gen" / "interfaces" / "data" / "diopi_prototypes.yaml"
 
@@ -142,3 +143,29 @@ def test_deprecated_declarations_are_read():
     assert not problems
     assert [(p.name, p.loc.line, operator) for p, operator in found] == [("diopiOld", 3, True)]
     assert "diopiMultiHeadAttention" in _snapshot_functions(SNAPSHOT)
+
+
+def test_snapshot_commands_write_the_package_only_when_asked_from_a_source_checkout(tmp_path):
+    """Without --out nothing is written (the package's data is not a default target); and
+    --into-package from an installed copy of the package (no source checkout around it)
+    is refused, leaving that copy's data as it was."""
+    inc = tmp_path / "inc" / "diopi"
+    inc.mkdir(parents=True)
+    (inc / "functions.h").write_text(TRICKY)
+    shipped = SNAPSHOT.read_bytes()
+    for command in (("diopi-snapshot", "--include", str(tmp_path / "inc")), ("torch-snapshot",)):
+        result = run_cli(*command)
+        assert result.exit_code == 1, result.output
+        assert "error: --out: give --out FILE (or --into-package" in result.stderr
+        assert "Traceback" not in result.output
+    assert SNAPSHOT.read_bytes() == shipped
+    result = run_cli("diopi-snapshot", "--include", str(tmp_path / "inc"), "--out", "x.yaml", "--into-package")
+    assert result.exit_code == 1 and "not both" in result.stderr
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "deeplink_gen", site / "deeplink_gen")
+    installed = site / "deeplink_gen" / "interfaces" / "data" / "diopi_prototypes.yaml"
+    result = run_subprocess("diopi-snapshot", "--include", str(tmp_path / "inc"), "--into-package",
+                            cwd=tmp_path, env={"PYTHONPATH": str(site)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "runs from an installed package (site/deeplink_gen), not a source checkout" in result.stderr
+    assert installed.read_bytes() == shipped

@@ -282,3 +282,14 @@ def test_explain_of_an_op_base_name_lists_its_overloads(workspace: Path):
     assert result.exit_code == 1
     assert "'add' names no single op: the op catalog has " in result.stderr
     assert "add.Tensor" in result.stderr and "add.out" in result.stderr and "addr" not in result.stderr
+
+
+def test_sort_values_stable_forwards_stable_to_diopi_sort():
+    """DIPU's own tests reach sort.values_stable, which DIPU's op file maps to diopiSort with
+    the stable flag as a pointer (null when not given): the bundled catalog registers it so."""
+    result = run_cli("explain", "sort.values_stable", "--vendor", "hostsim", cwd=REPO)
+    assert result.exit_code == 0, result.output
+    call = next(line for line in result.output.splitlines() if line.strip().startswith("DIOPI call"))
+    assert "diopiSort(" in call and "stable.has_value() ? &*stable : nullptr" in call
+    kernels = (REPO / "generated" / "hostsim" / KERNELS).read_text()
+    assert 'REGISTER("sort.values_stable", ::diopiSort, dipu::native::dipu_sort_values_stable)' in kernels

@@ -3,7 +3,9 @@ eventElapsedTime while createEvent disables timing is warned about at the
 createEvent line (in custom code: the line naming the flag), with exit 0 and
 the output written; --strict makes it exit
 1 and write nothing; the warning shows on every run, also when results come
-from the cache; the bundled vendors and the scaffolds give none."""
+from the cache; the bundled vendors and the scaffolds give none. A dtype DIPU
+hands to DIOPI that is neither supported nor converted warns at dtypes.supported
+unless dtypes.pass_through lists it, and explain names it per function."""
 
 from __future__ import annotations
 
@@ -185,3 +187,48 @@ def test_warnings_are_listed_with_errors(workspace: Path):
     assert len(warning_lines(result)) == 1
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
     assert errors and result.stderr.splitlines()[-1] == f"{len(errors)} error{'s' if len(errors) != 1 else ''}, 1 warning"
+
+
+SCAFFOLD_DTYPES = ("# dtypes:\n#   supported: [bool, int8, uint8, int32, float16, float32]\n"
+                   "#   convert: {int64: int32, float64: float32}\n")
+DTYPES = "dtypes:\n  supported: [bool, int8, uint8, int32, float16, float32]\n  convert: {int64: int32, float64: float32}\n"
+
+
+def dtyped_scaffold(ws: Path) -> Path:
+    """A new-vendor scaffold whose dtypes section is switched on: DIPU's int16, bfloat16,
+    complex64 and complex128 are neither supported nor converted."""
+    result = run_cli("new-vendor", "acme", cwd=ws)
+    assert result.exit_code == 0, result.output
+    return edit(ws / "vendors" / "acme.yaml", SCAFFOLD_DTYPES, DTYPES)
+
+
+def test_a_dtype_neither_supported_nor_converted_warns(workspace: Path):
+    path = dtyped_scaffold(workspace)
+    result = run_cli("validate", "--vendor", "acme", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    (warning,) = warning_lines(result)
+    assert re.match(rf"(.*/)?vendors/acme\.yaml:{line_of(path, 'supported:')}:\d+: warning: dtypes\.supported: "
+                    r"int16, bfloat16, complex64, complex128 are neither supported nor converted by a common rule",
+                    warning), warning
+    assert "reach the vendor's DIOPI functions as they are" in warning and "error status" in warning
+    assert "dtypes.pass_through" in warning
+    assert run_cli("validate", "--vendor", "acme", "--strict", cwd=workspace).exit_code == 1
+    explained = run_cli("explain", "relu.out", "--vendor", "acme", cwd=workspace)
+    assert explained.exit_code == 0, explained.output
+    (line,) = [l for l in explained.stdout.splitlines() if "passed through unconverted" in l]
+    assert "int16, bfloat16, complex64, complex128 (" in line and "error status" in line
+
+
+def test_pass_through_says_the_library_decides(workspace: Path):
+    path = dtyped_scaffold(workspace)
+    edit(path, "  convert: {int64: int32", "  pass_through: [int16, bfloat16, complex64, complex128]\n  convert: {int64: int32")
+    result = run_cli("validate", "--vendor", "acme", "--strict", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    assert warning_lines(result) == []
+    explained = run_cli("explain", "relu.out", "--vendor", "acme", cwd=workspace)
+    assert "passed through unconverted: int16, bfloat16, complex64, complex128" in explained.stdout
+    edit(path, "pass_through: [int16, bfloat16,", "pass_through: [int16, float64, bfloat16,")
+    result = run_cli("validate", "--vendor", "acme", cwd=workspace)
+    assert result.exit_code == 1
+    assert re.search(rf"vendors/acme\.yaml:{line_of(path, 'pass_through:')}:\d+: error: dtypes\.pass_through: "
+                     r"float64 is converted by a common rule", result.stderr), result.stderr

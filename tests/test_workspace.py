@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli
+from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli, run_subprocess
 
 
 def test_init_makes_a_workspace_and_keeps_what_the_user_edited(tmp_path: Path):
@@ -185,3 +185,22 @@ def test_init_tool_gives_the_requirement(tmp_path: Path):
     assert run_cli("init", str(tmp_path / "ws"), "--tool", requirement).exit_code == 0
     args = _install_step(tmp_path / "ws")
     assert args[0].startswith("torch==") and args[1:] == [requirement]
+
+
+def test_paths_from_another_folder_are_shown_as_given_with_c(workspace: Path, tmp_path: Path):
+    """Run from a folder beside the workspace with a relative -C: every path a message names
+    is one the user can paste from where they stand, not an absolute or resolved one."""
+    here = tmp_path / "elsewhere"
+    here.mkdir()
+    (tmp_path / "empty").mkdir()
+    ws = os.path.relpath(workspace, here)
+    result = run_subprocess("-C", "../empty", "validate", cwd=here)
+    assert result.returncode == 1
+    assert "error: (workspace): ../empty is not a deeplink-gen workspace" in result.stderr, result.stderr
+    result = run_subprocess("-C", ws, "render", "--vendor", "camb", "--out", f"{ws}/vendors/out", cwd=here)
+    assert result.returncode == 2
+    assert f"is inside {ws}/vendors, a workspace folder" in result.stderr, result.stderr
+    result = run_subprocess("-C", ws, "explain", "relu.out", "--vendor", "camb", cwd=here)
+    assert result.returncode == 0, result.stderr
+    assert f"from vendor default ({ws}/vendors/camb.yaml:" in result.stdout
+    assert str(workspace) not in result.stdout + result.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import diopi
 from deeplink_gen.model import Prototypes
 from deeplink_gen.atomic import write_atomic
@@ -22,12 +23,12 @@ def snapshot_text(protos: Prototypes, source: str) -> str:
     return render("diopi/diopi_prototypes.yaml.j2", protos=protos, source=source)
 
 
-def run(include: Path, out: Path | None, commit: str) -> str:
+def run(include: Path, out: Path | None, into_package: bool, commit: str) -> str:
     """Returns the line to print."""
+    target = snapshot_out.target(out, into_package, diopi.SNAPSHOT)
     protos = diopi.from_headers(include, commit)
     # Named by commit, not by this machine's path, so the file is the same wherever it is refreshed.
     text = snapshot_text(protos, f"DIOPI {commit}, proto/include/diopi/")
-    target = out if out is not None else diopi.SNAPSHOT
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)"
     write_atomic(target, text.encode("utf-8"))

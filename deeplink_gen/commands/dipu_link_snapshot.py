@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import dipu_link
 from deeplink_gen.atomic import write_atomic
 
@@ -174,7 +175,8 @@ def demangle(names: list[str]) -> list[str]:
     return out.splitlines()
 
 
-def run(build: Path, source: Path, out: Path | None, commit: str, torch: str) -> str:
+def run(build: Path, source: Path, out: Path | None, into_package: bool, commit: str, torch: str) -> str:
+    target = snapshot_out.target(out, into_package, dipu_link.DATA)
     objects = core_objects(build)
     if not objects:
         raise UserError([Diagnostic(None, None, f"no DIPU object files under {display_path(str(build))}")])
@@ -194,7 +196,6 @@ def run(build: Path, source: Path, out: Path | None, commit: str, torch: str) ->
     data = json.dumps(dipu_link.to_data(contract), indent=0, sort_keys=True).encode("utf-8")
     # No name and no time in the gzip header: the same symbols give the same bytes.
     blob = gzip.compress(data, compresslevel=9, mtime=0)
-    target = out if out is not None else dipu_link.DATA
     summary = (f"{len(objects)} objects, {len(expected)} expected, {len(defined)} provided, "
                f"{len(in_headers)} defined by headers")
     if target.is_file() and target.read_bytes() == blob:

@@ -12,6 +12,7 @@ from deeplink_gen import output_paths, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice
 from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
 from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor, Workspace
+from deeplink_gen.model.dtypes import UNCONVERTED_FATE
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.request import Request
@@ -37,6 +38,11 @@ def _conversions(vendor: Vendor, function: str) -> list[str]:
         lines.append(_row(f"  {tensor}", ", ".join(f"{r.source}->{r.target} ({r.level}, {r.loc})" for r in merged)
                           + f"; accepts {', '.join(_accepted(vendor, merged))}"))
     lines.append(_row("accepts", ", ".join(_accepted(vendor, rules))))
+    unconverted = dtypes.unconverted(function)
+    if unconverted:
+        meant = f"listed in dtypes.pass_through at {dtypes.pass_through.loc}; " if dtypes.pass_through else ""
+        lines.append(_row("", f"passed through unconverted: {', '.join(unconverted)} ({meant}such tensors "
+                              f"{UNCONVERTED_FATE})"))
     chosen = layouts.function_layouts(function)
     fl = layouts.of(function)
     if chosen:

@@ -34,7 +34,7 @@ def refuse_out(root: Path, out_dir: Path, allow_outside: bool, check: bool) -> N
     for folder in (target, *target.parents):
         if folder.name in _INPUT_FOLDERS and (folder.parent == resolved_root
                                                or os.path.lexists(workspace_file(folder.parent))):
-            raise click.UsageError(f"--out {out_dir} is inside {folder}, a workspace folder that holds its "
+            raise click.UsageError(f"--out {out_dir} is inside {display_path(str(folder), root)}, a workspace folder that holds its "
                                    "inputs; render into generated/ (the default) or another folder")
     if not allow_outside and not check and resolved_root != target and resolved_root not in target.parents:
         raise click.UsageError(f"--out {out_dir} is outside the workspace {root}; "

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import aten, torch_snapshots
 from deeplink_gen.atomic import write_atomic
 from deeplink_gen.render.templating import render
@@ -32,12 +33,12 @@ def _current(target: Path) -> str | None:
         return None
 
 
-def run(out: Path | None) -> str:
+def run(out: Path | None, into_package: bool) -> str:
     """Returns the line to print."""
     version = aten.installed_torch_version()
+    target = snapshot_out.target(out, into_package, torch_snapshots.path_of(version))
     rows = aten.installed_rows()
     text = snapshot_text(version, aten.native_functions_digest(), rows)
-    target = out if out is not None else torch_snapshots.path_of(version)
     if target.is_dir():
         raise UserError([Diagnostic(None, "--out", f"{display_path(str(target))} is a directory")])
     if _current(target) == text:

@@ -147,7 +147,10 @@ def parse_dtypes(doc: Document) -> DtypeRules:
             for t, r in sorted((body.get("tensors") or {}).items()))
         functions.append(FunctionDtypes(fn, doc.loc(where, key=True),
                                         _rules(doc, where + ("convert",), body.get("convert"), "function"), tensors))
-    return DtypeRules(supported, _rules(doc, ("dtypes", "convert"), raw.get("convert"), "common"), tuple(functions))
+    pass_through = (Located(tuple(raw["pass_through"]), doc.loc(("dtypes", "pass_through")))
+                    if "pass_through" in raw else None)
+    return DtypeRules(supported, _rules(doc, ("dtypes", "convert"), raw.get("convert"), "common"), tuple(functions),
+                      pass_through)
 
 
 def parse_layouts(doc: Document) -> LayoutRules:

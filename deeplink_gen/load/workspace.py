@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean
+from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, UserError, did_you_mean, display_path
 from deeplink_gen import yamlfile
 from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.load import schema
@@ -124,7 +124,7 @@ def load_workspace(sources: Sources, only: Sequence[str] | None = None,
     all_vendor_paths = sources.vendor_files()
     if not all_vendor_paths and sources.settings_file() is None and not sources.catalog_files():
         raise UserError([Diagnostic(None, "(workspace)", (
-            f"{root.resolve()} is not a deeplink-gen workspace: it has no deeplink-gen.yaml, vendors/*.yaml or "
+            f"{display_path(str(root.resolve()), root)} is not a deeplink-gen workspace: it has no deeplink-gen.yaml, vendors/*.yaml or "
             "catalog/*.yaml; run in the workspace's folder (or give it with -C DIR), or make this one with "
             "`deeplink-gen init`"))])
     settings = _settings(sources)

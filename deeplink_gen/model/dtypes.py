@@ -28,6 +28,14 @@ DTYPE_ALIASES = {
     "cdouble": "complex128",
 }
 LEVELS = ("common", "function", "tensor")
+# The dtypes DIPU hands to DIOPI (its toDiopiDtype); a tensor of any other dtype fails in DIPU first.
+FROM_DIPU = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+             "complex64", "complex128")
+# What happens to a tensor whose dtype is neither supported nor converted: the adaptor converts only
+# dtypes with a rule (DIOPI's generated adaptor too: its cast's default case keeps the dtype).
+UNCONVERTED_FATE = ("reach the vendor's DIOPI functions as they are, and the library's own checks decide: "
+                    "an error status makes the op raise in DIPU, diopiForceFallbackToCPU runs it on the CPU "
+                    "where its CPU fallback is rendered")
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,8 @@ class DtypeRules:
     supported: Located[tuple[str, ...]] | None = None
     convert: tuple[Rule, ...] = ()
     functions: tuple[FunctionDtypes, ...] = ()
+    # Dtypes the vendor hands to its library unconverted on purpose, though not supported.
+    pass_through: Located[tuple[str, ...]] | None = None
 
     def of(self, function: str) -> FunctionDtypes | None:
         return next((f for f in self.functions if f.function == function), None)
@@ -70,7 +80,16 @@ class DtypeRules:
         accepted = supported | {r.source for r in self.rules(function) if r.target in supported}
         return tuple(d for d in DTYPES if d in accepted)
 
-    def rules(self, function: str, tensor: str | None = None) -> tuple[Rule, ...]:
+    def unconverted(self, function: str | None = None) -> tuple[str, ...]:
+        """The dtypes DIPU hands to DIOPI that reach *function* (None: a function
+        with only the common rules) as they are although not supported; none
+        when the vendor declares no supported list. In DTYPES order."""
+        if self.supported is None:
+            return ()
+        taken = accepted(self.supported.value, self.rules(function))
+        return tuple(d for d in DTYPES if d in FROM_DIPU and d not in taken)
+
+    def rules(self, function: str | None, tensor: str | None = None) -> tuple[Rule, ...]:
         """Merged rules for a tensor of *function* (or the function level), sorted
         by source; a dtype a level keeps as it is has no rule."""
         merged = {r.source: r for r in self.convert}

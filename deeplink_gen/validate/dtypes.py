@@ -1,13 +1,15 @@
 """Checks of a vendor's dtypes and layouts sections: the functions and
 tensors they name exist in DIOPI, targets are supported, and no rule set
-chains or cycles."""
+chains or cycles. A dtype DIPU can hand to DIOPI that is neither supported
+nor converted is valid but reaches the library as it is, which the vendor
+either means (dtypes.pass_through) or is warned about."""
 
 from __future__ import annotations
 
 from deeplink_gen.errors import Diagnostics, Loc, Suggestion
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
-from deeplink_gen.model import DiopiArgKind, Prototype, Prototypes, Rule, Vendor
-from deeplink_gen.model.dtypes import DTYPES, LEVELS
+from deeplink_gen.model import DiopiArgKind, DtypeRules, Prototype, Prototypes, Rule, Vendor
+from deeplink_gen.model.dtypes import DTYPES, FROM_DIPU, LEVELS, UNCONVERTED_FATE
 
 
 def _check_function(fn: str, loc: Loc, section: str, protos: Prototypes, diags: Diagnostics) -> Prototype | None:
@@ -63,6 +65,8 @@ def check_dtypes(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None
                 _check_tensor(p, t, tloc, where + ("tensors", t), diags)
             for r in rules:
                 check_rule(r, where + ("tensors", t), dtypes.rules(f.function))
+    if not any(path[:1] == ("dtypes",) for path in vendor.rejected):    # rules taken out: warnings would follow from them
+        _check_unconverted(dtypes, diags)
     # Chains and cycles, on every merged rule set that can apply.
     seen: set[tuple] = set()
     scopes: list[tuple[str | None, str | None, tuple]] = [(None, None, ("dtypes", "convert"))]
@@ -85,6 +89,26 @@ def check_dtypes(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None
             diags.add(culprit.loc, where,
                       f"rules {r.source}->{r.target} ({r.loc}) and {again.source}->{again.target} ({again.loc}) "
                       f"form {kind}; every conversion must end at a supported dtype in one step")
+
+
+def _check_unconverted(dtypes: DtypeRules, diags: Diagnostics) -> None:
+    """pass_through names only dtypes that would pass unconverted; any other such dtype is a warning."""
+    unconverted = dtypes.unconverted()
+    meant = dtypes.pass_through.value if dtypes.pass_through is not None else ()
+    for d in meant:
+        why = ("is never handed to DIOPI by DIPU" if d not in FROM_DIPU
+               else "is supported" if dtypes.supported is None or d in dtypes.supported.value
+               else "is converted by a common rule" if d not in unconverted else None)
+        if why:
+            diags.add(dtypes.pass_through.loc, ("dtypes", "pass_through"),
+                      f"{d} {why}; pass_through lists dtypes that reach the DIOPI library unconverted")
+    unmeant = [d for d in unconverted if d not in meant]
+    if unmeant:
+        are, them = ("are", "them") if len(unmeant) > 1 else ("is", "it")
+        diags.warn(dtypes.supported.loc, ("dtypes", "supported"),
+                   f"{', '.join(unmeant)} {are} neither supported nor converted by a common rule (a function's own "
+                   f"rules may convert some): such tensors {UNCONVERTED_FATE}; add {them} to supported, convert "
+                   f"{them}, or list {them} under dtypes.pass_through")
 
 
 def check_layouts(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None:

@@ -118,7 +118,7 @@ diclResult_t diclRecv(void* recvBuf, size_t count, at::ScalarType datatype, int 
 }
 
 diclResult_t diclGetCommName(std::string& commName, diclComm_t comm) {
-#line 379 "vendors/ascend.yaml"
+#line 380 "vendors/ascend.yaml"
   char name[128] = {};
   HCCL_THROW(HcclGetCommName(comm, name));
   commName = name;

@@ -15,7 +15,7 @@ namespace dipu {
 namespace devapis {
 
 // ---- vendor code (runtime.device.prelude) ----
-#line 195 "vendors/ascend.yaml"
+#line 196 "vendors/ascend.yaml"
 namespace {
 // Puts the calling thread's current device back when it goes out of scope.
 class CurrentDeviceRestorer {
@@ -99,7 +99,7 @@ deviceId_t current_device() {
 }
 
 DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
-#line 269 "vendors/ascend.yaml"
+#line 270 "vendors/ascend.yaml"
   DIPUDeviceProperties result;
   const char* soc = aclrtGetSocName();
   result.name = soc != nullptr ? soc : "";
@@ -141,7 +141,7 @@ void syncDevice() {
 }
 
 void checkLastError() {
-#line 294 "vendors/ascend.yaml"
+#line 295 "vendors/ascend.yaml"
   const char* message = aclGetRecentErrMsg();
   if (message != nullptr) {
     std::fprintf(stderr, "ascend: last error: %s\n", message);
@@ -271,7 +271,7 @@ void memSetAsync(deviceStream_t stream, void* ptr, int val, size_t size) {
 }
 
 void memCopyD2D(size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId, const void* src) {
-#line 332 "vendors/ascend.yaml"
+#line 333 "vendors/ascend.yaml"
   if (dstDevId == srcDevId) {
     DIPU_CALLACLRT(aclrtMemcpy(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE));
   } else {
@@ -289,7 +289,7 @@ void memCopyD2H(size_t nbytes, void* dst, const void* src) {
 }
 
 void memCopyD2DAsync(deviceStream_t stream, size_t nbytes, deviceId_t dstDevId, void* dst, deviceId_t srcDevId, const void* src) {
-#line 341 "vendors/ascend.yaml"
+#line 342 "vendors/ascend.yaml"
   if (dstDevId == srcDevId) {
     DIPU_CALLACLRT(aclrtMemcpyAsync(dst, nbytes, src, nbytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream));
   } else {

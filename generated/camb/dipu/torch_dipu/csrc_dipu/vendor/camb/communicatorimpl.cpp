@@ -50,7 +50,7 @@ namespace {
 }  // namespace
 
 diclResult_t diclGetCommAsyncError(diclComm_t comm) {
-#line 303 "vendors/camb.yaml"
+#line 304 "vendors/camb.yaml"
   const cnclResult_t asyncError = cnclGetCommAsyncError(comm);
   if (asyncError == CNCL_RET_SUCCESS || asyncError == CNCL_RET_ASYNC_IN_PROGRESS) {
     return DICL_SUCCESS;

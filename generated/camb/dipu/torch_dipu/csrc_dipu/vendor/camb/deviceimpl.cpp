@@ -20,7 +20,7 @@ deviceId_t current_device() {
 }
 
 DIPUDeviceProperties getDeviceProperties(int32_t device_index) {
-#line 209 "vendors/camb.yaml"
+#line 210 "vendors/camb.yaml"
   cnrtDeviceProp_t prop;
   DIPU_CALLCNRT(cnrtGetDeviceProperties(&prop, device_index));
   int major = 0;
@@ -73,7 +73,7 @@ int getDeviceCount() {
 }
 
 void getDriverVersion(int* version) {
-#line 244 "vendors/camb.yaml"
+#line 245 "vendors/camb.yaml"
   cndevVersionInfo_t info;
   info.version = CNDEV_VERSION_5;
   DIPU_CALLCNDEV(cndevGetVersionInfo(&info, 0));
