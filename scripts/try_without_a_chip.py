@@ -262,8 +262,8 @@ def step_build(run: Run, found: dict) -> None:
 
 
 def step_smoke(run: Run, found: dict) -> None:
-    code = ("import torch, torch_dipu\nx = torch.arange(6.).cuda()\ny = (x + x).cpu()\n"
-            "assert y.tolist() == [0., 2., 4., 6., 8., 10.], y\nprint('x + x on', x.device, '->', y.tolist())")
+    code = ("import torch, torch_dipu; x = torch.arange(6.).cuda(); y = (x + x).cpu(); "
+            "assert y.tolist() == [0, 2, 4, 6, 8, 10], y; print('x + x on', x.device, '->', y.tolist())")
     command(run, "smoke", [str(run.python), "-c", code], cwd=run.dipu, env=_test_env(run, None))
     say("    " + (run.logs / "smoke.log").read_text().strip().splitlines()[-1])
 
