@@ -64,6 +64,7 @@ class Scalar(ctypes.Structure):       # diopiScalar_t
 DTYPES = {torch.int8: 0, torch.uint8: 1, torch.int16: 2, torch.int32: 4, torch.int64: 6, torch.float16: 8,
           torch.float32: 9, torch.float64: 10, torch.bool: 11, torch.bfloat16: 12, torch.complex64: 15,
           torch.complex128: 16}
+POINTEES = {"int64_t*": ctypes.c_int64, "double*": ctypes.c_double, "bool*": ctypes.c_bool}
 PLAIN = {"int64_t": ctypes.c_int64, "double": ctypes.c_double, "bool": ctypes.c_bool, "float": ctypes.c_float,
          "int32_t": ctypes.c_int32, "int": ctypes.c_int}
 
@@ -133,6 +134,14 @@ class Call:
         self.keep.append(handle)
         return ctypes.pointer(handle)
 
+    def pointee(self, ctype, value):
+        """const T*: null for an absent value."""
+        if value is None:
+            return None
+        cell = ctype(value)
+        self.keep.append(cell)
+        return ctypes.pointer(cell)
+
     def size(self, values):
         if values is None:
             return Size(None, 0)
@@ -172,17 +181,66 @@ HINTS = {
     "normalized_shape": lambda shape, g: list(shape[-1:]),
     "padding": lambda shape, g: [0] * 2,
     "dilation": lambda shape, g: [1] * 2,
+    "approximate": lambda shape, g: "tanh",
+    "rounding_mode": lambda shape, g: "floor",
+    "mode": lambda shape, g: "reduced",
+    "start": lambda shape, g: 0,
+    "end": lambda shape, g: 2,
 }
+# Inputs the generic profiles get wrong, by DIOPI function: torch arguments that replace the generated ones.
+def _randn(*shape):
+    return lambda g: torch.randn(shape, generator=g)
+
+
+_VOLUME = _randn(1, 2, 4, 4, 4)
+_CUBE = dict(kernel_size=lambda g: [2, 2, 2], stride=lambda g: [2, 2, 2], padding=lambda g: [0, 0, 0],
+             dilation=lambda g: [1, 1, 1])
+_CLASSES = dict(self=_randn(3, 5), target=lambda g: torch.randint(0, 5, (3,), generator=g))
+INPUTS = {
+    "diopiAdaptiveAvgPool3d": dict(self=_VOLUME, output_size=lambda g: [2, 2, 2]),
+    "diopiAdaptiveMaxPool3d": dict(self=_VOLUME, output_size=lambda g: [2, 2, 2]),
+    "diopiAdaptiveMaxPool3dWithIndices": dict(self=_VOLUME, output_size=lambda g: [2, 2, 2]),
+    "diopiMaxPool3d": dict(self=_VOLUME, **_CUBE),
+    "diopiMaxPool3dWithIndices": dict(self=_VOLUME, **_CUBE),
+    "diopiConvolution3d": dict(input=_VOLUME, weight=_randn(3, 2, 2, 2, 2), bias=None, stride=lambda g: [1, 1, 1],
+                               padding=lambda g: [0, 0, 0], dilation=lambda g: [1, 1, 1], groups=lambda g: 1),
+    "diopiConvTranspose2d": dict(input=_randn(1, 2, 4, 4), weight=_randn(2, 3, 2, 2), bias=None,
+                                 stride=lambda g: [1, 1], padding=lambda g: [0, 0], dilation=lambda g: [1, 1],
+                                 output_padding=lambda g: [0, 0], groups=lambda g: 1),
+    "diopiEmbeddingBackward": dict(grad=_randn(3, 4), indices=lambda g: torch.tensor([0, 2, 1]),
+                                   num_weights=lambda g: 5, padding_idx=lambda g: -1),
+    "diopiNLLLoss": _CLASSES,
+    "diopiNLLLossV2": _CLASSES,
+    "diopiCrossEntropyLoss": _CLASSES,
+    "diopiOneHot": dict(self=lambda g: torch.randint(0, 4, (5,), generator=g), num_classes=lambda g: 4),
+    "diopiPolar": dict(abs=lambda g: torch.rand(3, generator=g), angle=_randn(3)),
+    "diopiLerpTensor": dict(end=_randn(3, 4), weight=lambda g: torch.rand(3, 4, generator=g)),
+    "diopiLerpScalar": dict(end=_randn(3, 4)),
+    "diopiSelectScatter": dict(self=_randn(3, 4), src=_randn(4), dim=lambda g: 0, index=lambda g: 1),
+    "diopiSelectBackward": dict(grad_output=_randn(4), input_sizes=lambda g: [3, 4], dim=lambda g: 0,
+                                index=lambda g: 1),
+    "diopiSliceBackward": dict(grad_output=_randn(2, 4), input_sizes=lambda g: [3, 4], dim=lambda g: 0,
+                               start=lambda g: 0, end=lambda g: 2, step=lambda g: 1),
+    "diopiUnfoldBackward": dict(grad_in=_randn(3, 2, 2), input_sizes=lambda g: [3, 4], dim=lambda g: 1,
+                                size=lambda g: 2, step=lambda g: 2),
+    "diopiIndexSelectBackward": dict(grad=_randn(2, 4), self_sizes=lambda g: [3, 4], dim=lambda g: 0,
+                                     index=lambda g: torch.tensor([0, 2])),
+    "diopiCol2Im": dict(self=_randn(1, 4, 9), output_size=lambda g: [4, 4], kernel_size=lambda g: [2, 2],
+                        dilation=lambda g: [1, 1], padding=lambda g: [0, 0], stride=lambda g: [1, 1]),
+    "diopiCholesky": dict(self=lambda g: torch.eye(3) * 2, upper=lambda g: False, check_errors=lambda g: False),
+}
+# DIOPI's numbering of the values some parameters take (diopirt.h's enums).
+ROUND_MODES = {None: 0, "trunc": 1, "floor": 2}
 
 
 def _value(arg, profile, g):
     kind = str(arg.type)
     hint = HINTS.get(arg.name)
     if hint is not None and kind in ("Tensor", "Optional[Tensor]", "Optional[number]", "SymInt[]", "List[int]",
-                                     "List[SymInt]"):
+                                     "List[SymInt]", "str", "Optional[str]", "Optional[int]"):
         value = hint(tuple(profile["tensor"](torch.Generator()).shape), g)
-        if kind == "Optional[Tensor]" and not isinstance(value, torch.Tensor):
-            value = torch.full(tuple(profile["tensor"](torch.Generator()).shape), value)
+        if kind in ("Tensor", "Optional[Tensor]") and not isinstance(value, torch.Tensor):
+            value = torch.full(tuple(profile["tensor"](torch.Generator()).shape), float(value))
         return value
     if kind == "Tensor":
         return profile["tensor"](g)
@@ -200,11 +258,14 @@ def _value(arg, profile, g):
         return profile["float"]
     if kind == "bool":
         return False
+    if kind == "ScalarType":
+        return torch.float32
     raise LookupError(kind)
 
 
-def _inputs(op, profile, seed: int):
-    """(kwargs for torch, names of the out arguments) for one profile."""
+def _inputs(op, profile, seed: int, fixed: dict):
+    """(kwargs for torch, names of the out arguments) for one profile; *fixed*: the values the
+    library passes for arguments no DIOPI parameter gives."""
     g = torch.Generator().manual_seed(seed)
     kwargs, outs = {}, []
     for arg in op._schema.arguments:
@@ -212,7 +273,7 @@ def _inputs(op, profile, seed: int):
         if writes and arg.kwarg_only:
             outs.append(arg.name)
             continue
-        kwargs[arg.name] = _value(arg, profile, g)
+        kwargs[arg.name] = fixed[arg.name] if arg.name in fixed else _value(arg, profile, g)
     return kwargs, outs
 
 
@@ -224,13 +285,16 @@ def _for_torch(kwargs):
     return {k: (v.torch() if isinstance(v, Gen) else v) for k, v in kwargs.items()}
 
 
-def reference(op, seed: int):
-    """Inputs torch accepts and what it computes: (inputs, out dtypes, result, inputs after the call)."""
+def reference(op, seed: int, fixed: dict | None = None, given: dict | None = None):
+    """Inputs torch accepts and what it computes: (inputs, out dtypes, result, inputs after the call);
+    *given* makes some of the inputs."""
     for profile in PROFILES:
         try:
-            kwargs, outs = _inputs(op, profile, seed)
+            kwargs, outs = _inputs(op, profile, seed, fixed or {})
         except LookupError:
             return None
+        g = torch.Generator().manual_seed(seed)
+        kwargs.update({k: make(g) if callable(make) else make for k, make in (given or {}).items()})
         first = next((v for v in kwargs.values() if isinstance(v, torch.Tensor)), None)
         for dtype, empty in [(d, e) for e in (True, False) for d in OUT_DTYPES] if outs else [(None, True)]:
             if not empty and first is None:
@@ -288,6 +352,16 @@ def run_diopi(lib, name: str, entry: dict, kwargs: dict, after: dict, result, sw
             values.append(call.size(args[aten]))
         elif t == "diopiGeneratorHandle_t":
             values.append(call.generator(args[aten]))
+        elif t in POINTEES:
+            values.append(call.pointee(POINTEES[t], args[aten]))
+        elif t == "diopiSize_t*":
+            values.append(None if args[aten] is None else ctypes.pointer(call.size(args[aten])))
+        elif t == "char*":
+            values.append(None if args[aten] is None else ctypes.c_char_p(args[aten].encode()))
+        elif t == "diopiRoundMode_t":
+            values.append(ctypes.c_int(ROUND_MODES[args[aten]]))
+        elif t == "diopiReduction_t":
+            values.append(ctypes.c_int(args[aten]))
         else:
             values.append(PLAIN[t](args[aten]))
     for key, value in args.items():                     # inputs, outs and in-place arguments after the call
@@ -319,7 +393,7 @@ def test_each_implemented_function_computes_what_torch_does(library, implemented
     unexercised, wrong = [], []
     for seed, (name, entry) in enumerate(sorted(implemented.items())):
         op = aten_op(entry["op"])
-        found = reference(op, seed)
+        found = reference(op, seed, entry.get("fixed"), INPUTS.get(name))
         if found is None:
             unexercised.append(f"{name} ({entry['op']})")
             continue
@@ -351,12 +425,12 @@ def test_coverage_names_what_the_library_lacks(hostsim: Path, implemented: dict)
     is reported so, and DIPU falls back to the CPU for it."""
     manifest = json.loads((hostsim / "manifest.json").read_text())
     lacking = manifest["diopi_library"]["not_implemented"]
-    assert "diopiSum" in lacking and "diopiAdd" in implemented
+    assert "diopiCat" in lacking and "diopiAdd" in implemented
     assert lacking["diopiBatchNormStats"] == "torch has no CPU kernel for batch_norm_stats"
     ws = REPO
     report = coverage_report(ws, "--vendor", "hostsim", "--impl", f"hostsim={hostsim / IMPL}")
     cells = {o["op"]: o["vendors"]["hostsim"] for o in report["ops"] if "hostsim" in o["vendors"]}
-    assert cells["sum.IntList_out"]["implemented"] is False
+    assert cells["cat.out"]["implemented"] is False
     assert cells["add.out"]["implemented"] is True
     # Every registered op's function is either implemented or listed with a reason.
     for o in manifest["ops"]:
@@ -424,3 +498,67 @@ def test_each_function_reached_is_noted_once(library, tmp_path, monkeypatch):
         assert lib.diopiAbs(None, call.tensor(out), call.tensor(x)) == 0
         assert lib.diopiAbsInp(None, call.tensor(out)) == 0
     assert reached.read_text().splitlines() == ["diopiAbs", "diopiAbsInp"]
+
+
+def test_every_snapshot_function_is_implemented_or_listed(hostsim: Path, implemented: dict):
+    """The library is a reference implementation of the whole DIOPI snapshot: each function is
+    implemented, or listed as not implemented with its reason."""
+    from deeplink_gen.interfaces.diopi import load_snapshot
+
+    lacking = json.loads((hostsim / "manifest.json").read_text())["diopi_library"]["not_implemented"]
+    snapshot = set(load_snapshot().names())
+    assert not set(implemented) & set(lacking)
+    assert snapshot - set(implemented) - set(lacking) == set()
+    assert all(why for why in lacking.values())
+    assert len(implemented) >= 254
+
+
+def test_a_wrong_stated_call_is_an_error_at_its_line(tmp_path: Path):
+    """A stated call naming an argument the op lacks, or a parameter of a type no conversion
+    takes, fails when the file is read, at the entry's line."""
+    from deeplink_gen.errors import UserError
+    from deeplink_gen.interfaces import torch_snapshots
+    from deeplink_gen.interfaces.diopi import load_snapshot
+    from deeplink_gen.model import TorchVersion
+    from deeplink_gen.plan.host_diopi_calls import stated_calls
+
+    data = tmp_path / "aten_calls.yaml"
+    data.write_text("functions:\n"
+                    "  diopiAsin:\n    op: asin.out\n    args: {self: input, out: out, alpha: input}\n"
+                    "  diopiGelu:\n    op: gelu.out\n    args: {self: input, approximate: out, out: input}\n")
+    table = torch_snapshots.load(TorchVersion.parse("2.2.2"))
+    with pytest.raises(UserError) as caught:
+        stated_calls(table, load_snapshot(), data)
+    text = str(caught.value)
+    assert "aten_calls.yaml:4:" in text and "asin.out has no argument alpha" in text
+    assert "aten_calls.yaml:7:" in text and "no conversion from out (diopiTensorHandle_t) to approximate (str)" in text
+
+
+@pytest.mark.slow
+def test_norms_keep_diopis_statistics(library):
+    """Layer norm's saved statistics have the shape input.shape[:axis]; batch norm takes absent
+    running statistics, a half input with float statistics, and a non-contiguous input."""
+    lib, _ = library
+    x = torch.randn(2, 3, 4)
+    out, mean, invstd = torch.zeros(2, 3, 4), torch.zeros(2, 3), torch.zeros(2, 3)
+    call = Call()
+    assert lib.diopiLayerNorm(None, call.tensor(out), call.tensor(mean), call.tensor(invstd), call.tensor(x), None,
+                              None, call.size([4]), ctypes.c_double(1e-5)) == 0
+    want = torch.ops.aten.native_layer_norm(x, [4], None, None, 1e-5)
+    assert torch.equal(out, want[0]) and torch.equal(mean, want[1].reshape(2, 3))
+    assert torch.equal(invstd, want[2].reshape(2, 3))
+    for x, stats in [(torch.randn(2, 3, 4), False), (torch.randn(2, 3, 4).half(), True),
+                     (torch.randn(4, 3, 2).permute(2, 1, 0), True)]:
+        w, b = torch.rand(3), torch.rand(3)
+        rm, rv = (torch.zeros(3), torch.ones(3)) if stats else (None, None)
+        out, mean, invstd = torch.zeros(x.shape, dtype=x.dtype), torch.zeros(3), torch.zeros(3)
+        call = Call()
+        status = lib.diopiBatchNorm(None, call.tensor(out), call.tensor(mean), call.tensor(invstd), call.tensor(x),
+                                    call.tensor(w), call.tensor(b), call.tensor(rm), call.tensor(rv),
+                                    ctypes.c_bool(True), ctypes.c_double(0.1), ctypes.c_double(1e-5))
+        assert status == 0
+        want = torch.ops.aten.native_batch_norm(x, w, b, None if rm is None else torch.zeros(3),
+                                                None if rv is None else torch.ones(3), True, 0.1, 1e-5)
+        assert torch.equal(out, want[0]) and torch.equal(mean, want[1]) and torch.equal(invstd, want[2])
+        if stats:
+            assert not torch.equal(rm, torch.zeros(3))       # the running mean moved

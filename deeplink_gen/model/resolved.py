@@ -3,13 +3,13 @@ and where each came from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from deeplink_gen.errors import Loc
 from deeplink_gen.model.catalog import CatalogEntry
 from deeplink_gen.model.common import TorchVersion
-from deeplink_gen.model.interfaces import AtenOp
+from deeplink_gen.model.interfaces import AtenOp, OpTable
 from deeplink_gen.model.vendor import Vendor
 
 T = TypeVar("T")
@@ -67,6 +67,7 @@ class ResolvedVendor:
     ops: tuple[ResolvedOp, ...]      # enabled and disabled, catalog order
     skipped: tuple[Skipped, ...]     # not applicable to this torch version
     shards: Setting[int] = Setting(1, "built-in default")   # kernel translation units
+    op_table: OpTable | None = field(default=None, compare=False, repr=False)   # the ATen ops resolved against
 
     @property
     def enabled_ops(self) -> tuple[ResolvedOp, ...]:

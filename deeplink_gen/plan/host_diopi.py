@@ -8,9 +8,14 @@ entry calls it with nothing but the DIOPI context and the op's own arguments
 (each ATen argument exactly once, as a bare name, of a kind that converts
 back) and fresh returns, with no custom code around the call (code at the
 beginning only takes other paths): then the DIOPI arguments determine the
-ATen call completely. Every other function the ops call is
-listed as not implemented, with the reason; DIPU falls back to the CPU for
-it as for any function a DIOPI library lacks."""
+ATen call completely. The other functions of the DIOPI snapshot that have an
+ATen equivalent are stated as ATen calls in host_diopi/aten_calls.yaml
+(plan/host_diopi_calls.py), which also says why each remaining function is
+not implemented; a stated call wins over the one a catalog entry implies, so
+the file also corrects a call whose DIOPI semantics differ from the op's (the
+saved statistics of a norm). Every function not implemented is listed with
+the reason; DIPU falls back to the CPU for it as for any function a DIOPI
+library lacks."""
 
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import called_diopi
 from deeplink_gen.interfaces.aten import function_schema
-from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
+from deeplink_gen.model import OpTable, Prototype, Prototypes, ResolvedOp, ResolvedVendor
+from deeplink_gen.plan.host_diopi_calls import Glue, StatedCall, stated_calls
 from deeplink_gen.plan.kernels import call_args, signature
 from deeplink_gen.translate.args import ArgKind
 from deeplink_gen.translate.signature import signature_of
@@ -44,9 +50,21 @@ DTYPES = (
 class HostArg:
     """One DIOPI parameter and the ATen value it becomes."""
 
-    param: str        # the DIOPI parameter's name
+    param: str        # the DIOPI parameter's name ("" for a value no parameter gives)
     kind: ArgKind     # the ATen argument's kind (FRESH: a return the DIOPI caller allocated)
     local: str        # the C++ local holding the ATen value
+    aten: str         # the ATen argument it is, or the op's return (by name, else out<i>)
+    glue: Glue = Glue.NONE            # how the DIOPI value becomes the ATen one
+    value: object = None              # Glue.LITERAL: the value; Glue.SAME_RANK: the two parameters
+
+
+@dataclass(frozen=True)
+class HostResult:
+    """A return of the op copied into the caller's tensor."""
+
+    local: str                # the local viewing the caller's tensor
+    index: int | None         # which element of the op's result (None: the whole result)
+    reshaped: bool = False    # a statistic, copied in the caller's shape (none when the op computes none)
 
 
 @dataclass(frozen=True)
@@ -58,7 +76,7 @@ class HostFunction:
     ops_struct: str               # at::_ops::<ops_struct>::call
     args: tuple[HostArg, ...]     # DIOPI parameters but the context, in order
     call: tuple[str, ...]         # locals passed to the op, in schema order
-    results: tuple[tuple[str, int | None], ...] = ()   # fresh return local <- element of the result (None: all)
+    results: tuple[HostResult, ...] = ()    # the op's fresh returns, into the caller's tensors
 
 
 @dataclass(frozen=True)
@@ -115,8 +133,8 @@ def _function(r: ResolvedOp, proto: Prototype) -> HostFunction:
         if a.kind is ArgKind.CTX:
             continue
         host_args.append(HostArg(param.name, ArgKind.FRESH if a.kind is ArgKind.FRESH else kinds[a.name],
-                                 "v_" + a.name))
-    results = tuple(("v_" + ret.name, None if len(sig.returns) == 1 else sig.returns.index(ret))
+                                 "v_" + a.name, a.name))
+    results = tuple(HostResult("v_" + ret.name, None if len(sig.returns) == 1 else sig.returns.index(ret))
                     for ret in sig.fresh_returns)
     ctx = next(p.name for p, a in zip(proto.params, args) if a.kind is ArgKind.CTX)
     return HostFunction(
@@ -131,7 +149,29 @@ def _preference(r: ResolvedOp) -> int:
     return 0 if signature(r).kind in (SchemaKind.out, SchemaKind.inplace) else 1
 
 
-def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes) -> HostDiopiPlan:
+def _stated(call: StatedCall, proto: Prototype) -> HostFunction:
+    """The function the data file states: each DIOPI parameter in prototype order, then the
+    values no parameter gives; the op's returns go to the parameters the file names."""
+    derived = (Glue.LITERAL, Glue.SAME_RANK, Glue.DTYPE_OF)      # values no parameter gives as it is
+    by_param = {p: a for a in call.args for p in a.params[:1] if a.glue not in derived}
+    args = []
+    returns = {p: i for i, p in enumerate(call.returns) if p is not None}
+    for p in proto.params:
+        if p.name in by_param:
+            a = by_param[p.name]
+            args.append(HostArg(p.name, a.kind, "v_" + a.aten, a.aten, a.glue))
+        elif p.name in returns:
+            args.append(HostArg(p.name, ArgKind.FRESH, "r_" + p.name, f"out{returns[p.name]}"))
+    args += [HostArg("", a.kind, "v_" + a.aten, a.aten, a.glue, a.value if a.glue is Glue.LITERAL else a.params)
+             for a in call.args if a.glue in derived]
+    single = len(call.returns) == 1
+    results = tuple(HostResult("r_" + p, None if single else i, p in call.reshaped) for p, i in returns.items())
+    ctx = next(p.name for p in proto.params if p.type == "diopiContextHandle_t")
+    return HostFunction(name=call.name, params=proto.params_text, ctx=ctx, op=call.op, ops_struct=call.ops_struct,
+                        args=tuple(args), call=tuple("v_" + a.aten for a in call.args), results=results)
+
+
+def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes, table: OpTable) -> HostDiopiPlan:
     candidates: dict[str, list[ResolvedOp]] = {}
     in_code: dict[str, list[str]] = {}       # DIOPI functions only custom code calls -> those ops
     for r in rv.enabled_ops:
@@ -140,8 +180,10 @@ def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes) -> HostDiopiPlan:
             for name in sorted(called_diopi(text.value)):
                 if protos.get(name) is not None:
                     in_code.setdefault(name, []).append(r.op)
-    functions, missing = [], []
-    for name in sorted(candidates):
+    stated = stated_calls(table, protos)
+    functions = [_stated(call, protos.get(name)) for name, call in stated.functions.items()]
+    missing = []
+    for name in sorted(candidates.keys() - stated.functions.keys()):
         proto = protos.get(name)
         reasons, usable = [], []
         for r in candidates[name]:
@@ -151,6 +193,15 @@ def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes) -> HostDiopiPlan:
             functions.append(_function(min(usable, key=_preference), proto))
         else:
             missing.append((name, "; ".join(dict.fromkeys(reasons))))
-    for name in sorted(in_code.keys() - candidates.keys()):
+    for name in sorted(in_code.keys() - candidates.keys() - stated.functions.keys()):
         missing.append((name, f"only the custom code of {', '.join(dict.fromkeys(in_code[name]))} calls it"))
-    return HostDiopiPlan(tuple(functions), tuple(sorted(missing)))
+    listed = {f.name for f in functions} | {name for name, _ in missing}
+    for name, why in stated.not_implemented.items():
+        if name not in listed:
+            missing.append((name, why))
+            listed.add(name)
+    for name in protos.names():
+        why = stated.headers.get(protos.get(name).header)
+        if why is not None and name not in listed:
+            missing.append((name, why))
+    return HostDiopiPlan(tuple(sorted(functions, key=lambda f: f.name)), tuple(sorted(missing)))

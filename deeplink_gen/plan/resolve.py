@@ -94,7 +94,7 @@ def resolve(ws: Workspace, vendor: Vendor, table: OpTable, options: Options = Op
         ops.append(ResolvedOp(entry, aten, enabled, settings, frozenset(fixed),
                               _memory_format(entry, vendor), catalog_entry if replaced else None,
                               override.reason if override is not None else ""))
-    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, options))
+    return ResolvedVendor(vendor, torch_version, tuple(ops), tuple(skipped), _shards(vendor, options), table)
 
 
 def _shards(vendor: Vendor, options: Options) -> Setting[int]:

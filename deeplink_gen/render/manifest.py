@@ -7,6 +7,7 @@ import hashlib
 import json
 
 from deeplink_gen import __version__, output_paths
+from deeplink_gen.plan.host_diopi_calls import Glue
 from deeplink_gen.plan.kernels import shard_of
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import render as render_template
@@ -65,10 +66,24 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         body["diopi_library"] = {
             "kind": vendor.diopi_library.value,
             # Each function: the op it runs, and the op's argument (or fresh return) each DIOPI parameter becomes.
-            "implemented": {f.name: {"op": f.op, "args": [[a.param, a.local.removeprefix("v_")] for a in f.args]}
-                            for f in host.functions},
+            # Values no parameter gives: "fixed" (null: absent), "same_rank" (keepdim: whether the first
+            # tensor has the second's rank), "dtype_of" (a tensor's dtype).
+            "implemented": {f.name: _host_function(f) for f in host.functions},
             "not_implemented": dict(host.missing),
         }
     text = json.dumps(body, indent=2, sort_keys=False, ensure_ascii=True)
     return {output_paths.MANIFEST: render_template("manifest.json.j2", source=job.source,
                                                    body=text.partition("\n")[2])}
+
+
+def _host_function(f) -> dict:
+    """One function of the host DIOPI library, as manifest.json records it."""
+    out = {"op": f.op, "args": [[a.param, a.aten] for a in f.args if a.param]}
+    fixed = {a.aten: a.value for a in f.args if not a.param and a.glue is Glue.LITERAL}
+    if fixed:
+        out["fixed"] = fixed
+    for glue in (Glue.SAME_RANK, Glue.DTYPE_OF):
+        follows = {a.aten: list(a.value) for a in f.args if a.glue is glue}
+        if follows:
+            out[glue.value] = follows
+    return out
