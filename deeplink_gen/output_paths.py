@@ -88,6 +88,11 @@ def conform_test(vendor: Vendor) -> str:
     return f"{diopi_impl_dir(vendor)}/test/conform_test.cpp"
 
 
+def diopi_test_cmake(vendor: Vendor) -> str:
+    """Builds conform_test.cpp into diopi_test's Python modules; DIOPI's impl CMake adds test/ under TEST."""
+    return f"{diopi_impl_dir(vendor)}/test/CMakeLists.txt"
+
+
 def host_diopi(vendor: Vendor, name: str) -> str:
     """A file of the host DIOPI library (diopi_library: aten_cpu): functions/functions.cpp, where
     DIOPI's adaptor generator and `coverage --impl` look for definitions, and CMakeLists.txt."""

@@ -3,7 +3,11 @@ CMakeLists.txt against the installed torch and DIOPI headers written from the
 prototype snapshot, loaded beside a DIOPI runtime over plain memory
 (fixtures/host_diopi/diopirt_shim.cpp), and every function manifest.json lists as
 implemented called on inputs torch CPU accepts: each result must equal torch's,
-bit for bit, in the memory the caller passed."""
+bit for bit, in the memory the caller passed. With -DTEST=ON the same build makes
+diopi_test's runtime and Python modules from the rendered test/ folder (against
+stand-ins of diopi_test's sources, fixtures/diopi_test), which must import and
+move bytes through hostsim's device memory; and the CMakeLists.txt refuses a torch
+other than the one it was rendered for."""
 
 from __future__ import annotations
 
@@ -12,16 +16,25 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import REPO, coverage_report, diopi_include, torch_root
+from deeplink_gen.interfaces.aten import installed_torch_version
+from helpers import REPO, coverage_report, diopi_include, dipu_torch_python, torch_root
+
+try:
+    import pybind11
+except ImportError:          # the diopi_test build is then left out (pip install -e '.[test]' has it)
+    pybind11 = None
 
 torch = pytest.importorskip("torch")
 
 IMPL = "dipu/third_party/DIOPI/impl/hostsim"
 SHIM = REPO / "tests" / "fixtures" / "host_diopi" / "diopirt_shim.cpp"
+STAND_IN = REPO / "tests" / "fixtures" / "diopi_test"
+COMMITTED = REPO / "generated" / "hostsim"      # rendered for the bundled workspace's torch, 2.2.2
 # The functions every DIOPI library defines besides operators.
 RUNTIME = {"diopiGetVendorName", "diopiGetImplVersion", "diopiGetLastErrorString"}
 # Functions drawing random numbers (they take the caller's generator).
@@ -75,21 +88,43 @@ def hostsim(rendered: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def library(hostsim: Path, tmp_path_factory):
-    """(the loaded libdiopi_impl.so, its path), built by the rendered CMakeLists.txt."""
-    work = tmp_path_factory.mktemp("host-diopi")
-    build = work / "build"
-    configure = subprocess.run(["cmake", "-S", str(hostsim / IMPL), "-B", str(build), f"-DTORCH_DIR={torch_root()}",
-                                f"-DDIOPI_INCLUDE_DIR={diopi_include()}", "-DCMAKE_BUILD_TYPE=Release"],
-                               capture_output=True, text=True, timeout=600)
+def built(hostsim: Path, tmp_path_factory) -> Path:
+    """The rendered impl folder in a DIOPI-shaped tree, built by its CMakeLists.txt; with pybind11 at
+    hand also with -DTEST=ON, against the stand-in diopi_test sources (fixtures/diopi_test, with the
+    stand-in headers of tests/include/sdk/common): returns the tree's root (build/ holds the build)."""
+    root = tmp_path_factory.mktemp("host-diopi")
+    shutil.copytree(hostsim / IMPL, root / "impl" / "hostsim")
+    shutil.copytree(STAND_IN, root / "diopi_test")
+    include = root / "diopi_test" / "diopi_stub" / "include"
+    include.mkdir()
+    for header in ("conform_test.h", "litert.hpp"):
+        shutil.copy(REPO / "tests" / "include" / "sdk" / "common" / header, include)
+    test = ["-DTEST=ON", f"-Dpybind11_DIR={pybind11.get_cmake_dir()}", f"-DPython_EXECUTABLE={sys.executable}"] \
+        if pybind11 is not None else []
+    configure = subprocess.run(["cmake", "-S", str(root / "impl" / "hostsim"), "-B", str(root / "build"),
+                                f"-DTORCH_DIR={torch_root()}", f"-DDIOPI_INCLUDE_DIR={diopi_include()}",
+                                "-DCMAKE_BUILD_TYPE=Release", *test], capture_output=True, text=True, timeout=600)
     assert configure.returncode == 0, configure.stdout + configure.stderr
-    made = subprocess.run(["cmake", "--build", str(build), "-j2"], capture_output=True, text=True, timeout=1800)
+    made = subprocess.run(["cmake", "--build", str(root / "build"), "-j2"], capture_output=True, text=True,
+                          timeout=1800)
     assert made.returncode == 0, made.stdout[-6000:] + made.stderr[-6000:]
-    shim = work / "libdiopirt_shim.so"
+    return root
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory) -> Path:
+    """The DIOPI runtime over plain memory, as a library to load first."""
+    path = tmp_path_factory.mktemp("diopirt-shim") / "libdiopirt_shim.so"
     subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared", f"-I{diopi_include()}",
-                    str(SHIM), "-o", str(shim)], check=True, capture_output=True, text=True)
+                    str(SHIM), "-o", str(path)], check=True, capture_output=True, text=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(built: Path, shim: Path):
+    """(the loaded libdiopi_impl.so, its path), built by the rendered CMakeLists.txt."""
     ctypes.CDLL(str(shim), mode=os.RTLD_NOW | os.RTLD_GLOBAL)     # the runtime the library calls back into
-    path = build / "libdiopi_impl.so"
+    path = built / "build" / "libdiopi_impl.so"
     return ctypes.CDLL(str(path)), path
 
 
@@ -562,3 +597,44 @@ def test_norms_keep_diopis_statistics(library):
         assert torch.equal(out, want[0]) and torch.equal(mean, want[1]) and torch.equal(invstd, want[2])
         if stats:
             assert not torch.equal(rm, torch.zeros(3))       # the running mean moved
+
+
+@pytest.mark.slow
+def test_diopi_test_modules_import_and_reach_the_device(built: Path, shim: Path):
+    """test/CMakeLists.txt puts export_runtime and export_functions into diopi_test/python/diopilib/,
+    linked to diopirt (litert.cpp and conform_test.cpp) and libdiopi_impl.so."""
+    if pybind11 is None:
+        pytest.skip("pybind11 is not installed (pip install -e '.[test]')")
+    diopilib = built / "diopi_test" / "python" / "diopilib"
+    assert sorted(p.name.split(".")[0] for p in diopilib.glob("export_*.so")) == ["export_functions", "export_runtime"]
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import diopilib as d; "
+              "assert d.init_library() == 0; print(d.get_vendor_name()); print(d.get_impl_version()); "
+              "assert d.through_device(b'hostsim bytes') == b'hostsim bytes'; assert d.finalize_library() == 0")
+    # A fresh interpreter: the modules load the torch the library was built with, and nothing else.
+    ran = subprocess.run([sys.executable, "-c", script, str(diopilib.parent)], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "LD_PRELOAD": str(shim)})
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.splitlines()[0] == "hostsim" and "ATen" in ran.stdout.splitlines()[1]
+
+
+def test_a_torch_of_another_version_is_refused(tmp_path: Path):
+    """Rendered for the bundled workspace's torch 2.2.2 (the committed output), configuring against
+    the installed torch stops and names both versions and how to choose the right torch."""
+    installed = str(installed_torch_version())
+    if installed == "2.2.2":
+        pytest.skip("the installed torch is the one the workspace renders for")
+    configure = subprocess.run(["cmake", "-S", str(COMMITTED / IMPL), "-B", str(tmp_path / "build"),
+                                f"-DTORCH_DIR={torch_root()}", f"-DDIOPI_INCLUDE_DIR={diopi_include()}"],
+                               capture_output=True, text=True, timeout=300)
+    assert configure.returncode != 0
+    message = " ".join(configure.stderr.split())
+    assert f"holds torch {installed}" in message and "rendered for torch 2.2.2" in message, message
+    assert "-DTORCH_DIR=<the torch 2.2.2 package directory>" in message, message
+
+
+def test_the_torch_it_was_rendered_for_is_accepted(tmp_path: Path):
+    torch_222 = torch_root(dipu_torch_python())
+    configure = subprocess.run(["cmake", "-S", str(COMMITTED / IMPL), "-B", str(tmp_path / "build"),
+                                f"-DTORCH_DIR={torch_222}", f"-DDIOPI_INCLUDE_DIR={diopi_include()}"],
+                               capture_output=True, text=True, timeout=300)
+    assert configure.returncode == 0, configure.stdout + configure.stderr

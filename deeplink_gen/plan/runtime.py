@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from deeplink_gen.cpptext import IDENT
 from deeplink_gen.interfaces.dipu import DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, SUCCESS_RETURN, placeholders
-from deeplink_gen.model import CallTemplate, Checker, DipuFunction, Impl, RuntimeSpec
+from deeplink_gen.model import BuildSpec, CallTemplate, Checker, DipuFunction, Impl, RuntimeSpec
 from deeplink_gen.model.patterns import PATTERNS, VERSION_FIELDS, Part, Pattern
 from deeplink_gen.model.runtime import GeneratorKind, ImplKind
 
@@ -190,3 +190,23 @@ def plan_diopi_test(spec: RuntimeSpec) -> DiopiTestPlan:
     fin = _lifecycle(spec, "finalizeLibrary", spec.diopi_test.finalize, spec.impl("finalizeVendor"))
     used = {c.checker.name: c.checker for e in list(entries.values()) + [init, fin] for c in e.calls if c.checker}
     return DiopiTestPlan(entries, init, fin, _generator_state(spec), tuple(used[k] for k in sorted(used)))
+
+
+@dataclass(frozen=True)
+class TestSdk:
+    """Where the SDK libraries conform_test.cpp calls are, for diopi_test's runtime build: DIOPI's
+    vendor CMake finds the SDK for its own library, but not always on the link path of a sibling."""
+
+    name: str
+    root_vars: tuple[str, ...]        # CMake or environment variables naming an SDK root
+    default_roots: tuple[str, ...]
+    lib_suffixes: tuple[str, ...]
+    libraries: tuple[str, ...]        # the toolkit's libraries, then the vendor's extra link names
+
+
+def plan_test_sdk(build: BuildSpec | None) -> TestSdk | None:
+    if build is None or build.toolkit is None:
+        return None
+    tk = build.toolkit
+    return TestSdk(tk.name.value, tk.root_vars, tk.default_roots, tk.lib_suffixes,
+                   tuple(dict.fromkeys(tk.libraries + build.link)))
