@@ -3,6 +3,7 @@ dtypes/layouts sections: golden files, compilation, round-trip, validation."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -18,8 +19,8 @@ def _converts(vendor: str) -> bool:
     return bool(data.get("layouts") or set(data.get("dtypes", {})) - {"supported"})
 
 
-# The bundled vendors with dtypes or layouts to convert: no adaptor for hostsim (ATen on the CPU
-# computes in every dtype) nor for cuda (its DIOPI implementation is torch's own).
+# The bundled vendors with dtypes or layouts to convert: no adaptor for cuda (its DIOPI
+# implementation is torch's own).
 VENDORS = tuple(v for v in BUNDLED_VENDORS if _converts(v))
 
 
@@ -249,6 +250,46 @@ def test_an_adaptor_that_converts_nothing_needs_no_conversion_primitives(workspa
                            f"-I{diopi_include()}", str(adaptor / "diopi_adaptor.cpp")],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_rendered_library_is_wrapped_whole(rendered):
+    """hostsim's DIOPI library is rendered too (diopi_library), and its layouts rules give it an
+    adaptor: the adaptor wraps every function the library implements (not only those its
+    kernels call: the library exports each only through its wrapper), in impl::hostsim."""
+    implemented = json.loads((rendered / "hostsim" / "manifest.json").read_text())["diopi_library"]["implemented"]
+    adaptor = rendered / "hostsim" / impl("hostsim") / "adaptor"
+    text = (adaptor / "diopi_adaptor.cpp").read_text()
+    assert set(re.findall(r'^extern "C" diopiError_t (\w+)\(', text, re.M)) == set(implemented)
+    assert "::impl::hostsim::diopiMul(ctx, out, inputConv, otherConv)" in _wrapper(text, "diopiMul")
+    assert "return ::impl::hostsim::diopiAbs(ctx, out, input);" in _wrapper(text, "diopiAbs")
+    library = (rendered / "hostsim" / impl("hostsim") / "functions" / "functions.cpp").read_text()
+    assert "namespace impl {\nnamespace hostsim {" in library
+    assert re.search(r'extern "C" \{\n\nconst char\* diopiGetVendorName\(\)', library)
+    assert '"${CMAKE_CURRENT_SOURCE_DIR}/adaptor/diopi_adaptor.cpp"' in \
+        (rendered / "hostsim" / impl("hostsim") / "CMakeLists.txt").read_text()
+
+
+def test_a_rendered_library_without_rules_exports_its_functions_itself(workspace):
+    """Without dtypes or layouts rules, hostsim has no adaptor: its library defines each
+    function extern "C" and builds no adaptor source."""
+    drop_section(workspace / "vendors" / "hostsim.yaml", "layouts")
+    result = run_cli("render", "--vendor", "hostsim", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    folder = workspace / "generated" / "hostsim" / impl("hostsim")
+    assert not (folder / "adaptor").exists()
+    library = (folder / "functions" / "functions.cpp").read_text()
+    assert "namespace impl {" not in library and library.endswith('}  // extern "C"\n')
+    assert "diopi_adaptor.cpp" not in (folder / "CMakeLists.txt").read_text()
+
+
+def test_a_rendered_library_takes_no_adaptor_section(workspace):
+    """What a rendered DIOPI library defines is its plan's to say, not a list in the vendor file."""
+    base = replace_section(workspace / "vendors" / "hostsim.yaml", "adaptor:\n  implemented:\n    hostsim: [diopiAbs]\n")
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 1, result.output
+    assert re.search(rf"vendors/hostsim\.yaml:{base + 1}:\d+: error: adaptor\.implemented: the DIOPI library is "
+                     r"rendered \(diopi_library: aten_cpu\)", result.output), result.output
+    assert "Traceback" not in result.output
 
 
 def test_the_adaptor_section_wraps_what_the_library_defines_whatever_the_ops_keep(workspace):

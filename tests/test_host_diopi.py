@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -638,3 +639,27 @@ def test_the_torch_it_was_rendered_for_is_accepted(tmp_path: Path):
                                 f"-DTORCH_DIR={torch_222}", f"-DDIOPI_INCLUDE_DIR={diopi_include()}"],
                                capture_output=True, text=True, timeout=300)
     assert configure.returncode == 0, configure.stdout + configure.stderr
+
+
+@pytest.mark.slow
+def test_calls_go_through_the_adaptor(library, shim: Path, implemented: dict):
+    """hostsim's layouts rules give it a DIOPI adaptor: the library defines each function in
+    impl::hostsim and exports diopiX as the adaptor's wrapper, which copies a strided input of
+    diopiMul into a contiguous tensor (asked of the runtime) first; the result is still torch's."""
+    lib, path = library
+    out = subprocess.run(["nm", "-D", "--defined-only", "-C", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    namespaced = set(re.findall(r"\bimpl::hostsim::(diopi\w+)\(", out))
+    assert namespaced == set(implemented)
+    required = ctypes.CDLL(str(shim)).shimRequiredTensors
+    required.restype = ctypes.c_int64
+    call = Call()
+    x, y = torch.randn(4, 3).t(), torch.randn(3, 4)
+    for input, copies in ((x, 1), (x.contiguous(), 0)):
+        result, before = torch.zeros(3, 4), required()
+        assert lib.diopiMul(None, call.tensor(result), call.tensor(input), call.tensor(y)) == 0
+        assert required() - before == copies and torch.equal(result, torch.mul(x, y))
+    before = required()                  # diopiSub has no rule: its strided input is used as it is
+    assert lib.diopiSub(None, call.tensor(torch.zeros(3, 4)), call.tensor(x), call.tensor(y),
+                        call.scalar(1)) == 0
+    assert required() == before

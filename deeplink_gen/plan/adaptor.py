@@ -1,5 +1,6 @@
 """The adaptor plan: for every DIOPI function the vendor's DIOPI library
-defines (its adaptor section; without one, every function its kernels call),
+defines (the rendered library's, its adaptor section's; without either, every
+function its kernels call),
 how its ``extern "C"`` wrapper converts tensors (translate/conversion.py
 decides, per function), the casts those conversions share, and what the
 adaptor declares and includes."""
@@ -26,23 +27,28 @@ def named_functions(vendor: Vendor) -> set[str]:
     return {f.function for f in vendor.dtypes.functions} | {f.function for f in vendor.layouts.functions}
 
 
-def functions_of(rv: ResolvedVendor, protos: Prototypes) -> list[str]:
-    """DIOPI functions the adaptor wraps: every one the vendor's adaptor
-    section says its library defines. Without that section, those the
+def functions_of(rv: ResolvedVendor, protos: Prototypes, library: tuple[str, ...] | None = None) -> list[str]:
+    """DIOPI functions the adaptor wraps: every one the DIOPI library rendered
+    for the vendor (diopi_library) implements, *library*, or else every one the
+    vendor's adaptor section says its library defines: with the adaptor on,
+    the library exports a function only through its wrapper. Without either, those the
     kernels of the ops the vendor keeps call, plus the two conversion
     primitives (which the vendor must implement anyway; forwarded unchanged);
     a function only the dtypes or layouts sections name is left out then:
     wrapping it would make the vendor's library need a symbol no kernel uses."""
-    if rv.vendor.implemented is not None:
+    if library is not None:
+        names = set(library)
+    elif rv.vendor.implemented is not None:
         names = set(rv.vendor.implemented.functions())
     else:
         names = {r.entry.call.function for r in rv.enabled_ops} | set(CONVERSION_PRIMITIVES)
     return sorted(n for n in names if protos.get(n) is not None)
 
 
-def plan_adaptor(rv: ResolvedVendor, protos: Prototypes) -> AdaptorPlan:
+def plan_adaptor(rv: ResolvedVendor, protos: Prototypes, library: tuple[str, ...] | None = None) -> AdaptorPlan:
+    """*library*: the functions of the DIOPI library rendered for the vendor, if any."""
     casts: dict[str, CastPlan] = {}
-    functions = tuple(plan_function(protos.get(n), rv.vendor, casts) for n in functions_of(rv, protos))
+    functions = tuple(plan_function(protos.get(n), rv.vendor, casts) for n in functions_of(rv, protos, library))
     by_ns: dict[str, list[Prototype]] = {}
     for f in functions:
         by_ns.setdefault(f.namespace, []).append(f.proto)

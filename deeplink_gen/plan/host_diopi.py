@@ -15,7 +15,13 @@ not implemented; a stated call wins over the one a catalog entry implies, so
 the file also corrects a call whose DIOPI semantics differ from the op's (the
 saved statistics of a norm). Every function not implemented is listed with
 the reason; DIPU falls back to the CPU for it as for any function a DIOPI
-library lacks."""
+library lacks.
+
+When the vendor gets a DIOPI adaptor (its dtypes or layouts sections convert),
+the library is built as DIOPI builds its own vendors': each function is
+defined in impl::<folder>, and the adaptor's ``extern "C"`` wrapper, which
+converts the tensors its rules name, is what the library exports as diopiX.
+So DIPU and diopi_test both call through the rendered adaptor."""
 
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from deeplink_gen.model import OpTable, Prototype, Prototypes, ResolvedOp, Resol
 from deeplink_gen.plan.host_diopi_calls import Glue, StatedCall, stated_calls
 from deeplink_gen.plan.kernels import call_args, signature
 from deeplink_gen.translate.args import ArgKind
+from deeplink_gen.translate.conversion import library_namespace
 from deeplink_gen.translate.signature import signature_of
 
 # ATen argument kinds a DIOPI value converts back from, and the plain C++ types that pass through.
@@ -83,6 +90,11 @@ class HostFunction:
 class HostDiopiPlan:
     functions: tuple[HostFunction, ...]          # sorted by name
     missing: tuple[tuple[str, str], ...]         # (DIOPI function, why it is not implemented), sorted
+    namespace: str | None = None                 # impl::<namespace> defines them for the adaptor (None: extern "C")
+
+    def names(self) -> tuple[str, ...]:
+        """The DIOPI functions the library implements."""
+        return tuple(f.name for f in self.functions)
 
 
 def _why_not(r: ResolvedOp, proto: Prototype | None) -> str | None:
@@ -204,4 +216,5 @@ def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes, table: OpTable) -> H
         why = stated.headers.get(protos.get(name).header)
         if why is not None and name not in listed:
             missing.append((name, why))
-    return HostDiopiPlan(tuple(sorted(functions, key=lambda f: f.name)), tuple(sorted(missing)))
+    namespace = library_namespace(rv.vendor) if rv.vendor.converts else None
+    return HostDiopiPlan(tuple(sorted(functions, key=lambda f: f.name)), tuple(sorted(missing)), namespace)

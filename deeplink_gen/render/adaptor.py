@@ -1,6 +1,7 @@
 """The DIOPI dtype/layout adaptor of one vendor (adaptor/diopi_adaptor.cpp,
 adaptor_runtime.hpp, impl_functions.hpp), for vendors with a dtypes or
-layouts section."""
+layouts section; for a vendor whose DIOPI library is rendered too, it wraps
+what that library implements."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ FILES = ("impl_functions.hpp", "adaptor_runtime.hpp", "diopi_adaptor.cpp")
 def render(job: Job) -> dict[str, str]:
     if not job.vendor.converts:
         return {}
-    plan = plan_adaptor(job.rv, job.protos)
+    plan = plan_adaptor(job.rv, job.protos, job.library_functions())
     ctx = dict(source=job.source, vendor=job.vendor, plans=plan.functions, casts=plan.casts,
                decls=plan.declared, commit=job.protos.commit, headers=plan.headers,
                converts=any(not f.passthrough for f in plan.functions),

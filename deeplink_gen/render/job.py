@@ -35,6 +35,10 @@ class Job:
             self.host_plans.append(plan_host_diopi(self.rv, self.protos, self.rv.op_table))
         return self.host_plans[0]
 
+    def library_functions(self) -> tuple[str, ...] | None:
+        """The DIOPI functions of the library rendered for the vendor (None: it renders none)."""
+        return self.host_diopi_plan().names() if self.vendor.diopi_library is not None else None
+
     def origin(self, loc: Loc) -> str:
         """The file *loc* is in, as generated code names it: relative to the
         workspace, or deeplink_gen/... for what ships with deeplink-gen

@@ -92,10 +92,16 @@ def _formats(layouts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def library_namespace(vendor: Vendor) -> str:
+    """The C++ namespace (impl::<namespace>) of the vendor's DIOPI library, where
+    the adaptor section names no other."""
+    return impl_namespace(impl_folder(vendor.diopi_impl))
+
+
 def namespace_of(vendor: Vendor, function: str) -> str:
     """The C++ namespace (impl::<namespace>) that defines *function*."""
     found = vendor.implemented.namespace_of(function) if vendor.implemented is not None else None
-    return found or impl_namespace(impl_folder(vendor.diopi_impl))
+    return found or library_namespace(vendor)
 
 
 def _tensor_plan(p: Prototype, i: int, param: DiopiParam, vendor: Vendor, casts: dict[str, CastPlan]) -> TensorPlan | None:

@@ -1,6 +1,8 @@
 """Checks of a vendor's adaptor section: every function it lists is a DIOPI
 function, listed once, and when a listed function's wrapper converts a
-tensor, the two conversion primitives the adaptor converts with are listed."""
+tensor, the two conversion primitives the adaptor converts with are listed.
+A vendor whose DIOPI library is rendered (diopi_library) has no such list:
+the adaptor wraps what that library implements."""
 
 from __future__ import annotations
 
@@ -13,6 +15,11 @@ from deeplink_gen.translate.conversion import plan_function
 def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) -> None:
     implemented = vendor.implemented
     if implemented is None:
+        return
+    if vendor.diopi_library is not None:
+        diags.add(implemented.loc, ("adaptor", "implemented"),
+                  f"the DIOPI library is rendered (diopi_library: {vendor.diopi_library.value}), and the adaptor "
+                  f"wraps what it implements; leave adaptor.implemented out")
         return
     first = {}
     for ns in implemented.namespaces:

@@ -3,6 +3,8 @@
 // function below runs its ATen op on the CPU over views of the caller's tensors (no copies).
 // 268 functions; the 218 others the ops call are not
 // implemented here (manifest.json, `deeplink-gen coverage --impl`): DIPU falls back to the CPU for them.
+// They are defined in impl::hostsim: the library exports each as the adaptor's wrapper
+// (adaptor/diopi_adaptor.cpp), which converts the tensors the vendor's rules name and calls it.
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -19,6 +21,8 @@
 
 #include <diopi/diopirt.h>
 #include <diopi/functions.h>
+
+#include "../adaptor/impl_functions.hpp"
 
 namespace {
 
@@ -212,6 +216,11 @@ const char* diopiGetVendorName() { return "hostsim"; }
 const char* diopiGetImplVersion() { return "deeplink-gen hostsim on ATen 2.2.2"; }
 
 const char* diopiGetLastErrorString() { return last_error.c_str(); }
+
+}  // extern "C"
+
+namespace impl {
+namespace hostsim {
 
 // abs.out
 diopiError_t diopiAbs(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiConstTensorHandle_t input) {
@@ -3335,4 +3344,5 @@ diopiError_t diopiZeros(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopi
   });
 }
 
-}  // extern "C"
+}  // namespace hostsim
+}  // namespace impl
