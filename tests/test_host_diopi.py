@@ -663,3 +663,16 @@ def test_calls_go_through_the_adaptor(library, shim: Path, implemented: dict):
     assert lib.diopiSub(None, call.tensor(torch.zeros(3, 4)), call.tensor(x), call.tensor(y),
                         call.scalar(1)) == 0
     assert required() == before
+
+
+@pytest.mark.slow
+def test_sort_without_a_stable_flag_is_unstable_sort(library):
+    """DIOPI passes pStable as null when the caller gives no stable flag, which means false; ATen's
+    sort.values_stable asserts its flag has a value, so null must not become an absent one."""
+    lib, _ = library
+    x = torch.tensor([3.0, 1.0, 2.0, 1.0])
+    values, indices = torch.zeros(4), torch.zeros(4, dtype=torch.int64)
+    call = Call()
+    assert lib.diopiSort(None, call.tensor(values), call.tensor(indices), call.tensor(x), ctypes.c_int64(0),
+                         ctypes.c_bool(False), None) == 0
+    assert torch.equal(values, torch.sort(x).values)

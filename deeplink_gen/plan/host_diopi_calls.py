@@ -39,7 +39,8 @@ class Glue(enum.Enum):
     STRING = "string"              # const char* -> c10::string_view
     OPT_STRING = "opt_string"      # const char* (null: absent) -> c10::optional<c10::string_view>
     ROUND_MODE = "round_mode"      # diopiRoundMode_t -> "trunc", "floor" or absent
-    POINTEE = "pointee"            # const T* (null: absent) -> c10::optional<T>, for int64_t, double, bool
+    POINTEE = "pointee"            # const T* (null: absent) -> c10::optional<T>, for int64_t and double
+    FLAG = "flag"                  # const bool* (null: false, as DIOPI reads sort's pStable) -> bool?
     NUMBER = "number"              # double or int64_t -> at::Scalar
     DTYPE = "dtype"                # diopiDtype_t -> at::ScalarType
     OPT_SIZE = "opt_size"          # diopiSize_t* (null: absent) -> at::OptionalSymIntArrayRef
@@ -57,7 +58,7 @@ CONVERSIONS = {
     ("diopiRoundMode_t", "str?"): Glue.ROUND_MODE,
     ("const int64_t*", "int?"): Glue.POINTEE,
     ("const double*", "float?"): Glue.POINTEE,
-    ("const bool*", "bool?"): Glue.POINTEE,
+    ("const bool*", "bool?"): Glue.FLAG,
     ("double", "Scalar"): Glue.NUMBER,
     ("int64_t", "Scalar"): Glue.NUMBER,
     ("diopiDtype_t", "ScalarType"): Glue.DTYPE,
