@@ -317,7 +317,7 @@ def cause(output: str) -> str:
     """What made a test file fail: its first failing test and the exception it ended with, or the
     last exception in the output (an error before any test ran)."""
     exception = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)\b.*)$", re.M)
-    first = re.search(r"^(?:FAIL|ERROR): (\S+)[^\n]*\n[-=]+\n(.*?)(?=^[-=]{20,}$|\Z)", output, re.M | re.S)
+    first = re.search(r"^(?:FAIL|ERROR): (\S+)[^\n]*\n(?:(?![-=]{20,})[^\n]*\n)*?[-=]{20,}\n(.*?)(?=^[-=]{20,}$|\Z)", output, re.M | re.S)
     if first:
         raised = exception.findall(first[2])
         return f"{first[1]}: {(raised or [first[2].strip().splitlines()[-1]])[-1].strip()}"
@@ -344,6 +344,12 @@ def step_tests(run: Run, found: dict) -> None:
     say(f"\nthe table: {run.work / 'results.md'}; each file's output: {run.logs / 'tests'}")
 
 
+def _cell(cause: str, width: int = 240) -> str:
+    """A cause as one table cell: the log holds the rest."""
+    cause = cause.replace("|", "/")
+    return cause if len(cause) <= width else cause[:width - 3] + "..."
+
+
 def results(outcomes: list[Outcome], implemented: list[str]) -> str:
     counts = {r: sum(o.result == r for o in outcomes) for r in ("pass", "fail", "timeout", "crash")}
     reached = set().union(*(o.reached for o in outcomes)) & set(implemented)
@@ -356,8 +362,7 @@ def results(outcomes: list[Outcome], implemented: list[str]) -> str:
              "",
              "| file | result | seconds | functions reached | cause |",
              "|---|---|---|---|---|"]
-    lines += [f"| {o.file} | {o.result} | {o.seconds:.0f} | {len(o.reached)} | {o.cause.replace('|', '/')} |"
-              for o in outcomes]
+    lines += [f"| {o.file} | {o.result} | {o.seconds:.0f} | {len(o.reached)} | {_cell(o.cause)} |" for o in outcomes]
     lines += ["", "Functions no file reached: " + (", ".join(sorted(set(implemented) - reached)) or "none"), ""]
     return "\n".join(lines)
 

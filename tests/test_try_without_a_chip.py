@@ -123,12 +123,16 @@ TEST_FILES = {
         import unittest
         class T(unittest.TestCase):
             def test_good(self): pass
-            def test_sum(self): self.assertEqual(1 + 1, 3)
+            def test_sum(self):
+                'Its docstring is printed under its name.'
+
+                self.assertEqual(1 + 1, 3)
         unittest.main()
         """,
     "test_imports.py": "import no_such_module_anywhere\n",
     "test_hangs.py": "import time\ntime.sleep(60)\n",
     "test_crashes.py": "import os\nos.abort()\n",
+    "test_long.py": "raise RuntimeError('x' * 1000)\n",
     "test_reaches.py": """
         import os
         with open(os.environ["DEEPLINK_GEN_REACHED"], "a") as f:
@@ -153,15 +157,16 @@ def test_each_test_file_gets_a_result_a_cause_and_the_functions_it_reached(scrip
             for line in (run.work / "results.md").read_text().splitlines() if line.startswith("| test_")}
     assert {name: row[0] for name, row in rows.items()} == {
         "test_crashes.py": "crash", "test_fails.py": "fail", "test_hangs.py": "timeout",
-        "test_imports.py": "fail", "test_passes.py": "pass", "test_reaches.py": "pass"}
+        "test_imports.py": "fail", "test_long.py": "fail", "test_passes.py": "pass", "test_reaches.py": "pass"}
     assert rows["test_fails.py"][3] == "test_sum: AssertionError: 2 != 3 |"
     assert rows["test_imports.py"][3] == "ModuleNotFoundError: No module named 'no_such_module_anywhere' |"
     assert rows["test_crashes.py"][3] == "killed by SIGABRT |"
     assert rows["test_hangs.py"][3] == "still running after 5 s |"
     assert rows["test_passes.py"][3] == "1 skipped |"
     assert rows["test_reaches.py"][2] == "2"
+    assert rows["test_long.py"][3] == "RuntimeError: " + "x" * 223 + "... |"      # the log holds the rest
     text = (run.work / "results.md").read_text()
-    assert "6 files: 2 pass, 2 fail, 1 timeout, 1 crash." in text
+    assert "7 files: 2 pass, 3 fail, 1 timeout, 1 crash." in text
     assert "They reached 2 of the 3 functions" in text and "1 of the files that pass reached none" in text
     assert "Functions no file reached: diopiMul" in text
     assert (run.logs / "tests" / "test_fails.log").read_text().count("AssertionError") == 1
