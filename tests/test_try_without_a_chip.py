@@ -125,7 +125,6 @@ TEST_FILES = {
             def test_good(self): pass
             def test_sum(self):
                 'Its docstring is printed under its name.'
-
                 self.assertEqual(1 + 1, 3)
         unittest.main()
         """,
