@@ -561,13 +561,16 @@ def test_a_wrong_stated_call_is_an_error_at_its_line(tmp_path: Path):
     data = tmp_path / "aten_calls.yaml"
     data.write_text("functions:\n"
                     "  diopiAsin:\n    op: asin.out\n    args: {self: input, out: out, alpha: input}\n"
-                    "  diopiGelu:\n    op: gelu.out\n    args: {self: input, approximate: out, out: input}\n")
+                    "  diopiGelu:\n    op: gelu.out\n    args: {self: input, approximate: out, out: input}\n"
+                    "  diopiSort:\n    op: sort.values_stable\n    args: {self: input, stable: {param: dim, absent: false},"
+                    " dim: dim, descending: descending, values: values, indices: indices}\n")
     table = torch_snapshots.load(TorchVersion.parse("2.2.2"))
     with pytest.raises(UserError) as caught:
         stated_calls(table, load_snapshot(), data)
     text = str(caught.value)
     assert "aten_calls.yaml:4:" in text and "asin.out has no argument alpha" in text
     assert "aten_calls.yaml:7:" in text and "no conversion from out (diopiTensorHandle_t) to approximate (str)" in text
+    assert "aten_calls.yaml:10:" in text and "param names a pointer parameter of diopiSort" in text
 
 
 @pytest.mark.slow
@@ -598,6 +601,26 @@ def test_norms_keep_diopis_statistics(library):
         assert torch.equal(out, want[0]) and torch.equal(mean, want[1]) and torch.equal(invstd, want[2])
         if stats:
             assert not torch.equal(rm, torch.zeros(3))       # the running mean moved
+
+
+@pytest.mark.slow
+def test_sort_without_stable_sorts_as_torch_does(library):
+    """diopiSort's null pStable means an unstable sort (ATen's kernel asserts stable is given);
+    a given one is passed on, descending too."""
+    lib, _ = library
+    x = torch.randint(0, 4, (3, 8)).float()
+    for stable, descending in [(None, False), (None, True), (True, False), (False, True)]:
+        values, indices = torch.zeros(3, 8), torch.zeros(3, 8, dtype=torch.int64)
+        call = Call()
+        status = lib.diopiSort(None, call.tensor(values), call.tensor(indices), call.tensor(x), ctypes.c_int64(1),
+                               ctypes.c_bool(descending), call.pointee(ctypes.c_bool, stable))
+        assert status == 0, (stable, descending)
+        want = torch.sort(x, dim=1, descending=descending, stable=bool(stable))
+        assert torch.equal(values, want.values)
+        if stable:
+            assert torch.equal(indices, want.indices)
+        else:
+            assert torch.equal(x.gather(1, indices), want.values)
 
 
 @pytest.mark.slow
@@ -664,18 +687,6 @@ def test_calls_go_through_the_adaptor(library, shim: Path, implemented: dict):
                         call.scalar(1)) == 0
     assert required() == before
 
-
-@pytest.mark.slow
-def test_sort_without_a_stable_flag_is_unstable_sort(library):
-    """DIOPI passes pStable as null when the caller gives no stable flag, which means false; ATen's
-    sort.values_stable asserts its flag has a value, so null must not become an absent one."""
-    lib, _ = library
-    x = torch.tensor([3.0, 1.0, 2.0, 1.0])
-    values, indices = torch.zeros(4), torch.zeros(4, dtype=torch.int64)
-    call = Call()
-    assert lib.diopiSort(None, call.tensor(values), call.tensor(indices), call.tensor(x), ctypes.c_int64(0),
-                         ctypes.c_bool(False), None) == 0
-    assert torch.equal(values, torch.sort(x).values)
 
 
 def _strided(t):

@@ -113,3 +113,55 @@ def test_tests_section_errors(workspace, name, text, line, message):
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 1, result.output
     assert re.search(rf"vendors/droplet\.yaml:{base + line - 1}:\d+: error: {message}", result.output), result.output
+
+
+def _half(*shape):
+    return lambda: __import__("torch").randn(*shape).half()
+
+
+def test_hostsim_skips_only_cases_torchs_cpu_cannot_compute(rendered, standins):
+    """hostsim runs diopi_test's ops on ATen CPU and diopi_test's reference comes from the same
+    kernels: each case its device_configs.py skips, with its reason, is one those kernels refuse;
+    the float16 ones are gated to torch before 2.3 (rendered for the installed torch), which later
+    torch computes."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    path = rendered / "hostsim" / "dipu/third_party/DIOPI/impl/hostsim/device_configs.py"
+    cfg = runpy.run_path(str(path))["device_configs"]
+    grad = torch.ones(()).half()
+    refused = {
+        "adaptive_max_pool3d": lambda: F.adaptive_max_pool3d(_half(1, 2, 4, 4, 4)(), 2),
+        "adaptive_max_pool3d_return_indices": lambda: F.adaptive_max_pool3d(_half(1, 2, 4, 4, 4)(), 2, True),
+        "avg_pool2d": lambda: F.avg_pool2d(_half(1, 2, 4, 4)(), 2),
+        "binary_cross_entropy": lambda: F.binary_cross_entropy(torch.rand(4).half(), torch.rand(4).half()),
+        "cross_entropy": lambda: F.cross_entropy(_half(3, 5)(), torch.tensor([0, 1, 2])),
+        "layer_norm": lambda: F.layer_norm(_half(2, 4)(), [4]),
+        "mse_loss": lambda: torch.ops.aten.mse_loss_backward(grad, _half(4)(), _half(4)(), 1),
+        "nll_loss": lambda: F.nll_loss(_half(3, 5)(), torch.tensor([0, 1, 2])),
+        "nll_loss_empty_tensor": lambda: F.nll_loss(_half(1, 5, 2, 2)(), torch.zeros(1, 2, 2, dtype=torch.int64)),
+        "nll_loss_v2": lambda: F.nll_loss(_half(3, 5)(), torch.tensor([0, 1, 2])),
+        "smooth_l1_loss": lambda: torch.ops.aten.smooth_l1_loss_backward(grad, _half(4)(), _half(4)(), 1, 1.0),
+        "pointwise_op_bool": lambda: torch.abs(torch.tensor([True, False])),
+        "remainder_self_bool": lambda: torch.remainder(torch.tensor([1]), torch.tensor([0])),
+        "remainder_tensor_zero": lambda: torch.remainder(torch.tensor([3], dtype=torch.int8),
+                                                         torch.tensor([0], dtype=torch.int8)),
+    }
+    half = {"adaptive_max_pool3d", "adaptive_max_pool3d_return_indices", "avg_pool2d", "binary_cross_entropy",
+            "cross_entropy", "layer_norm", "mse_loss", "nll_loss", "nll_loss_empty_tensor", "nll_loss_v2",
+            "smooth_l1_loss"}
+    old = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2]) < (2, 3)
+    assert sorted(cfg) == sorted(k for k in refused if old or k not in half)
+    for key, call in refused.items():
+        if key in half and not old:
+            call()                                   # later torch computes float16: the rule is gated
+            continue
+        with pytest.raises((RuntimeError, ZeroDivisionError, NotImplementedError)):
+            call()
+    text = path.read_text()
+    for key in cfg:
+        before = text.split(f"    '{key}': dict(")[0].rstrip().splitlines()[-1]
+        assert before.startswith("    # torch's CPU"), key        # each rule says why
+    assert cfg["pointwise_op_bool"]["name"] == ["abs"] and cfg["pointwise_op_bool"]["skip_all"] is True
+    assert not old or _skips(cfg["avg_pool2d"]["dtype"]) == [np.float16]
+    [other] = cfg["remainder_self_bool"]["tensor_para"]["args"]
+    assert other["ins"] == ["other"] and np.int64 in _skips(other["dtype"])

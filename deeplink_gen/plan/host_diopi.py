@@ -62,7 +62,7 @@ class HostArg:
     local: str        # the C++ local holding the ATen value
     aten: str         # the ATen argument it is, or the op's return (by name, else out<i>)
     glue: Glue = Glue.NONE            # how the DIOPI value becomes the ATen one
-    value: object = None              # Glue.LITERAL: the value; Glue.SAME_RANK: the two parameters
+    value: object = None              # Glue.LITERAL, POINTEE_OR: the value; Glue.SAME_RANK: the two parameters
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def _stated(call: StatedCall, proto: Prototype) -> HostFunction:
     for p in proto.params:
         if p.name in by_param:
             a = by_param[p.name]
-            args.append(HostArg(p.name, a.kind, "v_" + a.aten, a.aten, a.glue))
+            args.append(HostArg(p.name, a.kind, "v_" + a.aten, a.aten, a.glue, a.value))
         elif p.name in returns:
             args.append(HostArg(p.name, ArgKind.FRESH, "r_" + p.name, f"out{returns[p.name]}"))
     args += [HostArg("", a.kind, "v_" + a.aten, a.aten, a.glue, a.value if a.glue is Glue.LITERAL else a.params)

@@ -39,8 +39,8 @@ class Glue(enum.Enum):
     STRING = "string"              # const char* -> c10::string_view
     OPT_STRING = "opt_string"      # const char* (null: absent) -> c10::optional<c10::string_view>
     ROUND_MODE = "round_mode"      # diopiRoundMode_t -> "trunc", "floor" or absent
-    POINTEE = "pointee"            # const T* (null: absent) -> c10::optional<T>, for int64_t and double
-    FLAG = "flag"                  # const bool* (null: false, as DIOPI reads sort's pStable) -> bool?
+    POINTEE = "pointee"            # const T* (null: absent) -> c10::optional<T>, for int64_t, double, bool
+    POINTEE_OR = "pointee_or"      # const T* (null: a value the file gives) -> c10::optional<T> that holds one
     NUMBER = "number"              # double or int64_t -> at::Scalar
     DTYPE = "dtype"                # diopiDtype_t -> at::ScalarType
     OPT_SIZE = "opt_size"          # diopiSize_t* (null: absent) -> at::OptionalSymIntArrayRef
@@ -58,7 +58,7 @@ CONVERSIONS = {
     ("diopiRoundMode_t", "str?"): Glue.ROUND_MODE,
     ("const int64_t*", "int?"): Glue.POINTEE,
     ("const double*", "float?"): Glue.POINTEE,
-    ("const bool*", "bool?"): Glue.FLAG,
+    ("const bool*", "bool?"): Glue.POINTEE,
     ("double", "Scalar"): Glue.NUMBER,
     ("int64_t", "Scalar"): Glue.NUMBER,
     ("diopiDtype_t", "ScalarType"): Glue.DTYPE,
@@ -178,7 +178,7 @@ class _Reader:
             self.fail(where[:-1], f"the argument {aten} ({aten_type}) is not given")
             return CallArg(aten, kind, Glue.LITERAL)
         if isinstance(value, dict):
-            return self.derived(where, proto, aten, kind, aten_type, value)
+            return self.derived(where, proto, aten, kind, aten_type, value, used)
         if value is None or not isinstance(value, str):
             if value is not None and aten_type not in LITERALS.get(type(value), ()):
                 self.fail(where, f"{value!r} is not a value of {aten}'s type {aten_type}")
@@ -198,7 +198,8 @@ class _Reader:
             glue = Glue.NONE
         return CallArg(aten, kind, glue, (value,))
 
-    def derived(self, where, proto: Prototype, aten: str, kind: ArgKind, aten_type: str, value: dict) -> CallArg:
+    def derived(self, where, proto: Prototype, aten: str, kind: ArgKind, aten_type: str, value: dict,
+                used: dict) -> CallArg:
         if set(value) == {"value"}:
             if aten_type not in LITERALS[str]:
                 self.fail(where, f"{aten} ({aten_type}) takes no string")
@@ -214,9 +215,26 @@ class _Reader:
             if param is None or _type(param) not in TENSOR_HANDLES:
                 self.fail(where, f"dtype_of names a tensor parameter of {proto.name}")
             return CallArg(aten, kind, Glue.DTYPE_OF, (str(value["dtype_of"]),))
-        self.fail(where, "expected a parameter name, a value, {value: TEXT}, {same_rank: [TENSOR, TENSOR]} (bool) "
-                         "or {dtype_of: TENSOR} (ScalarType)")
+        if set(value) == {"param", "absent"}:
+            return self.pointee_or(where, proto, aten, kind, aten_type, value, used)
+        self.fail(where, "expected a parameter name, a value, {value: TEXT}, {same_rank: [TENSOR, TENSOR]} (bool), "
+                         "{dtype_of: TENSOR} (ScalarType) or {param: POINTER, absent: VALUE}")
         return CallArg(aten, kind, Glue.LITERAL)
+
+    def pointee_or(self, where, proto: Prototype, aten: str, kind: ArgKind, aten_type: str, value: dict,
+                   used: dict) -> CallArg:
+        """{param: P, absent: V}: a const T* parameter whose null means V, for an op that needs a value
+        (an optional argument ATen's kernel asserts is given)."""
+        name, absent = str(value["param"]), value["absent"]
+        param = proto.param(name)
+        if param is None or _glue(_type(param), aten_type, kind) is not Glue.POINTEE:
+            self.fail(where, f"param names a pointer parameter of {proto.name} that converts to {aten} ({aten_type})")
+        elif absent is None or aten_type not in LITERALS.get(type(absent), ()):
+            self.fail(where, f"absent: {absent!r} is not a value of {aten}'s type {aten_type}")
+        if name in used:
+            self.fail(where, f"the parameter {name} is used twice ({used[name]} and {aten})")
+        used[name] = aten
+        return CallArg(aten, kind, Glue.POINTEE_OR, (name,), absent)
 
     def returns(self, where, proto: Prototype, op, schema, raw, used) -> tuple[str | None, ...]:
         fresh = [r for r in schema.returns if not (r.annotation and r.annotation.is_write)]

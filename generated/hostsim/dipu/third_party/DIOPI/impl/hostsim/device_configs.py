@@ -4,4 +4,88 @@ import numpy as np
 from skip import Skip
 
 device_configs = {
+    # torch's CPU adaptive_max_pool3d has no float16 kernel
+    'adaptive_max_pool3d': dict(
+        name=['adaptive_max_pool3d'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU adaptive_max_pool3d has no float16 kernel
+    'adaptive_max_pool3d_return_indices': dict(
+        name=['adaptive_max_pool3d'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU avg_pool2d has no float16 kernel
+    'avg_pool2d': dict(
+        name=['avg_pool2d'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU binary_cross_entropy has no float16 kernel
+    'binary_cross_entropy': dict(
+        name=['binary_cross_entropy'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU nll_loss and nll_loss2d have no float16 kernel
+    'cross_entropy': dict(
+        name=['cross_entropy'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU native_layer_norm has no float16 kernel
+    'layer_norm': dict(
+        name=['layer_norm'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU mse_loss_backward has no float16 kernel (the reference)
+    'mse_loss': dict(
+        name=['mse_loss'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU nll_loss and nll_loss2d have no float16 kernel
+    'nll_loss': dict(
+        name=['nll_loss'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU nll_loss2d has no float16 kernel
+    'nll_loss_empty_tensor': dict(
+        name=['nll_loss'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU nll_loss and nll_loss2d have no float16 kernel
+    'nll_loss_v2': dict(
+        name=['nll_loss_v2'],
+        dtype=[Skip(np.float16)],
+    ),
+    # torch's CPU abs has no bool kernel
+    'pointwise_op_bool': dict(
+        name=['abs'],
+        skip_all=True,
+    ),
+    # torch's CPU remainder raises ZeroDivisionError for an integer divisor of zero
+    'remainder_self_bool': dict(
+        name=['remainder'],
+        tensor_para=dict(
+            args=[
+                {
+                    "ins": ['other'],
+                    "dtype": [Skip(np.int8), Skip(np.int16), Skip(np.int32), Skip(np.int64), Skip(np.uint8)],
+                },
+            ],
+        ),
+    ),
+    # torch's CPU remainder raises ZeroDivisionError for an integer divisor of zero
+    'remainder_tensor_zero': dict(
+        name=['remainder'],
+        tensor_para=dict(
+            args=[
+                {
+                    "ins": ['input'],
+                    "dtype": [Skip(np.int8), Skip(np.int16), Skip(np.int32), Skip(np.int64), Skip(np.uint8)],
+                },
+            ],
+        ),
+    ),
+    # torch's CPU smooth_l1_loss_backward has no float16 kernel
+    'smooth_l1_loss': dict(
+        name=['smooth_l1_loss'],
+        dtype=[Skip(np.float16)],
+    ),
 }

@@ -3037,7 +3037,7 @@ diopiError_t diopiSort(diopiContextHandle_t ctx, diopiTensorHandle_t values, dio
     const at::Tensor v_self = view(input);
     const auto v_dim = dim;
     const auto v_descending = descending;
-    const c10::optional<bool> v_stable(pStable != nullptr && *pStable);
+    const auto v_stable = c10::make_optional(pStable != nullptr ? *pStable : false);
     at::_ops::sort_values_stable::call(v_self, v_stable, v_dim, v_descending, v_values, v_indices);
   });
 }
