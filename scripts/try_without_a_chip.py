@@ -297,9 +297,11 @@ def run_test(run: Run, path: Path) -> Outcome:
         try:
             code = proc.wait(timeout=run.timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
             code = None
+        finally:                      # a timeout, or Ctrl-C: the file's own session keeps no child
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     seconds = time.monotonic() - start
     output = log_path.read_text(errors="replace")
     names = frozenset(reached.read_text().split()) if reached.is_file() else frozenset()
