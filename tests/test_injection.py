@@ -95,3 +95,20 @@ def test_control_characters_refused(tmp_path, vendor, old, new, needle, key):
     ws = _workspace(tmp_path)
     edit(ws / "vendors" / f"{vendor}.yaml", old, new)
     _refused(ws, vendor, needle, key)
+
+
+def test_any_file_name_makes_a_line_directive_that_compiles(tmp_path):
+    """A catalog file's name goes into the #line directives of the code pasted from it: characters
+    beyond the BMP, non-ASCII letters, a question mark (no trigraph) and quotes still give a
+    directive g++ takes, naming the file byte for byte."""
+    ws = copy_workspace(tmp_path / "ws")
+    name = 'loss_😀_é_??=_"q".yaml'
+    (ws / "catalog" / "loss.yaml").rename(ws / "catalog" / name)
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    kernels = next((ws / "generated" / "droplet").rglob("AutoGenedKernels.cpp")).read_text()
+    directive = next(line for line in kernels.splitlines() if line.startswith("#line") and "loss_" in line)
+    source = tmp_path / "line.cpp"
+    source.write_text(f"{directive}\n#error here\n")
+    done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(source)], capture_output=True)
+    assert f"catalog/{name}:".encode() in done.stderr, done.stderr
+    assert done.stderr.count(b": error:") == 1 and b"error: #error here" in done.stderr, done.stderr

@@ -7,7 +7,6 @@ templates compare kinds, not strings."""
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import jinja2
@@ -29,8 +28,15 @@ GENERATED = "@" + "generated"
 
 
 def cstr(text: str) -> str:
-    """A C string literal for *text*."""
-    return json.dumps(str(text), ensure_ascii=True)
+    """A C string literal for *text* that any compiler takes, whatever the text: printable ASCII
+    as it is (backslash, quote and question mark escaped: no trigraph), every other byte of its
+    UTF-8 as a three-digit octal escape (which, unlike \\x, never runs on into the next character,
+    and, unlike \\u, takes any character, beyond the BMP and control ones too)."""
+    out = []
+    for byte in str(text).encode("utf-8", "surrogatepass"):
+        char = chr(byte)
+        out.append("\\" + char if char in '\\"?' else char if 0x20 <= byte < 0x7F else f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
 
 
 def comment(text: str) -> str:
