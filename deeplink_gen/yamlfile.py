@@ -170,12 +170,20 @@ class _Builder:
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style:
             self.doc.flows[where] = self.text[node.start_mark.index:node.end_mark.index]
         if isinstance(node, yaml.MappingNode):
+            self._plain_tag(node, where, "tag:yaml.org,2002:map")
             return self._mapping(node, where)
         if isinstance(node, yaml.SequenceNode):
+            self._plain_tag(node, where, "tag:yaml.org,2002:seq")
             return [self.build(item, where + (i,)) for i, item in enumerate(node.value)]
         if node.style in ("|", ">"):
             self.doc.blocks.add(where)
         return self._scalar(node, where)
+
+    def _plain_tag(self, node, where: Path_, plain: str) -> None:
+        """A tag on a mapping or list would ask for an object built from it: refused, never ignored."""
+        if node.tag != plain:
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, f"unsupported YAML tag '{node.tag}'")
 
     def _mapping(self, node, where: Path_) -> dict:
         out: dict = {}
@@ -210,3 +218,7 @@ class _Builder:
         except yaml.YAMLError as exc:
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where, f"invalid value: {exc}") from None
+        except (ValueError, KeyError, TypeError, OverflowError):   # a tag its text does not fit: !!int "abc"
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where,
+                        f"'{node.value[:40]}' is not a valid {node.tag.rsplit(':', 1)[-1]}") from None

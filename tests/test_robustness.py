@@ -153,6 +153,11 @@ RAW_CASES = {
     "non-string key": b"vendor:\n  1: camb\n",
     "merge key": b"base: &b {name: camb}\nvendor:\n  <<: *b\n  device_type: MLU\n",
     "20,000 levels deep": b"vendor: " + b"[" * 20000 + b"]" * 20000 + b"\n",
+    "float tag on text": b'vendor:\n  name: camb\n  device_type: MLU\n  description: !!float "abc"\n',
+    "int tag on text": b'vendor:\n  name: camb\n  device_type: MLU\n  description: !!int "abc"\n',
+    "bool tag on text": b'vendor:\n  name: camb\n  device_type: MLU\n  description: !!bool "maybe"\n',
+    "python tag on a mapping": b"vendor: !!python/object:os.system\n  name: camb\n",
+    "python tag on a list": b"vendor: !!python/tuple [camb]\n",
 }
 
 
@@ -232,3 +237,13 @@ def test_deep_nesting_in_dipus_op_config(tmp_path: Path):
     result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert re.search(r"diopi_functions\.yaml:1:1: error: .*nested too deeply", result.stderr), result.stderr
+
+
+@pytest.mark.parametrize("tagged", ['!!bool "maybe"', '!!int "abc"', '!!float "x"'])
+def test_a_tag_its_text_does_not_fit_in_dipus_op_config(tmp_path: Path, tagged: str):
+    """YAML 1.1 tags build values from text; one that cannot is refused at its line."""
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_text(f'- schema: "abs(Tensor self) -> Tensor"\n  custom_fallback: {tagged}\n')
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"diopi_functions\.yaml:2:20: error: .*is not a valid", result.stderr), result.stderr

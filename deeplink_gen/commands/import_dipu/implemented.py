@@ -36,7 +36,7 @@ def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
     """ascend_config.yaml's namespace per function, the plugin folder's functions, its namespace."""
     try:
         data = yaml.safe_load(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, KeyError, TypeError, OverflowError) as exc:
         raise UserError([Diagnostic(Loc(str(config)), "--impl", f"cannot read: {exc}")]) from None
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         raise UserError([Diagnostic(Loc(str(config), 1, 1), "(top level)",

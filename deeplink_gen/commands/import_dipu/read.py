@@ -71,6 +71,32 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
                else fail(1, 1, f"YAML syntax error: {exc.problem}")) from None
     except yaml.YAMLError as exc:
         raise fail(1, 1, f"YAML error: {exc}") from None
+    except (ValueError, KeyError, TypeError, OverflowError):     # a tag its text does not fit: !!int "abc"
+        node = _unconstructible(yaml.compose(text, Loader=yaml.SafeLoader))
+        mark = node.start_mark if node is not None else None
+        raise fail(mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
+                   f"'{node.value[:40]}' is not a valid {node.tag.rsplit(':', 1)[-1]}" if node is not None
+                   else "a value cannot be read") from None
+
+
+def _unconstructible(root: yaml.Node | None) -> yaml.ScalarNode | None:
+    """The first scalar under *root* whose tag its text does not fit (each node once: aliases
+    share nodes)."""
+    constructor, seen, stack = yaml.SafeLoader(""), set(), [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                constructor.construct_object(node, deep=True)
+            except (ValueError, KeyError, TypeError, OverflowError, yaml.YAMLError):
+                return node
+        else:
+            stack.extend(reversed([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode)
+                                  else node.value))
+    return None
 
 
 def read_functions(path: Path) -> list[Upstream]:
