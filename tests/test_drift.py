@@ -63,8 +63,8 @@ def test_the_bundled_workspace_survives_2_13():
 
 
 def test_code_naming_a_retyped_argument_breaks(workspace: Path):
-    """Without its schema:, convolution_overrideable's alloc (custom C++) sees
-    SymInt[] stride on 2.13: the entry breaks from 2.2, the first version with
+    """Without its schema:, convolution_overrideable's code and alloc (custom C++)
+    see SymInt[] stride on 2.13: the entry breaks from 2.2, the first version with
     the new schema (2.2.2's snapshot already has it)."""
     conv = workspace / "catalog" / "conv.yaml"
     text = conv.read_text()
@@ -74,10 +74,14 @@ def test_code_naming_a_retyped_argument_breaks(workspace: Path):
     code, report = _drift(workspace)
     assert code == 1 and report["breaking"] == 1
     entry = _op(report, "convolution_overrideable")
-    alloc = line_of(conv, "    alloc:") + 1
-    assert entry["breaks"] == [f"alloc.out (catalog/conv.yaml:{alloc}:7) names '{n}', which is {t} in torch 2.13.0 "
-                               f"(was {t.replace('SymInt', 'int')})"
-                               for n, t in (("dilation", "SymInt[]"), ("padding", "SymInt[]"), ("stride", "SymInt[]"))]
+    code_at, alloc = line_of(conv, "    code:") + 2, line_of(conv, "    alloc:") + 1
+    named = (("dilation", "SymInt[]"), ("groups", "SymInt"), ("output_padding", "SymInt[]"), ("padding", "SymInt[]"),
+             ("stride", "SymInt[]"))
+    assert entry["breaks"] == [
+        *(f"code.beginning (catalog/conv.yaml:{code_at}:1) names '{n}', which is {t} in torch 2.13.0 "
+          f"(was {t.replace('SymInt', 'int')})" for n, t in named),
+        *(f"alloc.out (catalog/conv.yaml:{alloc}:7) names '{n}', which is {t} in torch 2.13.0 "
+          f"(was {t.replace('SymInt', 'int')})" for n, t in named if n in ("dilation", "padding", "stride"))]
     assert entry["gate"] == {"torch": "<2.2", "first_changed": "2.2", "exact": True, "last_unchanged": "2.1.1"}
     assert entry["pin"] == _snapshot_schema("2.1.1", "convolution_overrideable")
     # The bare call arguments are converted by type: listed, not a break.

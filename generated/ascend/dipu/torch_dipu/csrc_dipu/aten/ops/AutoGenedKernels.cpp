@@ -105,7 +105,7 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
 at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype);
 at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const c10::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups);
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask);
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalIntArrayRef bias_sizes, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask);
 at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse);
 at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq);
 at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type);
@@ -1986,7 +1986,7 @@ if (transposed || input.dim() != 4) {
 }
 
 // convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalIntArrayRef bias_sizes, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
   c10::OptionalDeviceGuard guard(at::device_of(grad_output));
   if (dumpOpArgLevel() > 0) {
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
@@ -2001,13 +2001,11 @@ if (transposed || input.dim() != 4) {
 #line 49 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 2004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 40 "deeplink_gen/catalog/conv.yaml"
+#line 42 "deeplink_gen/catalog/conv.yaml"
 if (transposed || input.dim() != 4) {
-  auto cpu = at::convolution_backward_symint(grad_output.cpu(), input.cpu(), weight.cpu(), bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  auto back = [&](const at::Tensor& t) { return t.defined() ? t.to(input.device()) : t; };
-  return {back(std::get<0>(cpu)), back(std::get<1>(cpu)), back(std::get<2>(cpu))};
+  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
 }
-#line 2011 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2009 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2016,21 +2014,9 @@ if (transposed || input.dim() != 4) {
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
-  [[maybe_unused]] c10::DimVector strideVector;
-  for (const c10::SymInt& v : stride) {
-    strideVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
-  [[maybe_unused]] c10::DimVector paddingVector;
-  for (const c10::SymInt& v : padding) {
-    paddingVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
-  [[maybe_unused]] c10::DimVector dilationVector;
-  for (const c10::SymInt& v : dilation) {
-    dilationVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
     TORCH_CHECK(on_dipu_or_ignored(grad_output),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: grad_output should be on dipu");
@@ -2060,21 +2046,21 @@ if (transposed || input.dim() != 4) {
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 45 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
-#line 2065 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
+#line 2051 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
-    auto result_cpu = at::convolution_backward_symint(grad_output_cpu, input_cpu, weight_cpu, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto result_cpu = at::convolution_backward(grad_output_cpu, input_cpu, weight_cpu, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2089,7 +2075,7 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2093 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2079 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2136,7 +2122,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 12 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2140 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2126 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2160,7 +2146,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
 #line 10 "deeplink_gen/catalog/embedding.yaml"
   ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2164 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2150 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2256,7 +2242,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 5 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2246 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2283,7 +2269,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2297,10 +2283,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/loss.yaml"
   at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2301 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 25 "deeplink_gen/catalog/loss.yaml"
   at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2304 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2290 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2332,7 +2318,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 22 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2336 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2357,7 +2343,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2361 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2347 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2406,7 +2392,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 30 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2410 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2396 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2435,7 +2421,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2439 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2472,7 +2458,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 32 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2476 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2531,7 +2517,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 36 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2535 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2558,7 +2544,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2548 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2607,7 +2593,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 40 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2611 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2597 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2656,7 +2642,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 43 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2660 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2646 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2682,7 +2668,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 47 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 2686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2672 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2704,7 +2690,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 45 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2708 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2753,7 +2739,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 49 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2757 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2743 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2780,7 +2766,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2784 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2770 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2806,7 +2792,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 51 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2810 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2796 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2859,7 +2845,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
 #line 56 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2863 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2849 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2917,7 +2903,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
 #line 58 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2921 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2907 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2966,7 +2952,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
 #line 61 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2970 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2956 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3017,7 +3003,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
 #line 63 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3021 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3007 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3044,13 +3030,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3048 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3034 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 8 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3051 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3037 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 9 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3054 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3040 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3096,7 +3082,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 5 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3100 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3086 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3172,7 +3158,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 15 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3162 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3205,13 +3191,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 19 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 3209 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3195 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 20 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3212 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3198 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 21 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3215 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3201 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3306,13 +3292,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3310 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3296 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3313 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3316 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3471,13 +3457,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3475 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 35 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3478 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3464 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 36 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3481 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3467 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3517,7 +3503,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 32 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3507 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3585,7 +3571,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 39 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3616,13 +3602,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3620 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3606 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 45 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3609 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 46 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3612 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3667,7 +3653,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 42 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 3671 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3657 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3697,10 +3683,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3701 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3687 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 53 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3704 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3690 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3744,10 +3730,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3748 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3734 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 59 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3751 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3737 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3787,7 +3773,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
 #line 56 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 3791 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3777 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3817,7 +3803,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(input);
-#line 3821 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3807 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3857,7 +3843,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
 #line 62 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 3861 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3885,16 +3871,16 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 68 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3889 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3875 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 69 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3878 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 70 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3895 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3881 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 71 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3898 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3884 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3971,7 +3957,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 76 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(grad_out);
-#line 3975 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3961 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4048,13 +4034,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 4052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4038 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 82 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4055 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 83 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4058 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4044 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4124,13 +4110,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 88 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 4128 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4114 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 89 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 4131 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4117 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 90 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 4134 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4120 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4215,13 +4201,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 95 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4219 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 96 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4222 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4208 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 97 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4211 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4289,13 +4275,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4293 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4279 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4296 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4282 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 103 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4285 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4375,7 +4361,7 @@ for (const at::Tensor& t : inputs) {
 }
 std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
 std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 4379 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4365 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -4386,7 +4372,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
 #line 8 "deeplink_gen/catalog/older_torch.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 4390 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4376 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4420,7 +4406,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
 #line 5 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4424 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4410 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4453,7 +4439,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
 #line 7 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4457 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4443 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4491,7 +4477,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
 #line 10 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 4495 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4481 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4534,7 +4520,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
 #line 14 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 4538 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4524 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4585,7 +4571,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
 #line 19 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 4589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4619,7 +4605,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4609 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4648,7 +4634,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4652 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4638 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4677,7 +4663,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4681 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4667 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -4705,7 +4691,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4709 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4735,7 +4721,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4739 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4725 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4767,7 +4753,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4771 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4757 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4797,7 +4783,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4801 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4787 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4817,7 +4803,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 122 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 4821 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4807 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
 #line 124 "deeplink_gen/catalog/optimizer.yaml"
@@ -4826,7 +4812,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4830 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4816 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4856,7 +4842,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensors1[i]), &weightDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4860 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -4880,7 +4866,7 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 4884 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4870 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4904,7 +4890,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4908 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4894 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4940,7 +4926,7 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 4944 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4930 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4964,7 +4950,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4968 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4954 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -5001,7 +4987,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5005 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4991 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5051,7 +5037,7 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add__scalar(self, other.item(), alpha);
 }
-#line 5055 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5094,12 +5080,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 23 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5098 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5084 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5103 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5089 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5184,7 +5170,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5188 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5174 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5234,7 +5220,7 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub__scalar(self, other.item(), alpha);
 }
-#line 5238 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5224 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5277,12 +5263,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5281 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5267 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 51 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5286 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5272 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5367,7 +5353,7 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5371 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5357 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5415,7 +5401,7 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul__scalar(self, other.item());
 }
-#line 5419 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5405 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5456,12 +5442,12 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 73 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5460 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5446 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 76 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5465 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5451 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5542,7 +5528,7 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5546 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5532 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5564,7 +5550,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 82 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5568 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5554 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5592,7 +5578,7 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div__scalar(self, other.item());
 }
-#line 5596 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5610,7 +5596,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 89 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5600 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5635,12 +5621,12 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 5639 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5625 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5644 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5630 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5661,7 +5647,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 96 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5665 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5651 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -6894,7 +6880,7 @@ at::Tensor dipu_relu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 173 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 6898 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6884 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7125,7 +7111,7 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 189 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 7129 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7183,7 +7169,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7173 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7221,7 +7207,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
 #line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7211 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7245,7 +7231,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 197 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 7249 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7235 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7264,7 +7250,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 195 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7268 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7254 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7308,7 +7294,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7312 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7298 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7350,7 +7336,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 201 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7354 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7340 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7375,7 +7361,7 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 206 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7379 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7365 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7414,7 +7400,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 211 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7418 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7404 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7453,7 +7439,7 @@ at::Tensor dipu_exp(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 216 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7457 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7443 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7492,7 +7478,7 @@ at::Tensor dipu_log(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 220 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7482 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7531,7 +7517,7 @@ at::Tensor dipu_neg(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 224 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7535 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7570,7 +7556,7 @@ at::Tensor dipu_abs(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 228 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7574 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7560 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7981,7 +7967,7 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 253 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 7985 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7971 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -8984,7 +8970,7 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
 if (out.numel() == 0) {
   out.resize_(self.sizes());
 }
-#line 8988 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 8974 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9027,7 +9013,7 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
 if (out.numel() == 0) {
   out.resize_(at::infer_size(self.sizes(), other.sizes()));
 }
-#line 9031 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9017 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9075,7 +9061,7 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
 if (out.numel() == 0) {
   out.resize_(at::infer_size(self.sizes(), other.sizes()));
 }
-#line 9079 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9065 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9159,7 +9145,7 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 334 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9149 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9200,7 +9186,7 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 338 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9204 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9190 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9241,7 +9227,7 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 342 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9245 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9231 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9280,7 +9266,7 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 346 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9284 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9270 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9377,10 +9363,10 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9381 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9367 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9384 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9370 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9489,7 +9475,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9493 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9479 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9571,7 +9557,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9561 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9624,7 +9610,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9628 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9650,7 +9636,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9654 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9640 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9680,7 +9666,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9684 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9749,7 +9735,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9753 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9739 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9794,7 +9780,7 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9798 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9784 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9996,7 +9982,7 @@ if (out.numel() == 0) {
   // An empty out is the op's to size (ATen's out= rule); DIOPI writes into it as it is.
   out.resize_(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim));
 }
-#line 10000 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9986 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10171,7 +10157,7 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 36 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10175 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10161 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10215,7 +10201,7 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 40 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10219 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10259,7 +10245,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10263 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10249 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10337,7 +10323,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 46 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10341 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10327 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10385,7 +10371,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
 #line 48 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10389 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10375 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10411,7 +10397,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10415 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10401 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10438,7 +10424,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 50 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10442 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10428 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10464,7 +10450,7 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10454 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10507,7 +10493,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 63 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10511 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10497 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10555,7 +10541,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   max.resize_(shape);
   max_values.resize_(shape);
 }
-#line 10559 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max);
@@ -10579,7 +10565,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 66 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10583 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10569 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10606,10 +10592,10 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 78 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10596 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 79 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10599 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -10631,7 +10617,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 76 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10635 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10621 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10673,7 +10659,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, c10::optional<int64_t> dim
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 81 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10677 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10663 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10754,7 +10740,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 85 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10796,7 +10782,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 87 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10800 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10786 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10836,7 +10822,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 89 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10840 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10826 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10878,7 +10864,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 91 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10882 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10868 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10995,7 +10981,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 10999 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10985 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11014,7 +11000,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 98 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 11018 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11126,10 +11112,10 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 110 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11130 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11116 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 111 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11133 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11119 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -11197,7 +11183,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 114 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11201 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11187 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11246,7 +11232,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 117 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() ? &*stable : nullptr);
-#line 11250 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11236 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11273,7 +11259,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 122 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11277 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11263 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11369,7 +11355,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11373 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11359 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11407,7 +11393,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11431,7 +11417,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11421 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11446,7 +11432,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11450 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11436 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11483,7 +11469,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11487 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11473 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11507,7 +11493,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11511 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11497 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11522,7 +11508,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11526 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11512 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11590,7 +11576,7 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11594 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11580 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11680,7 +11666,7 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11684 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11750,7 +11736,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11754 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11799,7 +11785,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11789 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11849,7 +11835,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11839 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11959,7 +11945,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 11963 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11949 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12005,7 +11991,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 57 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 12009 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11995 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12093,7 +12079,7 @@ at::Tensor dipu_tril(const at::Tensor & self, int64_t diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12097 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12083 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12172,7 +12158,7 @@ at::Tensor dipu_triu(const at::Tensor & self, int64_t diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 70 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12162 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12382,7 +12368,7 @@ at::Tensor & dipu_random_(at::Tensor & self, c10::optional<at::Generator> genera
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 84 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12386 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12372 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12422,7 +12408,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, c10::optional<at::Ge
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 87 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12463,7 +12449,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 90 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12467 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12453 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12567,10 +12553,10 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 12571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12557 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12574 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12560 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12592,7 +12578,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
 #line 99 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12596 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12617,10 +12603,10 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 110 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12621 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 114 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12624 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12642,7 +12628,7 @@ const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 12646 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12632 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12674,7 +12660,7 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
 #line 134 "deeplink_gen/catalog/tensor.yaml"
 dipu::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 12678 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12664 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -12732,7 +12718,7 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 159 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 12736 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12722 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12774,7 +12760,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 12778 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12764 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12791,13 +12777,13 @@ at::Tensor out;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
 #line 169 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12795 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12781 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
 #line 185 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12801 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12787 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -12818,7 +12804,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12822 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12808 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12838,7 +12824,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 191 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12842 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12828 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12871,7 +12857,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12875 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12861 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12892,7 +12878,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 205 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12896 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12882 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);

@@ -105,7 +105,7 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
 at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype);
 at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const c10::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups);
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask);
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask);
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalIntArrayRef bias_sizes, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask);
 at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices, c10::SymInt padding_idx, bool scale_grad_by_freq, bool sparse);
 at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, c10::SymInt num_weights, c10::SymInt padding_idx, bool scale_grad_by_freq);
 at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indices, double max_norm, double norm_type);
@@ -1987,7 +1987,7 @@ if (transposed || input.dim() != 4) {
 }
 
 // convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalSymIntArrayRef bias_sizes, c10::SymIntArrayRef stride, c10::SymIntArrayRef padding, c10::SymIntArrayRef dilation, bool transposed, c10::SymIntArrayRef output_padding, c10::SymInt groups, ::std::array<bool,3> output_mask) {
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> dipu_convolution_backward(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::OptionalIntArrayRef bias_sizes, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
   c10::OptionalDeviceGuard guard(at::device_of(grad_output));
   if (dumpOpArgLevel() > 0) {
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
@@ -2002,13 +2002,11 @@ if (transposed || input.dim() != 4) {
 #line 49 "deeplink_gen/catalog/conv.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
 #line 2005 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 40 "deeplink_gen/catalog/conv.yaml"
+#line 42 "deeplink_gen/catalog/conv.yaml"
 if (transposed || input.dim() != 4) {
-  auto cpu = at::convolution_backward_symint(grad_output.cpu(), input.cpu(), weight.cpu(), bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  auto back = [&](const at::Tensor& t) { return t.defined() ? t.to(input.device()) : t; };
-  return {back(std::get<0>(cpu)), back(std::get<1>(cpu)), back(std::get<2>(cpu))};
+  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
 }
-#line 2012 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2010 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2017,21 +2015,9 @@ if (transposed || input.dim() != 4) {
   ::diopiConstTensorHandle_t grad_outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_output);
   ::diopiConstTensorHandle_t inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(input);
   ::diopiConstTensorHandle_t weightDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(weight);
-  [[maybe_unused]] c10::DimVector strideVector;
-  for (const c10::SymInt& v : stride) {
-    strideVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t strideDiopiSize{strideVector.data(), static_cast<int64_t>(strideVector.size())};
-  [[maybe_unused]] c10::DimVector paddingVector;
-  for (const c10::SymInt& v : padding) {
-    paddingVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t paddingDiopiSize{paddingVector.data(), static_cast<int64_t>(paddingVector.size())};
-  [[maybe_unused]] c10::DimVector dilationVector;
-  for (const c10::SymInt& v : dilation) {
-    dilationVector.push_back(v.expect_int());
-  }
-  [[maybe_unused]] ::diopiSize_t dilationDiopiSize{dilationVector.data(), static_cast<int64_t>(dilationVector.size())};
+  ::diopiSize_t strideDiopiSize = dipu::diopi_helper::toDiopiSize(stride);
+  ::diopiSize_t paddingDiopiSize = dipu::diopi_helper::toDiopiSize(padding);
+  ::diopiSize_t dilationDiopiSize = dipu::diopi_helper::toDiopiSize(dilation);
   if (checkTensorDevice()) {
     TORCH_CHECK(on_dipu_or_ignored(grad_output),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " convolution_backward: grad_output should be on dipu");
@@ -2061,21 +2047,21 @@ if (transposed || input.dim() != 4) {
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
 #line 45 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int());
-#line 2066 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
+#line 2052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
     auto input_cpu = tensor_clone_to_host(input);
     auto weight_cpu = tensor_clone_to_host(weight);
-    auto result_cpu = at::convolution_backward_symint(grad_output_cpu, input_cpu, weight_cpu, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+    auto result_cpu = at::convolution_backward(grad_output_cpu, input_cpu, weight_cpu, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask);
     auto current_stream = dipu::getCurrentDIPUStream();
     tensor_copy_host_to_device(out0, std::get<0>(result_cpu), current_stream);
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2090,7 +2076,7 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2094 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2080 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2137,7 +2123,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 12 "deeplink_gen/catalog/embedding.yaml"
   at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2141 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2161,7 +2147,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
 #line 10 "deeplink_gen/catalog/embedding.yaml"
   ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2165 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2151 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2257,7 +2243,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 5 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2261 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2247 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2284,7 +2270,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2288 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2274 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2298,10 +2284,10 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/loss.yaml"
   at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2302 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2288 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 25 "deeplink_gen/catalog/loss.yaml"
   at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2305 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2291 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2333,7 +2319,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 22 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2323 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2358,7 +2344,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2362 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2348 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2407,7 +2393,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 30 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2436,7 +2422,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2440 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2473,7 +2459,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 32 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2477 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2532,7 +2518,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
 #line 36 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2536 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2522 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2559,7 +2545,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
       : counted.to(at::kDouble);
   total_weight.fill_(weights.sum().item<double>());
 }
-#line 2563 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2549 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2608,7 +2594,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
 #line 40 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2612 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2657,7 +2643,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 43 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2661 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2647 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2683,7 +2669,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 47 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 2687 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2673 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2705,7 +2691,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
 #line 45 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2709 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2754,7 +2740,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 49 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2781,7 +2767,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/loss.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 2785 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2771 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2807,7 +2793,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
 #line 51 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2811 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2797 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2860,7 +2846,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
 #line 56 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2864 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2918,7 +2904,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
 #line 58 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2922 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2908 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2967,7 +2953,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
 #line 61 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2971 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 2957 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3018,7 +3004,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
 #line 63 "deeplink_gen/catalog/loss.yaml"
   ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3022 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3008 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3045,13 +3031,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 7 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3035 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 8 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3038 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 9 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3055 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3097,7 +3083,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 5 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3101 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3087 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3173,7 +3159,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 15 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3206,13 +3192,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 19 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 3210 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3196 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 20 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3213 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 21 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3216 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3202 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3307,13 +3293,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 25 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3311 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3297 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3314 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3300 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 27 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3317 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3303 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3472,13 +3458,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 34 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3476 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 35 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3479 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3465 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 36 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3482 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3518,7 +3504,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 32 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3522 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3508 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3586,7 +3572,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 39 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3590 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3617,13 +3603,13 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 3621 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 45 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3624 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 46 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3627 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3668,7 +3654,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
 #line 42 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 3672 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3658 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3698,10 +3684,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3702 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 53 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3705 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3691 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3745,10 +3731,10 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3749 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3735 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 59 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3752 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3788,7 +3774,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
 #line 56 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 3792 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3778 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3818,7 +3804,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(input);
-#line 3822 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3808 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3858,7 +3844,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
 #line 62 "deeplink_gen/catalog/norm.yaml"
   ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 3862 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3848 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3886,16 +3872,16 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 68 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3890 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 69 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3893 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3879 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 70 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3896 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3882 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 71 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3899 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3972,7 +3958,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 76 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out = nodispatch::empty_like(grad_out);
-#line 3976 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 3962 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4049,13 +4035,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 81 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 4053 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4039 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 82 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4056 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 83 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4059 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4045 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4125,13 +4111,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 88 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 4129 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 89 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 4132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4118 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 90 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 4135 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4121 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4216,13 +4202,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 95 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 4220 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4206 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 96 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4223 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4209 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 97 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4226 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4212 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4290,13 +4276,13 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4294 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4280 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4297 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4283 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 103 "deeplink_gen/catalog/norm.yaml"
   at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4300 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4286 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4376,7 +4362,7 @@ for (const at::Tensor& t : inputs) {
 }
 std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
 std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 4380 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -4387,7 +4373,7 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
 #line 8 "deeplink_gen/catalog/older_torch.yaml"
   ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 4391 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4421,7 +4407,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
 #line 5 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4454,7 +4440,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
 #line 7 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4458 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4444 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4492,7 +4478,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
 #line 10 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 4496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4482 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4535,7 +4521,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
 #line 14 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 4539 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4525 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4586,7 +4572,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
 #line 19 "deeplink_gen/catalog/optimizer.yaml"
   ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 4590 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4620,7 +4606,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4624 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4649,7 +4635,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4653 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4639 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4678,7 +4664,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4682 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4668 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -4706,7 +4692,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4710 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4696 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4736,7 +4722,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4726 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4768,7 +4754,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensor2[i]), &valueDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4772 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4798,7 +4784,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4802 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4788 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4818,7 +4804,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 122 "deeplink_gen/catalog/optimizer.yaml"
 std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 4822 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4808 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
 #line 124 "deeplink_gen/catalog/optimizer.yaml"
@@ -4827,7 +4813,7 @@ for (size_t i = 0; i < self.size(); ++i) {
   const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4831 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4817 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4857,7 +4843,7 @@ for (size_t i = 0; i < self.size(); ++i) {
                                                    toDiopiTensorHandle(tensors1[i]), &weightDiopi);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4861 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -4881,7 +4867,7 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
 TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 4885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4871 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4905,7 +4891,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4909 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4895 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4941,7 +4927,7 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
 TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
 TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
             "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 4945 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4931 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4965,7 +4951,7 @@ for (size_t i = 0; i < self.size(); ++i) {
       static_cast<float>(weight_decay), step, amsgrad);
   TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
 }
-#line 4969 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4955 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -5002,7 +4988,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5006 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 4992 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5052,7 +5038,7 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add__scalar(self, other.item(), alpha);
 }
-#line 5056 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5095,12 +5081,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 23 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5085 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 26 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_add_scalar_out(self, other.item(), alpha, out);
 }
-#line 5104 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5090 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5185,7 +5171,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5189 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5175 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5235,7 +5221,7 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub__scalar(self, other.item(), alpha);
 }
-#line 5239 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5278,12 +5264,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 48 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5282 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5268 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 51 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_sub_scalar_out(self, other.item(), alpha, out);
 }
-#line 5287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5368,7 +5354,7 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5372 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5358 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5416,7 +5402,7 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul__scalar(self, other.item());
 }
-#line 5420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5457,12 +5443,12 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 73 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5447 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 76 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_mul_scalar_out(self, other.item(), out);
 }
-#line 5466 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5452 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5543,7 +5529,7 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5547 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5533 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5565,7 +5551,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 82 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5569 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5555 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5593,7 +5579,7 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div__scalar(self, other.item());
 }
-#line 5597 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5583 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5611,7 +5597,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 89 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5615 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5601 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5636,12 +5622,12 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 98 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 5640 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 101 "deeplink_gen/catalog/pointwise.yaml"
 if (other.is_cpu() && other.dim() == 0) {
   return dipu_div_scalar_out(self, other.item(), out);
 }
-#line 5645 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5631 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5662,7 +5648,7 @@ if (other.is_cpu() && other.dim() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 96 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5666 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 5652 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -6895,7 +6881,7 @@ at::Tensor dipu_relu(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 173 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 6899 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 6885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7126,7 +7112,7 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 189 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 7130 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7116 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7184,7 +7170,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 191 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7188 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7174 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7222,7 +7208,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
 #line 193 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7226 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7212 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7246,7 +7232,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 197 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 7250 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7236 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7265,7 +7251,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
 #line 195 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7269 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7255 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7309,7 +7295,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
 #line 199 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7313 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7299 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7351,7 +7337,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
 #line 201 "deeplink_gen/catalog/pointwise.yaml"
   ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7355 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7341 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7376,7 +7362,7 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 206 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7380 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7415,7 +7401,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 211 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7419 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7405 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7454,7 +7440,7 @@ at::Tensor dipu_exp(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 216 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7458 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7444 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7493,7 +7479,7 @@ at::Tensor dipu_log(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 220 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7497 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7483 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7532,7 +7518,7 @@ at::Tensor dipu_neg(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 224 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7536 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7522 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7571,7 +7557,7 @@ at::Tensor dipu_abs(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 228 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 7575 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7561 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7982,7 +7968,7 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 253 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 7986 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 7972 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -8985,7 +8971,7 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
 if (out.numel() == 0) {
   out.resize_(self.sizes());
 }
-#line 8989 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 8975 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9028,7 +9014,7 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
 if (out.numel() == 0) {
   out.resize_(at::infer_size(self.sizes(), other.sizes()));
 }
-#line 9032 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9018 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9076,7 +9062,7 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
 if (out.numel() == 0) {
   out.resize_(at::infer_size(self.sizes(), other.sizes()));
 }
-#line 9080 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9066 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9160,7 +9146,7 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 334 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9164 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9150 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9201,7 +9187,7 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 338 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9191 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9242,7 +9228,7 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 342 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9246 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9232 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9281,7 +9267,7 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 346 "deeplink_gen/catalog/pointwise.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9285 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9271 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9378,10 +9364,10 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 9 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9382 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9368 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 10 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9385 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9371 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9490,7 +9476,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 17 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9494 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9480 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9572,7 +9558,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
 #line 20 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9625,7 +9611,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 22 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9629 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9615 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9651,7 +9637,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 26 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9655 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9641 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9681,7 +9667,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
 #line 24 "deeplink_gen/catalog/pool.yaml"
   ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9685 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9671 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9750,7 +9736,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 33 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9754 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9795,7 +9781,7 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 38 "deeplink_gen/catalog/pool.yaml"
   at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9799 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9785 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9980,7 +9966,7 @@ if (out.numel() == 0) {
   // An empty out is the op's to size (ATen's out= rule); DIOPI writes into it as it is.
   out.resize_(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim));
 }
-#line 9984 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 9970 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10195,7 +10181,7 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 36 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10185 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10239,7 +10225,7 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 40 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10243 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10229 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10283,7 +10269,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 44 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10361,7 +10347,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 46 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10365 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10351 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10409,7 +10395,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
 #line 48 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10413 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10399 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10435,7 +10421,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 52 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10439 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10425 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10462,7 +10448,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
 #line 50 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10466 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10452 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10488,7 +10474,7 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 58 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10492 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10478 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10531,7 +10517,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 63 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10535 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10579,7 +10565,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   max.resize_(shape);
   max_values.resize_(shape);
 }
-#line 10583 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10569 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max);
@@ -10603,7 +10589,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 66 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10593 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10630,10 +10616,10 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 78 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10634 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10620 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 79 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -10655,7 +10641,7 @@ if (max.numel() == 0 || max_values.numel() == 0) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
 #line 76 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10659 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10645 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10697,7 +10683,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, c10::optional<int64_t> dim
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 81 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10701 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10687 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10778,7 +10764,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 85 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10782 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10768 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10820,7 +10806,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
 #line 87 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10824 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10810 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10860,7 +10846,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 89 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10864 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10902,7 +10888,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
 #line 91 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10906 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 10892 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11019,7 +11005,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 100 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 11023 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11009 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11038,7 +11024,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
 #line 98 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 11042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11028 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11150,10 +11136,10 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 110 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11154 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11140 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 111 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11157 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11143 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -11221,7 +11207,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 114 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11211 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11270,7 +11256,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
 #line 117 "deeplink_gen/catalog/reduce.yaml"
   ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() ? &*stable : nullptr);
-#line 11274 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11260 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11297,7 +11283,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 122 "deeplink_gen/catalog/reduce.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11301 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11287 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11393,7 +11379,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
 #line 7 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11383 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11431,7 +11417,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 11 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11421 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11455,7 +11441,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 15 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11459 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11445 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11470,7 +11456,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
 #line 13 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11460 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11507,7 +11493,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 20 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11511 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11497 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11531,7 +11517,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 24 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11535 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11546,7 +11532,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
 #line 22 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11550 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11536 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11614,7 +11600,7 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 31 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11618 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11604 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11704,7 +11690,7 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 37 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11708 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11694 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11774,7 +11760,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 39 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11778 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11764 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11823,7 +11809,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
 #line 41 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11827 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11813 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11873,7 +11859,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
 #line 43 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11877 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11863 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11983,7 +11969,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 53 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 11987 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 11973 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12029,7 +12015,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 57 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 12033 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12019 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12117,7 +12103,7 @@ at::Tensor dipu_tril(const at::Tensor & self, int64_t diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 64 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12121 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12107 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12196,7 +12182,7 @@ at::Tensor dipu_triu(const at::Tensor & self, int64_t diagonal) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 70 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(self);
-#line 12200 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12186 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12406,7 +12392,7 @@ at::Tensor & dipu_random_(at::Tensor & self, c10::optional<at::Generator> genera
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 84 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12410 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12396 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12446,7 +12432,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, c10::optional<at::Ge
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 87 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12450 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12436 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12487,7 +12473,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
 #line 90 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12491 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12477 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12591,10 +12577,10 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 101 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out0 = nodispatch::empty_like(input);
-#line 12595 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12581 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 102 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12584 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12616,7 +12602,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
 #line 99 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12620 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12606 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12641,10 +12627,10 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 110 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12645 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12631 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 #line 114 "deeplink_gen/catalog/tensor.yaml"
 at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12648 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12634 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12666,7 +12652,7 @@ const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar
 const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
 TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
             " error message is ", diopiGetLastErrorString());
-#line 12670 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12656 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12698,7 +12684,7 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
 #line 134 "deeplink_gen/catalog/tensor.yaml"
 dipu::getDipuCopyInstance()->run(self, src, non_blocking);
 return self;
-#line 12702 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -12756,7 +12742,7 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
 #line 159 "deeplink_gen/catalog/tensor.yaml"
   at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 12760 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12746 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12798,7 +12784,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
 }
 ::diopiTensorHandle_t outHandle = nullptr;
 at::Tensor out;
-#line 12802 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12788 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12815,13 +12801,13 @@ at::Tensor out;
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
 #line 169 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12819 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12805 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
 #line 185 "deeplink_gen/catalog/tensor.yaml"
 out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12825 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12811 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   synchronizeIfEnable();
   return out;
 }
@@ -12842,7 +12828,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12846 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12832 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12862,7 +12848,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 191 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12866 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12852 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12895,7 +12881,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
   indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
 }
-#line 12899 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12916,7 +12902,7 @@ for (size_t i = 0; i < indices.size(); ++i) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
 #line 205 "deeplink_gen/catalog/tensor.yaml"
   ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12920 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#line 12906 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
