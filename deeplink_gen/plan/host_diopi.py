@@ -31,7 +31,7 @@ from torchgen.model import SchemaKind
 
 from deeplink_gen.cpptext import called_diopi
 from deeplink_gen.interfaces.aten import function_schema
-from deeplink_gen.model import OpTable, Prototype, Prototypes, ResolvedOp, ResolvedVendor
+from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
 from deeplink_gen.plan.host_diopi_calls import Glue, StatedCall, stated_calls
 from deeplink_gen.plan.kernels import call_args, signature
 from deeplink_gen.translate.args import ArgKind
@@ -183,7 +183,7 @@ def _stated(call: StatedCall, proto: Prototype) -> HostFunction:
                         args=tuple(args), call=tuple("v_" + a.aten for a in call.args), results=results)
 
 
-def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes, table: OpTable) -> HostDiopiPlan:
+def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes) -> HostDiopiPlan:
     candidates: dict[str, list[ResolvedOp]] = {}
     in_code: dict[str, list[str]] = {}       # DIOPI functions only custom code calls -> those ops
     for r in rv.enabled_ops:
@@ -192,7 +192,7 @@ def plan_host_diopi(rv: ResolvedVendor, protos: Prototypes, table: OpTable) -> H
             for name in sorted(called_diopi(text.value)):
                 if protos.get(name) is not None:
                     in_code.setdefault(name, []).append(r.op)
-    stated = stated_calls(table, protos)
+    stated = stated_calls(rv.op_table, protos)      # checked against the ops the vendor was resolved with
     functions = [_stated(call, protos.get(name)) for name, call in stated.functions.items()]
     missing = []
     for name in sorted(candidates.keys() - stated.functions.keys()):

@@ -32,7 +32,7 @@ class Job:
         if not self.host_plans:
             from deeplink_gen.plan.host_diopi import plan_host_diopi
 
-            self.host_plans.append(plan_host_diopi(self.rv, self.protos, self.rv.op_table))
+            self.host_plans.append(plan_host_diopi(self.rv, self.protos))
         return self.host_plans[0]
 
     def library_functions(self) -> tuple[str, ...] | None:
