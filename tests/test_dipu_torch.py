@@ -108,8 +108,8 @@ def _declaration(generated: Path, wrapper: str) -> str:
 
 def test_signatures_follow_the_torch_in_use(bundled: Path):
     """An op without schema: is declared from the schema of the torch in use (2.2's
-    convolution_backward takes SymInt lists)."""
-    assert "c10::SymIntArrayRef stride" in _declaration(bundled, "dipu_convolution_backward")
+    native_layer_norm takes a SymInt list)."""
+    assert "c10::SymIntArrayRef normalized_shape" in _declaration(bundled, "dipu_native_layer_norm")
 
 
 def test_an_entry_schema_fixes_integer_types(bundled: Path, python: Path):
