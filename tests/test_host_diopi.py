@@ -563,7 +563,10 @@ def test_a_wrong_stated_call_is_an_error_at_its_line(tmp_path: Path):
                     "  diopiAsin:\n    op: asin.out\n    args: {self: input, out: out, alpha: input}\n"
                     "  diopiGelu:\n    op: gelu.out\n    args: {self: input, approximate: out, out: input}\n"
                     "  diopiSort:\n    op: sort.values_stable\n    args: {self: input, stable: {param: dim, absent: false},"
-                    " dim: dim, descending: descending, values: values, indices: indices}\n")
+                    " dim: dim, descending: descending, values: values, indices: indices}\n"
+                    "  diopiNLLLossV2:\n    op: nll_loss_forward\n    args: {self: {classes_last: weight}, target: target,"
+                    " weight: {flat: input}, reduction: reduction, ignore_index: ignore_index}\n"
+                    "    returns: [out, totalWeight]\n    classes_last: [input]\n")
     table = torch_snapshots.load(TorchVersion.parse("2.2.2"))
     with pytest.raises(UserError) as caught:
         stated_calls(table, load_snapshot(), data)
@@ -571,6 +574,8 @@ def test_a_wrong_stated_call_is_an_error_at_its_line(tmp_path: Path):
     assert "aten_calls.yaml:4:" in text and "asin.out has no argument alpha" in text
     assert "aten_calls.yaml:7:" in text and "no conversion from out (diopiTensorHandle_t) to approximate (str)" in text
     assert "aten_calls.yaml:10:" in text and "param names a pointer parameter of diopiSort" in text
+    assert "aten_calls.yaml:13:" in text and "expected a parameter name" in text      # flat: on an optional tensor
+    assert "aten_calls.yaml:15:" in text and "input is not one of the returns" in text
 
 
 @pytest.mark.slow
@@ -604,6 +609,43 @@ def test_norms_keep_diopis_statistics(library):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("shape", [(6,), (4, 6), (2, 6, 5), (2, 6, 3, 4), (2, 6, 3, 2, 2), (0, 6, 3), (2, 6, 0, 3)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_nll_loss_v2_takes_any_rank(library, shape, reduction):
+    """diopiNLLLossV2 and its backward take DIOPI's shapes, input (C), (N, C) or (N, C, d1, ..., dk)
+    with the classes at dimension 1, as torch's nll_loss does (DIOPI's reference); totalWeight,
+    DIOPI's one-element tensor, is the weight of the targets counted. A non-contiguous gradient
+    buffer is written in place."""
+    import torch.nn.functional as F
+
+    lib, _ = library
+    g = torch.Generator().manual_seed(len(shape) * 10 + len(reduction))
+    x = torch.randn(shape, generator=g, dtype=torch.float64, requires_grad=True)
+    target_shape = shape[:1] + shape[2:] if len(shape) > 1 else ()
+    target = torch.randint(0, 6, target_shape, generator=g)
+    if target.numel():
+        target.view(-1)[0] = 2                                  # ignored below
+    weight = torch.rand(6, generator=g, dtype=torch.float64)
+    mode = {"none": 0, "mean": 1, "sum": 2}[reduction]
+    want = F.nll_loss(x, target, weight, ignore_index=2, reduction=reduction)
+    out = torch.zeros(want.shape, dtype=torch.float64)
+    total = torch.zeros(1, dtype=torch.float64)
+    call = Call()
+    assert lib.diopiNLLLossV2(None, call.tensor(out), call.tensor(total), call.tensor(x.detach()),
+                              call.tensor(target), call.tensor(weight), ctypes.c_int(mode), ctypes.c_int64(2)) == 0
+    assert torch.allclose(out, want.detach(), equal_nan=True), (out, want)
+    if reduction != "none":                                     # ATen computes no total weight for none
+        assert torch.allclose(total, weight[target[target != 2]].sum().reshape(1))
+    grad_out = torch.rand(want.shape, generator=g, dtype=torch.float64)
+    want_grad, = torch.autograd.grad(want, x, grad_out) if x.numel() else (torch.zeros(shape, dtype=torch.float64),)
+    grad = torch.zeros(tuple(reversed(shape)), dtype=torch.float64).permute(*reversed(range(len(shape))))
+    assert lib.diopiNLLLossV2Backward(None, call.tensor(grad), call.tensor(grad_out), call.tensor(x.detach()),
+                                      call.tensor(target), call.tensor(weight), call.tensor(total),
+                                      ctypes.c_int(mode), ctypes.c_int64(2)) == 0
+    assert torch.allclose(grad, want_grad), (grad, want_grad)
+
+
+@pytest.mark.slow
 def test_sort_without_stable_sorts_as_torch_does(library):
     """diopiSort's null pStable means an unstable sort (ATen's kernel asserts stable is given);
     a given one is passed on, descending too."""
@@ -626,14 +668,17 @@ def test_sort_without_stable_sorts_as_torch_does(library):
 @pytest.mark.slow
 def test_diopi_test_modules_import_and_reach_the_device(built: Path, shim: Path):
     """test/CMakeLists.txt puts export_runtime and export_functions into diopi_test/python/diopilib/,
-    linked to diopirt (litert.cpp and conform_test.cpp) and libdiopi_impl.so."""
+    linked to diopirt (litert.cpp and conform_test.cpp) and libdiopi_impl.so; the runtime's memory,
+    stream and copies (host to device, device to device, back) and its generator state (seed 0 and
+    offset 0, 16 bytes) work."""
     if pybind11 is None:
         pytest.skip("pybind11 is not installed (pip install -e '.[test]')")
     diopilib = built / "diopi_test" / "python" / "diopilib"
     assert sorted(p.name.split(".")[0] for p in diopilib.glob("export_*.so")) == ["export_functions", "export_runtime"]
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import diopilib as d; "
               "assert d.init_library() == 0; print(d.get_vendor_name()); print(d.get_impl_version()); "
-              "assert d.through_device(b'hostsim bytes') == b'hostsim bytes'; assert d.finalize_library() == 0")
+              "assert d.through_device(b'hostsim bytes') == b'hostsim bytes'; "
+              "assert d.generator_state() == bytes(16), d.generator_state(); assert d.finalize_library() == 0")
     # A fresh interpreter: the modules load the torch the library was built with, and nothing else.
     ran = subprocess.run([sys.executable, "-c", script, str(diopilib.parent)], capture_output=True, text=True,
                          timeout=300, env={**os.environ, "LD_PRELOAD": str(shim)})

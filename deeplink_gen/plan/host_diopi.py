@@ -32,7 +32,7 @@ from torchgen.model import SchemaKind
 from deeplink_gen.cpptext import called_diopi
 from deeplink_gen.interfaces.aten import function_schema
 from deeplink_gen.model import Prototype, Prototypes, ResolvedOp, ResolvedVendor
-from deeplink_gen.plan.host_diopi_calls import Glue, StatedCall, stated_calls
+from deeplink_gen.plan.host_diopi_calls import Glue, StatedCall, Store, stated_calls
 from deeplink_gen.plan.kernels import call_args, signature
 from deeplink_gen.translate.args import ArgKind
 from deeplink_gen.translate.conversion import library_namespace
@@ -71,7 +71,7 @@ class HostResult:
 
     local: str                # the local viewing the caller's tensor
     index: int | None         # which element of the op's result (None: the whole result)
-    reshaped: bool = False    # a statistic, copied in the caller's shape (none when the op computes none)
+    store: Store = Store.COPY
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,8 @@ def _stated(call: StatedCall, proto: Prototype) -> HostFunction:
     args += [HostArg("", a.kind, "v_" + a.aten, a.aten, a.glue, a.value if a.glue is Glue.LITERAL else a.params)
              for a in call.args if a.glue in derived]
     single = len(call.returns) == 1
-    results = tuple(HostResult("r_" + p, None if single else i, p in call.reshaped) for p, i in returns.items())
+    results = tuple(HostResult("r_" + p, None if single else i, call.stores.get(p, Store.COPY))
+                    for p, i in returns.items())
     ctx = next(p.name for p in proto.params if p.type == "diopiContextHandle_t")
     return HostFunction(name=call.name, params=proto.params_text, ctx=ctx, op=call.op, ops_struct=call.ops_struct,
                         args=tuple(args), call=tuple("v_" + a.aten for a in call.args), results=results)

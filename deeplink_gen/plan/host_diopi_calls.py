@@ -17,7 +17,7 @@ the entry's file:line."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from deeplink_gen import yamlfile
@@ -47,6 +47,16 @@ class Glue(enum.Enum):
     LITERAL = "literal"            # a value the file fixes
     SAME_RANK = "same_rank"        # keepdim: the first tensor has the rank of the second
     DTYPE_OF = "dtype_of"          # the dtype of a tensor parameter
+    CLASSES_LAST = "classes_last"  # a loss's (N, C, d1, ..., dk) as the (N*d1*...*dk, C) of an op over (N, C)
+    FLAT = "flat"                  # a loss's target or gradient (N, d1, ..., dk) as one dimension
+
+
+class Store(enum.Enum):
+    """How a return of a functional op reaches the caller's tensor."""
+
+    COPY = "copy"                  # as it is
+    STATISTIC = "statistic"        # in the caller's shape (reshape:); none when the op computes none
+    CLASSES_LAST = "classes_last"  # back from the classes-last form into (N, C, d1, ..., dk) (classes_last:)
 
 
 # (DIOPI parameter type, ATen argument type) -> the glue between them. A tensor handle, scalar,
@@ -107,7 +117,7 @@ class StatedCall:
     ops_struct: str
     args: tuple[CallArg, ...]                   # in schema order
     returns: tuple[str | None, ...]             # the DIOPI parameter each return is copied into (None: dropped)
-    reshaped: frozenset[str] = frozenset()      # returns copied in the caller's shape (statistics)
+    stores: dict[str, Store] = field(default_factory=dict)     # returns not copied as they are
 
 
 @dataclass(frozen=True)
@@ -145,8 +155,8 @@ class _Reader:
         proto = self.protos.get(name)
         if proto is None:
             return self.fail(where, f"{name} is not a function of DIOPI {self.protos.commit}", key=True)
-        if not isinstance(raw, dict) or set(raw) - {"op", "args", "returns", "reshape"} or "op" not in raw:
-            return self.fail(where, "expected a mapping of op, args, and optionally returns and reshape")
+        if not isinstance(raw, dict) or set(raw) - {"op", "args", "returns", *_STORES} or "op" not in raw:
+            return self.fail(where, "expected a mapping of op, args, and optionally returns, reshape and classes_last")
         op = self.table.get(str(raw["op"]))
         if op is None or op.helper:
             return self.fail(where + ("op",), f"{raw['op']} is not an op of {self.table.what}")
@@ -166,10 +176,13 @@ class _Reader:
         for p in proto.params:
             if p.type != "diopiContextHandle_t" and p.name not in used:
                 self.fail(where, f"{name}'s parameter {p.name} is used by no argument or return")
-        reshaped = frozenset(raw.get("reshape") or ())
-        for r in reshaped - set(returns):
-            self.fail(where + ("reshape",), f"{r} is not one of the returns")
-        return StatedCall(name, op.name, schema.name.unambiguous_name(), args, returns, reshaped)
+        stores: dict[str, Store] = {}
+        for key, store in _STORES.items():
+            for r in raw.get(key) or ():
+                if r not in returns or r in stores:
+                    self.fail(where + (key,), f"{r} is not one of the returns, or is stored twice")
+                stores[r] = store
+        return StatedCall(name, op.name, schema.name.unambiguous_name(), args, returns, stores)
 
     def arg(self, where, proto: Prototype, aten: str, kind: ArgKind, aten_type: str, value, used) -> CallArg:
         if value is _ABSENT:
@@ -217,8 +230,18 @@ class _Reader:
             return CallArg(aten, kind, Glue.DTYPE_OF, (str(value["dtype_of"]),))
         if set(value) == {"param", "absent"}:
             return self.pointee_or(where, proto, aten, kind, aten_type, value, used)
+        if len(value) == 1 and next(iter(value)) in _TENSOR_FORMS and kind is ArgKind.TENSOR:
+            form, name = next(iter(value.items()))
+            param = proto.param(str(name))
+            if param is None or _type(param) not in TENSOR_HANDLES:
+                self.fail(where, f"{form} names a tensor parameter of {proto.name}")
+            elif name in used:
+                self.fail(where, f"the parameter {name} is used twice ({used[name]} and {aten})")
+            used[str(name)] = aten
+            return CallArg(aten, kind, _TENSOR_FORMS[form], (str(name),))
         self.fail(where, "expected a parameter name, a value, {value: TEXT}, {same_rank: [TENSOR, TENSOR]} (bool), "
-                         "{dtype_of: TENSOR} (ScalarType) or {param: POINTER, absent: VALUE}")
+                         "{dtype_of: TENSOR} (ScalarType), {param: POINTER, absent: VALUE}, or "
+                         "{classes_last: TENSOR} or {flat: TENSOR} (Tensor)")
         return CallArg(aten, kind, Glue.LITERAL)
 
     def pointee_or(self, where, proto: Prototype, aten: str, kind: ArgKind, aten_type: str, value: dict,
@@ -256,6 +279,8 @@ class _Reader:
 
 
 _ABSENT = object()
+_TENSOR_FORMS = {"classes_last": Glue.CLASSES_LAST, "flat": Glue.FLAT}
+_STORES = {"reshape": Store.STATISTIC, "classes_last": Store.CLASSES_LAST}
 
 
 def stated_calls(table: OpTable, protos: Prototypes, path: Path = CALLS) -> Calls:

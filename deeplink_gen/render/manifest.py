@@ -67,7 +67,8 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
             "kind": vendor.diopi_library.value,
             # Each function: the op it runs, and the op's argument (or fresh return) each DIOPI parameter becomes.
             # Values no parameter gives: "fixed" (null: absent), "same_rank" (keepdim: whether the first
-            # tensor has the second's rank), "dtype_of" (a tensor's dtype).
+            # tensor has the second's rank), "dtype_of" (a tensor's dtype). "forms": arguments given in another
+            # shape, "classes_last" ((N, C, d...) as (N*d..., C)) or "flat" ((N, d...) as one dimension).
             "implemented": {f.name: _host_function(f) for f in host.functions},
             "not_implemented": dict(host.missing),
         }
@@ -86,4 +87,7 @@ def _host_function(f) -> dict:
         follows = {a.aten: list(a.value) for a in f.args if a.glue is glue}
         if follows:
             out[glue.value] = follows
+    forms = {a.aten: a.glue.value for a in f.args if a.glue in (Glue.CLASSES_LAST, Glue.FLAT)}
+    if forms:
+        out["forms"] = forms
     return out

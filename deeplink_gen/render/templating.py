@@ -17,7 +17,7 @@ from deeplink_gen.model import DiopiArgKind
 from deeplink_gen.model.patterns import Part, Pattern
 from deeplink_gen.model.runtime import GeneratorKind, ImplKind, OnFailure
 from deeplink_gen.plan.conformance import Expect
-from deeplink_gen.plan.host_diopi_calls import Glue
+from deeplink_gen.plan.host_diopi_calls import Glue, Store
 from deeplink_gen.plan.kernels import CpuUse, ValueKind
 from deeplink_gen.plan.onboarding import Status
 from deeplink_gen.render import precompile
@@ -78,7 +78,7 @@ def environment() -> jinja2.Environment:
     # The plan's enums: templates compare kinds (`is sameas`), never their names.
     env.globals.update(ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind,
                        SchemaKind=SchemaKind, Status=Status, ImplKind=ImplKind, Pattern=Pattern, Part=Part,
-                       GeneratorKind=GeneratorKind, Expect=Expect, OnFailure=OnFailure, Glue=Glue)
+                       GeneratorKind=GeneratorKind, Expect=Expect, OnFailure=OnFailure, Glue=Glue, Store=Store)
     filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment}
     env.filters.update({name: filters[name] for name in precompile.FILTERS})
     return env

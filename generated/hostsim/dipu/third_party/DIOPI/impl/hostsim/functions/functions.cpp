@@ -161,6 +161,23 @@ void store_statistic(at::Tensor& into, const at::Tensor& value) {
   into.copy_(value.reshape(into.sizes()));
 }
 
+// A loss over classes at dimension 1, (N, C, d1, ..., dk), for an op that takes (N, C) or (C):
+// each position becomes a sample, (N*d1*...*dk, C). Ranks up to 2 stay as they are.
+at::Tensor classes_last(const at::Tensor& t) {
+  return t.dim() <= 2 ? t : t.movedim(1, -1).reshape({-1, t.size(1)});
+}
+
+// Its target or gradient, (N, d1, ..., dk), in the same order as one dimension.
+at::Tensor flat(const at::Tensor& t) {
+  return t.dim() <= 1 ? t : t.reshape({-1});
+}
+
+// A result in classes_last's form stored into the caller's (N, C, d1, ..., dk).
+void store_classes_last(at::Tensor& into, const at::Tensor& value) {
+  at::Tensor target = into.dim() <= 2 ? into : into.movedim(1, -1);
+  target.copy_(value.reshape(target.sizes()));
+}
+
 // A CPU generator standing in for the caller's: seeded from its seed and offset, whose offset
 // then moves on, so that each call draws other numbers and a manual_seed repeats them. As on a
 // real device, the numbers are not the CPU generator's for the same seed.
@@ -2408,34 +2425,37 @@ diopiError_t diopiNLLLoss(diopiContextHandle_t ctx, diopiTensorHandle_t out, dio
   });
 }
 
-// nll_loss_forward.output
+// nll_loss_forward
 diopiError_t diopiNLLLossV2(diopiContextHandle_t ctx, diopiTensorHandle_t out, diopiTensorHandle_t totalWeight, diopiConstTensorHandle_t input, diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight, diopiReduction_t reduction, int64_t ignore_index) {
   static_cast<void>(ctx);
   return guarded("diopiNLLLossV2", [&] {
-    at::Tensor v_output = view(out);
-    at::Tensor v_total_weight = view(totalWeight);
-    const at::Tensor v_self = view(input);
-    const at::Tensor v_target = view(target);
+    at::Tensor r_out = view(out);
+    at::Tensor r_totalWeight = view(totalWeight);
+    const at::Tensor v_self = classes_last(view(input));
+    const at::Tensor v_target = flat(view(target));
     const c10::optional<at::Tensor> v_weight = optional_view(weight);
     const int64_t v_reduction = static_cast<int64_t>(reduction);
     const c10::SymInt v_ignore_index(static_cast<int64_t>(ignore_index));
-    at::_ops::nll_loss_forward_output::call(v_self, v_target, v_weight, v_reduction, v_ignore_index, v_output, v_total_weight);
+    const auto result = at::_ops::nll_loss_forward::call(v_self, v_target, v_weight, v_reduction, v_ignore_index);
+    store_statistic(r_out, std::get<0>(result));
+    store_statistic(r_totalWeight, std::get<1>(result));
   });
 }
 
-// nll_loss_backward.grad_input
+// nll_loss_backward
 diopiError_t diopiNLLLossV2Backward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input, diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input, diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight, diopiConstTensorHandle_t totalWeight, diopiReduction_t reduction, int64_t ignore_index) {
   static_cast<void>(ctx);
   return guarded("diopiNLLLossV2Backward", [&] {
-    at::Tensor v_grad_input = view(grad_input);
-    const at::Tensor v_grad_output = view(grad_output);
-    const at::Tensor v_self = view(input);
-    const at::Tensor v_target = view(target);
+    at::Tensor r_grad_input = view(grad_input);
+    const at::Tensor v_grad_output = flat(view(grad_output));
+    const at::Tensor v_self = classes_last(view(input));
+    const at::Tensor v_target = flat(view(target));
     const c10::optional<at::Tensor> v_weight = optional_view(weight);
     const at::Tensor v_total_weight = view(totalWeight);
     const int64_t v_reduction = static_cast<int64_t>(reduction);
     const c10::SymInt v_ignore_index(static_cast<int64_t>(ignore_index));
-    at::_ops::nll_loss_backward_grad_input::call(v_grad_output, v_self, v_target, v_weight, v_reduction, v_ignore_index, v_total_weight, v_grad_input);
+    const auto result = at::_ops::nll_loss_backward::call(v_grad_output, v_self, v_target, v_weight, v_reduction, v_ignore_index, v_total_weight);
+    store_classes_last(r_grad_input, result);
   });
 }
 
