@@ -59,6 +59,13 @@ device_configs = {
         name=['abs'],
         skip_all=True,
     ),
+    # torch's CPU remainder raises ZeroDivisionError for an integer or bool input and a divisor of zero
+    'remainder_other_scalar': dict(
+        name=['remainder'],
+        para=dict(
+            other=[Skip(0)],
+        ),
+    ),
     # torch's CPU remainder raises ZeroDivisionError for an integer divisor of zero
     'remainder_self_bool': dict(
         name=['remainder'],
@@ -67,6 +74,18 @@ device_configs = {
                 {
                     "ins": ['other'],
                     "dtype": [Skip(np.int8), Skip(np.int16), Skip(np.int32), Skip(np.int64), Skip(np.uint8)],
+                },
+            ],
+        ),
+    ),
+    # torch's CPU remainder raises ZeroDivisionError for an integer divisor of zero (other holds zeros)
+    'remainder_self_scalar': dict(
+        name=['remainder'],
+        tensor_para=dict(
+            args=[
+                {
+                    "ins": ['other'],
+                    "dtype": [Skip(np.int8), Skip(np.int16), Skip(np.int32), Skip(np.int64), Skip(np.uint8), Skip(np.bool_)],
                 },
             ],
         ),
