@@ -280,3 +280,15 @@ def test_an_error_quotes_only_the_start_of_a_long_line(workspace: Path, tmp_path
     errors = error_lines(run_cli("coverage", "--against", str(against), cwd=workspace))
     assert any(re.search(r"ops\.txt:2:1: error: 'x+\.\.\.' is not an op name", e) for e in errors), errors
     assert all(len(e) < 300 for e in errors), [len(e) for e in errors]
+
+
+def test_init_never_reads_a_huge_schema_file_whole(tmp_path: Path):
+    """init compares schemas/*.schema.json with its own before refreshing them."""
+    assert run_cli("init", str(tmp_path)).exit_code == 0
+    schema = tmp_path / "schemas" / "vendor.schema.json"
+    schema.unlink()
+    with open(schema, "wb") as fh:
+        fh.truncate(8 << 30)
+    proc = run_subprocess("init", str(tmp_path), timeout=HANG, memory=MEMORY)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert schema.stat().st_size < 1 << 20
