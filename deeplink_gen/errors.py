@@ -84,6 +84,16 @@ def printable(text: str) -> str:
                    c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+EXCERPT = 60    # the most characters of an input's text a message quotes
+
+
+def excerpt(text: str) -> str:
+    """*text* as a message quotes it: its first EXCERPT characters, marked when cut
+    (a line of an input may be megabytes long)."""
+    text = text.strip()
+    return text if len(text) <= EXCERPT else text[:EXCERPT - 3] + "..."
+
+
 def key_path(parts: Iterable[object]) -> str:
     """Render a path into a YAML document: ``ops[add.out].call``, ``runtime.device[0]``."""
     out = ""

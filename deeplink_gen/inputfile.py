@@ -50,3 +50,13 @@ def read(path: str | Path, *, shown: str | None = None, key: tuple | str = (), h
     if got > MAX_BYTES:
         raise fail(too_large)
     return b"".join(chunks)
+
+
+def read_back(path: str | Path) -> bytes | None:
+    """The bytes of a file deeplink-gen wrote and reads back to compare; None where it
+    cannot be what deeplink-gen wrote: not a regular file, unreadable, or larger than
+    MAX_BYTES (read's rules, so a huge or endless file is never read whole)."""
+    try:
+        return read(path)
+    except UserError:
+        return None

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
     from deeplink_gen.model import OpTable, Prototypes, TorchVersion
 
 
+# What each option's value in manifest.json may be (render's --shards takes 1 to 64).
+_RECORDED = {"diopi_include": lambda v: type(v) is str and v != "" and "\0" not in v,
+             "autocompare": lambda v: type(v) is bool,
+             "shards": lambda v: type(v) is int and 1 <= v <= 64}
+
+
 @dataclass(frozen=True)
 class Options:
     """What the command line chose that changes what is checked or rendered."""
@@ -39,10 +45,15 @@ class Options:
                 "diopi_include": str(self.diopi_include) if self.diopi_include is not None else None}
 
     def with_recorded(self, recorded: dict) -> Options:
-        """These options, with the *recorded* ones (manifest.json's) filling in what was not given."""
+        """These options, with the *recorded* ones (manifest.json's) filling in what was not given;
+        ValueError naming the key of a recorded value that is not what recorded() writes."""
         def pick(name, given, convert):
             value = recorded.get(name)
-            return given if given is not None or value is None else convert(value)
+            if given is not None or value is None:
+                return given
+            if not _RECORDED[name](value):
+                raise ValueError(name)
+            return convert(value)
         return replace(self, diopi_include=pick("diopi_include", self.diopi_include, Path),
                        autocompare=pick("autocompare", self.autocompare, bool),
                        shards=pick("shards", self.shards, int))

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from deeplink_gen import inputfile, yamlhint
+from deeplink_gen import inputfile, nesting, yamlhint
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -31,9 +31,13 @@ except ImportError:  # PyYAML built without libyaml
 
 
 MAX_NODES = 200_000
-MAX_DEPTH = 64          # no deeplink-gen file nests deeper than a dozen levels
+MAX_ALIASES = 10_000        # uses of anchored values (*name)
+MAX_ALIAS_BYTES = 4 << 20   # text of the anchored values, counted once per use
+FLOW_TEXT = 200             # the longest {...}/[...] text kept to quote back in a message
+MAX_DEPTH = nesting.MAX_DEPTH
 
 Path_ = tuple  # a path into a document: keys and list indices
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null"))
 
 
 class _StrictResolver(yaml.resolver.Resolver):
@@ -65,8 +69,9 @@ class Document:
     values: dict = field(default_factory=dict)  # path tuple -> (line, col) of the value
     keys: dict = field(default_factory=dict)  # path tuple -> (line, col) of the key
     blocks: set = field(default_factory=set)  # paths of block scalars (| or >): their text starts a line lower
-    flows: dict = field(default_factory=dict)  # path tuple -> source text of a {...} or [...] value
+    flows: dict = field(default_factory=dict)  # path tuple -> source text of a short {...} or [...] value
     rejected: set = field(default_factory=set)  # paths taken out because the schema rejected them
+    written: dict = field(default_factory=dict)  # path tuple -> the text of a number as written (2.10, not 2.1)
 
     def loc(self, path: Path_ = (), *, key: bool = False) -> Loc:
         """Best position for *path*: the key (if asked) or value, else the nearest parent."""
@@ -114,6 +119,7 @@ def loads(raw: bytes | str, name: str) -> Document:
         text = raw
     if text.startswith("\ufeff"):
         text = text[1:]
+    nesting.check_yaml(text, name)      # before the parser, which recurses (in C) per level
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
@@ -152,11 +158,23 @@ class _Builder:
         self.loader = loader
         self.text = text
         self.count = 0
+        self.built: set[int] = set()    # the nodes built once: an alias shares its anchor's node
+        self.aliases = self.alias_bytes = 0
+        self.use: Path_ | None = None   # where the alias being expanded is used
 
     def _pos(self, node) -> tuple[int, int]:
         return node.start_mark.line + 1, node.start_mark.column + 1
 
     def build(self, node, where: Path_) -> Any:
+        if id(node) not in self.built or self.use is not None:
+            return self._build(node, where)
+        self.use = where
+        try:
+            return self._build(node, where)
+        finally:
+            self.use = None
+
+    def _build(self, node, where: Path_) -> Any:
         if len(where) > MAX_DEPTH:
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where[:3],
@@ -166,9 +184,13 @@ class _Builder:
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where,
                         f"document expands to more than {MAX_NODES} values (alias bomb?)")
+        if id(node) in self.built:
+            self._alias(node, where)
+        self.built.add(id(node))
         self.doc.values.setdefault(where, self._pos(node))
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style:
-            self.doc.flows[where] = self.text[node.start_mark.index:node.end_mark.index]
+        start, end = node.start_mark.index, node.end_mark.index
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.flow_style and end - start <= FLOW_TEXT:
+            self.doc.flows[where] = self.text[start:end]
         if isinstance(node, yaml.MappingNode):
             self._plain_tag(node, where, "tag:yaml.org,2002:map")
             return self._mapping(node, where)
@@ -177,7 +199,23 @@ class _Builder:
             return [self.build(item, where + (i,)) for i, item in enumerate(node.value)]
         if node.style in ("|", ">"):
             self.doc.blocks.add(where)
-        return self._scalar(node, where)
+        value = self._scalar(node, where)
+        if type(value) in (int, float):
+            self.doc.written[where] = node.value
+        return value
+
+    def _alias(self, node, where: Path_) -> None:
+        """Count a use of an anchored value, every use of its text once more: refused past the limits
+        at the key (or the list) that holds the alias, as the alias itself keeps no position."""
+        self.aliases += 1
+        self.alias_bytes += node.end_mark.index - node.start_mark.index
+        if self.aliases <= MAX_ALIASES and self.alias_bytes <= MAX_ALIAS_BYTES:
+            return
+        use = self.use or where
+        loc = self.doc.keys.get(use) or self.doc.values.get(use[:-1]) or (1, 1)
+        what = (f"more than {MAX_ALIASES} times" if self.aliases > MAX_ALIASES
+                else f"to more than {MAX_ALIAS_BYTES >> 20} MiB of text")
+        raise _fail(self.doc.path, loc[0], loc[1], use, f"aliases (*name) expand anchored values {what}")
 
     def _plain_tag(self, node, where: Path_, plain: str) -> None:
         """A tag on a mapping or list would ask for an object built from it: refused, never ignored."""
@@ -209,15 +247,14 @@ class _Builder:
     def _scalar(self, node, where: Path_) -> Any:
         if node.tag == "tag:yaml.org,2002:timestamp":
             return node.value
-        if node.tag in ("tag:yaml.org,2002:binary", "tag:yaml.org,2002:set", "tag:yaml.org,2002:omap",
-                        "tag:yaml.org,2002:pairs") or not node.tag.startswith("tag:yaml.org,2002:"):
+        if node.tag not in _SCALAR_TAGS:     # !!binary, !!python/..., or !!map on a scalar
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where, f"unsupported YAML tag '{node.tag}'")
         try:
             return self.loader.construct_object(node, deep=True)
-        except yaml.YAMLError as exc:
+        except yaml.MarkedYAMLError as exc:     # its own text would name the parser's "<unicode string>"
             line, col = self._pos(node)
-            raise _fail(self.doc.path, line, col, where, f"invalid value: {exc}") from None
+            raise _fail(self.doc.path, line, col, where, f"invalid value: {exc.problem or exc.context}") from None
         except (ValueError, KeyError, TypeError, OverflowError):   # a tag its text does not fit: !!int "abc"
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where,

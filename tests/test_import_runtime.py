@@ -155,3 +155,19 @@ def test_a_folder_that_is_not_a_runtime_is_an_error(tmp_path, args, message):
     assert result.exit_code == 1
     assert message in result.stderr and "Traceback" not in result.output
     assert not (tmp_path / "ws").exists()
+
+
+@pytest.mark.parametrize("name", ["deviceimpl.cpp", "notes.txt", "CMakeLists.txt"])
+def test_a_huge_file_in_a_runtime_folder_is_never_read_whole(tmp_path, name):
+    """An 8 GB sparse file among a runtime's sources, carried files or CMake: refused by size, at the file."""
+    from helpers import run_subprocess
+
+    folder = shutil.copytree(FIXTURES / "gpulike", tmp_path / "gpulike")
+    (folder / name).unlink(missing_ok=True)
+    with open(folder / name, "wb") as fh:
+        fh.truncate(8 << 30)
+    proc = run_subprocess("import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"gpulike={folder}",
+                          "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"),
+                          timeout=120, memory=2 << 30)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert re.search(rf"{re.escape(name)}:1:1: error: --runtime: file is larger than", proc.stderr), proc.stderr[-2000:]

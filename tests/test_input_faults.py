@@ -7,6 +7,7 @@ render writes nothing. Cases that could hang run as a process with a timeout."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, copy_workspace, diopi_include, edit, error_lines, line_of, run_cli, run_subprocess
+from helpers import (KERNELS, copy_workspace, dipu_checkout, diopi_include, edit, error_lines, line_of, run_cli,
+                     run_subprocess)
 
 LONG = 260      # longer than any file name may be (255 bytes)
 HANG = 60       # seconds: a run that takes longer is taken for a hang
@@ -206,3 +208,87 @@ def test_a_non_ascii_workspace_path_read_as_ascii(tmp_path: Path):
     proc = run_subprocess("-C", str(ws), "validate", env=env, timeout=HANG)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert re.search(r"droplet\.yaml:\d+:\d+: error: ", proc.stderr), proc.stderr
+
+
+def _rendered(workspace: Path) -> Path:
+    """The camb vendor rendered into the workspace's generated/ folder."""
+    assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
+    return workspace / "generated" / "camb"
+
+
+@pytest.mark.parametrize("args", [("render", "--vendor", "camb"), ("render", "--vendor", "camb", "--check")])
+def test_a_huge_file_in_place_of_a_rendered_one_is_never_read_whole(workspace: Path, args: tuple):
+    """An 8 GB sparse file where a rendered file was: compared by a bounded read, out of date."""
+    target = next(_rendered(workspace).rglob("*.cpp"))
+    target.unlink()
+    with open(target, "wb") as fh:
+        fh.truncate(8 << 30)
+    proc = run_subprocess("-C", str(workspace), *args, timeout=HANG, memory=MEMORY)
+    assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr, proc.stderr[-2000:]
+    if "--check" in args:
+        assert proc.returncode == 1 and f"stale: camb/{target.relative_to(workspace / 'generated' / 'camb')}" \
+            in proc.stdout + proc.stderr
+    else:
+        assert proc.returncode == 0 and target.stat().st_size < 1 << 20
+
+
+@pytest.mark.parametrize("manifest, message", [
+    ("[" * 100_000 + "]" * 100_000, None),
+    ('{"//": "STAMP", "options": {"shards": "two"}, "files": []}', "options.shards: not a value this option takes"),
+    ('{"//": "STAMP", "options": {"diopi_include": 5}, "files": []}', "options.diopi_include: not a value"),
+])
+def test_a_broken_manifest_is_read_with_bounds_and_shape_checked(workspace: Path, manifest: str, message: str | None):
+    path = _rendered(workspace) / "manifest.json"
+    stamp = json.loads(path.read_text())["//"]
+    path.write_text(manifest.replace("STAMP", stamp))
+    for args in (("render", "--vendor", "camb", "--check"), ("render", "--vendor", "camb")):
+        result = run_cli(*args, cwd=workspace)
+        assert "Traceback" not in result.output and result.exit_code in (0, 1), result.output
+        if message is not None and "--check" in args:
+            assert any(re.search(rf"manifest\.json:1:1: error: {re.escape(message)}", e) for e in error_lines(result))
+
+
+@pytest.mark.parametrize("doc, message", [
+    ('{"format": F, "vendors": [{}]}', r"--baseline vendors\[0\]\.name: expected the vendor's name as a string"),
+    ('{"format": F, "vendors": 5}', r"--baseline vendors: expected a list of objects"),
+    ('{"format": F, "vendors": [{"name": ["camb"]}]}', r"--baseline vendors\[0\]\.name: expected"),
+    ('{"format": F, "vendors": [{"name": "camb"}], "ops": [{"vendors": 3}]}', r"--baseline ops\[0\]\.vendors: "),
+    ("[" * 100_000 + "]" * 100_000, r"--baseline: values are nested more than 64 levels deep"),
+    ('{"format": F,\n "vendors": ]}', r"--baseline: not JSON: Expecting value"),
+])
+def test_a_baseline_of_the_wrong_shape_is_refused(workspace: Path, tmp_path: Path, doc: str, message: str):
+    from deeplink_gen.render.coverage import FORMAT
+
+    path = tmp_path / "baseline.json"
+    path.write_text(doc.replace("F", json.dumps(FORMAT)))
+    errors = error_lines(run_cli("coverage", "--baseline", str(path), cwd=workspace))
+    assert any(re.search(rf"baseline\.json:\d+:\d+: error: {message}", e) for e in errors), errors
+
+
+def test_a_checkout_file_with_crlf_line_ends_is_refused_saying_so(workspace: Path, tmp_path: Path):
+    checkout = dipu_checkout(tmp_path / "checkout")
+    cmake = checkout / "dipu" / "torch_dipu" / "csrc_dipu" / "CMakeLists.txt"
+    cmake.write_bytes(cmake.read_bytes().replace(b"\n", b"\r\n"))
+    result = run_cli("render", "--vendor", "camb", "--into", str(checkout), cwd=workspace)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(r"csrc_dipu/CMakeLists\.txt: .*the file has CRLF line ends", result.stderr), result.stderr
+
+
+def test_an_error_quotes_only_the_start_of_a_long_line(workspace: Path, tmp_path: Path):
+    against = tmp_path / "ops.txt"
+    against.write_text("add.out\n" + "x" * 100_000 + "(\n")
+    errors = error_lines(run_cli("coverage", "--against", str(against), cwd=workspace))
+    assert any(re.search(r"ops\.txt:2:1: error: 'x+\.\.\.' is not an op name", e) for e in errors), errors
+    assert all(len(e) < 300 for e in errors), [len(e) for e in errors]
+
+
+def test_init_never_reads_a_huge_schema_file_whole(tmp_path: Path):
+    """init compares schemas/*.schema.json with its own before refreshing them."""
+    assert run_cli("init", str(tmp_path)).exit_code == 0
+    schema = tmp_path / "schemas" / "vendor.schema.json"
+    schema.unlink()
+    with open(schema, "wb") as fh:
+        fh.truncate(8 << 30)
+    proc = run_subprocess("init", str(tmp_path), timeout=HANG, memory=MEMORY)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert schema.stat().st_size < 1 << 20

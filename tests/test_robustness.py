@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import CATALOG, REPO, run_cli
+from helpers import CATALOG, REPO, copy_workspace, run_cli, run_subprocess
 
 # Keys whose values are free text or C++ by design; every other string that is an
 # identifier in the bundled files is identifier-like and must reject C++ text.
@@ -230,13 +230,14 @@ def test_random_edits_never_crash(workspace: Path, data):
 
 
 def test_deep_nesting_in_dipus_op_config(tmp_path: Path):
-    """import-dipu reads DIPU's file with YAML 1.1 as DIPU does; a file nested 20,000 levels deep
-    is refused with its location, not a RecursionError."""
+    """import-dipu reads DIPU's file with YAML 1.1 as DIPU does; a file nested 30,000 levels deep
+    is refused at the place it passes the limit, not with a segfault."""
     path = tmp_path / "diopi_functions.yaml"
-    path.write_bytes(b"- " + b"[" * 20000 + b"]" * 20000 + b"\n")
-    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert re.search(r"diopi_functions\.yaml:1:1: error: .*nested too deeply", result.stderr), result.stderr
+    path.write_bytes(b"- " + b"[" * 30000 + b"]" * 30000 + b"\n")
+    proc = run_subprocess("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"),
+                          timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert re.search(r"diopi_functions\.yaml:1:\d+: error: .*nested more than 64 levels deep", proc.stderr), proc.stderr
 
 
 @pytest.mark.parametrize("tagged", ['!!bool "maybe"', '!!int "abc"', '!!float "x"'])
@@ -247,3 +248,79 @@ def test_a_tag_its_text_does_not_fit_in_dipus_op_config(tmp_path: Path, tagged: 
     result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert re.search(r"diopi_functions\.yaml:2:20: error: .*is not a valid", result.stderr), result.stderr
+
+
+DEEP = {
+    "flow lists": lambda n: b"[" * n + b"]" * n,
+    "flow mappings": lambda n: b"{a: " * n + b"}" * n,
+    "pairs in flow lists": lambda n: b"[a: " * n + b"]" * n,
+    "compact block lists": lambda n: b"\n" + b"- " * n + b"x",
+    "indented mappings": lambda n: b"\n" + b"".join(b" " * i + b"k:\n" for i in range(n)),
+}
+
+
+@pytest.mark.parametrize("rel", ["vendors/camb.yaml", "catalog/pointwise.yaml", "deeplink-gen.yaml"])
+@pytest.mark.parametrize("shape", sorted(DEEP))
+def test_deep_nesting_is_refused_before_the_parser_sees_it(tmp_path: Path, rel: str, shape: str):
+    """The YAML parser recurses in C per level (30,000 levels: a segfault) and slows down with
+    the square of the depth before that: the depth is measured on the text first, in every file."""
+    ws = copy_workspace(tmp_path / "ws")
+    n = 2000 if shape == "indented mappings" else 1_000_000
+    head = b"bundled_catalog: false\nx: " if rel == "deeplink-gen.yaml" else b"x: "
+    (ws / rel).write_bytes(head + DEEP[shape](n) + b"\n")
+    start = time.monotonic()
+    proc = run_subprocess("-C", str(ws), "validate", timeout=60)
+    assert time.monotonic() - start < 10
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    name = re.escape(Path(rel).name)
+    assert re.search(rf"{name}:\d+:\d+: error: .*nested more than 64 levels deep", proc.stderr), proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("text", [
+    "x: '[[[[' \ny: \"{{{{\"\n",
+    "x: |\n  [[[[[[[[[[[[\n  {{{{{{{{{{{{\ny: 1\n",
+    "x: a[[[[[[[[[[[[[[[[\n  b[[[[[[[[[[[[[[[[[[\n",
+    "x: [a, '[[[[[[[[[[[[[[[[', \"]]]]]\"]  # [[[[[[[[[[[[[[[[\n",
+])
+def test_brackets_in_text_are_not_nesting(workspace: Path, text: str):
+    """Quoted, block and plain text and comments hold brackets that open nothing: 60 of them
+    in each do not reach the limit."""
+    (workspace / "deeplink-gen.yaml").write_text("bundled_catalog: false\n" + text.replace("[[[[", "[" * 60)
+                                                 .replace("{{{{", "{" * 60))
+    result = run_cli("validate", cwd=workspace)
+    assert "nested more than" not in result.output, result.output
+
+
+@pytest.mark.parametrize("anchored, uses", [(8 << 20, 90_000), (10, 20_000)])
+def test_alias_expansion_is_bounded_in_bytes_and_count(tmp_path: Path, anchored: int, uses: int):
+    """Each alias of a flow list used to copy its text: 90,000 aliases of an 8 MiB list grew
+    without bound. Uses are counted, and their text, and refused at the list that holds them."""
+    ws = copy_workspace(tmp_path / "ws")
+    (ws / "catalog" / "pointwise.yaml").write_text(
+        f"big: &a [{'x' * anchored}]\nuses: [{'*a, ' * uses}]\n")
+    proc = run_subprocess("-C", str(ws), "validate", timeout=60, memory=2 << 30)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    what = "to more than 4 MiB of text" if anchored > 10 else "more than 10000 times"
+    assert re.search(rf"pointwise\.yaml:2:7: error: uses\[\d+\]: aliases \(\*name\) expand anchored values {what}",
+                     proc.stderr), proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("tagged", ["!!map x", "!!seq x", "!!python/none x"])
+def test_a_tag_for_no_scalar_is_refused_in_our_words(workspace: Path, tagged: str):
+    """PyYAML's own text for these names its "<unicode string>" on a second line."""
+    (workspace / "vendors" / "camb.yaml").write_text(
+        f"vendor:\n  name: camb\n  device_type: MLU\n  description: {tagged}\n")
+    stderr = _assert_rejected(workspace, "vendors/camb.yaml")
+    assert "camb.yaml:4:16: error: vendor.description: unsupported YAML tag" in stderr, stderr
+    assert "unicode string" not in stderr and "\\n" not in stderr, stderr
+
+
+def test_a_number_is_shown_as_written(workspace: Path):
+    """torch: 2.10 is the float 2.1 to YAML; the message quotes what the file says."""
+    path = workspace / "catalog" / "pointwise.yaml"
+    text = path.read_text()
+    first = re.search(r"^  (\S+):\n", text, re.M)
+    path.write_text(text[:first.end()] + "    torch: 2.10\n" + text[first.end():])
+    stderr = _assert_rejected(workspace, "catalog/pointwise.yaml")
+    assert 'got 2.10 (YAML reads an unquoted 2.10 as a number, not text: quote it as written, as in torch: "2.10")' \
+        in stderr, stderr

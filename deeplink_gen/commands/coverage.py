@@ -6,15 +6,14 @@ renders the report."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
 
-from deeplink_gen import inputfile, pipeline
+from deeplink_gen import jsonfile, pipeline
 from deeplink_gen.commands import next_step, report_out, stored, torch_choice
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, key_path
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
 from deeplink_gen.interfaces.workload import read_workload
@@ -36,22 +35,28 @@ class Asked:
 def read_baseline(path: Path) -> plan.Baseline:
     """An earlier `coverage --format json` report: per vendor, its registered
     ops and the DIOPI functions its library was known to define."""
-    def bad(message: str, line: int = 1, col: int = 1) -> UserError:
-        return UserError([Diagnostic(Loc(str(path), line, col), "--baseline", message)])
+    doc = jsonfile.read(path, "--baseline")
 
-    raw = inputfile.read(path, key="--baseline")
-    try:
-        doc = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise bad(f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except ValueError as exc:
-        raise bad(f"not JSON: {exc}") from None
+    def bad(where: tuple, message: str) -> UserError:
+        key = f"--baseline {key_path(where)}" if where else "--baseline"
+        return UserError([Diagnostic(Loc(str(path), 1, 1), key, message)])
+
     if not isinstance(doc, dict) or doc.get("format") != report.FORMAT:
-        raise bad(f"not a coverage report of format '{report.FORMAT}' (write one with coverage --format json)")
-    registered: dict[str, set[str]] = {v["name"]: set() for v in doc.get("vendors", []) if isinstance(v, dict)}
+        raise bad((), f"not a coverage report of format '{report.FORMAT}' (write one with coverage --format json)")
+    vendors, ops = doc.get("vendors", []), doc.get("ops", [])
+    for key, value in (("vendors", vendors), ("ops", ops)):
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise bad((key,), "expected a list of objects")
+    for i, v in enumerate(vendors):
+        if not isinstance(v.get("name"), str):
+            raise bad(("vendors", i, "name"), "expected the vendor's name as a string")
+    registered: dict[str, set[str]] = {v["name"]: set() for v in vendors}
     implemented: dict[str, set[str]] = {name: set() for name in registered}
-    for row in doc.get("ops", []):
-        for name, cell in (row.get("vendors") or {}).items() if isinstance(row, dict) else ():
+    for i, row in enumerate(ops):
+        cells = row.get("vendors") or {}
+        if not isinstance(cells, dict):
+            raise bad(("ops", i, "vendors"), "expected an object of vendor names")
+        for name, cell in cells.items():
             if name in registered and isinstance(cell, dict) and cell.get("reach") == plan.Reach.REGISTERED.value:
                 registered[name].add(str(row.get("op")))
                 if cell.get("implemented") is True:

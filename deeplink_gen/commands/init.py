@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
@@ -46,7 +47,7 @@ def ensure_schemas(root: Path, result: InitResult) -> None:
     for name in SCHEMAS:
         data = (schema_dir() / name).read_bytes()
         target = root / "schemas" / name
-        if target.is_file() and target.read_bytes() == data:
+        if inputfile.read_back(target) == data:
             result.kept.append(f"schemas/{name}")
             continue
         (result.refreshed if target.exists() else result.created).append(f"schemas/{name}")

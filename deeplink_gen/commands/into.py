@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from deeplink_gen import cache, output_paths, pipeline
+from deeplink_gen import cache, inputfile, output_paths, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
 from deeplink_gen.errors import Diagnostic, ParseError, UserError
 from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
@@ -49,10 +49,7 @@ class Outcome:
 
 
 def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
-        return None
+    return inputfile.read_back(path)
 
 
 def _text(data: bytes | None) -> str | None:
@@ -135,7 +132,9 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
                 if r.state is patching.State.CONFLICT:
                     base = f"DIOPI {DIOPI_COMMIT}" if prefix else f"DIPU {DIPU_COMMIT}"
                     why = "no such file" if before is None else \
-                        f"neither the lines of {base} it edits nor the edited ones are there"
+                        f"neither the lines of {base} it edits nor the edited ones are there" + (
+                            "; the file has CRLF line ends, which no line of DIPU has: check it out with LF "
+                            "line ends (git config core.autocrlf false)" if "\r\n" in before else "")
                     conflicts.append(Diagnostic(None, rel, f"{r.hunk.label}: {why}"))
             if any(r.state is patching.State.APPLIES for r in results):
                 changes[rel] = patching.apply(before, results).encode("utf-8", "surrogateescape")

@@ -9,15 +9,14 @@ loads nothing prints them too; without them stored, nothing is reused."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import click
 
-from deeplink_gen import cache, inputfile, pipeline
+from deeplink_gen import cache, jsonfile, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
-from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
 from deeplink_gen.input_paths import workspace_file
@@ -121,12 +120,18 @@ def _recorded_options(tree: Path, options: Options) -> Options:
     from deeplink_gen import output_paths
 
     try:
-        recorded = json.loads(inputfile.read(tree / output_paths.MANIFEST)).get("options")
-    except (UserError, ValueError, AttributeError):
-        recorded = None
+        manifest = jsonfile.read(tree / output_paths.MANIFEST)
+    except UserError:
+        manifest = None
+    recorded = manifest.get("options") if isinstance(manifest, dict) else None
     if not isinstance(recorded, dict):
         return options
-    chosen = options.with_recorded(recorded)
+    try:
+        chosen = options.with_recorded(recorded)
+    except ValueError as bad:
+        raise UserError([Diagnostic(Loc(str(tree / output_paths.MANIFEST), 1, 1), ("options", str(bad)),
+                                    "not a value this option takes: the file was changed by hand; render "
+                                    "again without --check to write it anew")]) from None
     flags = " ".join(chosen.group_flags() + chosen.render_flags()) or "no options"
     click.echo(f"{tree.name}: checking with the options of its manifest.json and the command line: {flags}")
     return chosen

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, excerpt
 
 CAPTURE_HEADER = ("aten_name", "diopi_fun", "args")
 _OP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$")
@@ -38,7 +38,7 @@ def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
             loc = Loc(str(path), reader.line_num, 1)
             name = _name(row[0])
             if not _OP.match(name):
-                problems.append(Diagnostic(loc, "aten_name", f"'{row[0]}' is not an ATen op name"))
+                problems.append(Diagnostic(loc, "aten_name", f"'{excerpt(row[0])}' is not an ATen op name"))
             found.setdefault(name, loc)
     else:
         for number, line in enumerate(lines, 1):
@@ -47,7 +47,7 @@ def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
                 continue
             loc = Loc(str(path), number, 1)
             if not _OP.match(name):
-                problems.append(Diagnostic(loc, None, f"'{line.strip()}' is not an op name such as add.out "
+                problems.append(Diagnostic(loc, None, f"'{excerpt(line)}' is not an op name such as add.out "
                                                       "(one per line, or DIPU's op capture CSV)"))
             found.setdefault(name, loc)
     if problems:

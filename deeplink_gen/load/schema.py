@@ -56,7 +56,10 @@ def _validator(name: str) -> jsonschema.Draft7Validator:
     return _Validator(load_schema(name), registry=registry)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: Any, written: str | None = None) -> str:
+    """*value* as a message shows it: a number as it was written (2.10, which YAML reads as 2.1)."""
+    if written is not None:
+        return written if len(written) <= 40 else written[:37] + "..."
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -74,7 +77,7 @@ def _expected(schema: dict) -> str:
     return _TYPE_NAMES.get(kinds, str(kinds))
 
 
-def _read_as_number(value: Any, error: jsonschema.ValidationError, where: tuple) -> str:
+def _read_as_number(value: Any, error: jsonschema.ValidationError, where: tuple, written: str | None) -> str:
     """Why text written as `torch: 2.2` fails: YAML reads a number there (2.10 even as 2.1)."""
     if error.validator != "type" or "string" not in (error.validator_value if isinstance(error.validator_value, list)
                                                      else [error.validator_value]):
@@ -82,8 +85,9 @@ def _read_as_number(value: Any, error: jsonschema.ValidationError, where: tuple)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return ""
     key = f"{where[-1]}: " if where and isinstance(where[-1], str) else ""
-    return (f" (YAML reads an unquoted {value} as a number, not text: quote it as written, "
-            f"as in {key}\"{value}\")")
+    shown = _describe(value, written)
+    return (f" (YAML reads an unquoted {shown} as a number, not text: quote it as written, "
+            f"as in {key}\"{shown}\")")
 
 
 def _home(root: dict, where: tuple, key: str) -> tuple | None:
@@ -125,6 +129,7 @@ def _deref(root: dict, node: dict) -> dict:
 def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> list[Diagnostic]:
     where = tuple(error.absolute_path)
     instance = error.instance
+    written = doc.written.get(where) if type(instance) in (int, float) else None
     kind = error.validator
     flow = unquoted.message(doc, error)
     if flow is not None:
@@ -132,7 +137,8 @@ def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> l
     expected = error.schema.get("x-expected")
     if expected and kind in ("pattern", "oneOf", "anyOf", "type", "enum"):
         return [Diagnostic(doc.loc(where), where,
-                           f"expected {expected}, got {_describe(instance)}{_read_as_number(instance, error, where)}")]
+                           f"expected {expected}, got {_describe(instance, written)}"
+                           f"{_read_as_number(instance, error, where, written)}")]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = set(error.schema.get("properties", {}))
         renamed = error.schema.get("x-renamed", {})
@@ -160,9 +166,9 @@ def _messages(doc: Document, error: jsonschema.ValidationError, root: dict) -> l
         if error.validator_value == "boolean" and isinstance(instance, str) and instance.lower() in (
                 "yes", "no", "on", "off", "y", "n"):
             hint = " (write true or false)"
-        hint = hint or _read_as_number(instance, error, where)
+        hint = hint or _read_as_number(instance, error, where, written)
         return [Diagnostic(doc.loc(where), where,
-                           f"expected {_expected(error.schema)}, got {_describe(instance)}{hint}")]
+                           f"expected {_expected(error.schema)}, got {_describe(instance, written)}{hint}")]
     if kind == "enum":
         return [Diagnostic(doc.loc(where), where, *_not_one_of(instance, error))]
     if kind == "pattern":

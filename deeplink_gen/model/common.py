@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from deeplink_gen.errors import Loc, ParseError
+from deeplink_gen.errors import Loc, ParseError, excerpt
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ class TorchVersion:
         core = text.strip().split("+")[0]
         parts = [int(p) for p in core.split(".")[:3] if p.isdigit()]
         if len(parts) < 2:
-            raise ParseError(f"'{text.strip()}' is not a torch version such as 2.1 or 2.1.1")
+            raise ParseError(f"'{excerpt(text)}' is not a torch version such as 2.1 or 2.1.1")
         return TorchVersion(*parts)
 
     def __str__(self) -> str:
@@ -66,7 +66,7 @@ class TorchGate:
             clauses.append((op, TorchVersion.parse(part[len(op):])))
         gate = TorchGate(text, tuple(clauses), loc)
         if not any(gate.admits(v) for v in gate._near_bounds()):
-            raise ParseError(f"'{text.strip()}' admits no torch version")
+            raise ParseError(f"'{excerpt(text)}' admits no torch version")
         return gate
 
     def _near_bounds(self) -> list["TorchVersion"]:

@@ -8,12 +8,11 @@ replace the folder refuses instead of deleting it."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
 
-from deeplink_gen import inputfile
+from deeplink_gen import jsonfile
 from deeplink_gen.errors import UserError
 from deeplink_gen.output_paths import MANIFEST
 
@@ -40,8 +39,8 @@ def _listed(tree: Path) -> set[str] | None:
     if path.is_symlink():
         return None
     try:
-        doc = json.loads(inputfile.read(path))
-    except (UserError, ValueError):
+        doc = jsonfile.read(path)
+    except UserError:
         return None
     if not (isinstance(doc, dict) and str(doc.get("//", "")).startswith(_STAMP)
             and isinstance(doc.get("files"), list)):

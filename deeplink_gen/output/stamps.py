@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from deeplink_gen import cache, digests
+from deeplink_gen import cache, digests, inputfile
 
 
 def _key(out_root: Path) -> str:
@@ -40,7 +40,8 @@ def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
         return None
     for rel, sha in files.items():
         path = target / rel
-        if path.is_symlink() or hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+        data = None if path.is_symlink() else inputfile.read_back(path)
+        if data is None or hashlib.sha256(data).hexdigest() != sha:
             return None
     return sorted(files)
 

@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.output import swap
 from deeplink_gen.atomic import write_atomic
@@ -100,12 +101,9 @@ def recover(out_root: Path) -> None:
 
 def _read(path: Path) -> bytes | None:
     """A regular file's bytes; None for symlinks and anything unreadable."""
-    if path.is_symlink() or not path.is_file():
+    if path.is_symlink():
         return None
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    return inputfile.read_back(path)
 
 
 def check_tree(target: Path, files: dict[str, str], label: str, report: Report, diff: bool) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deeplink_gen.commands.import_dipu.read import UpstreamYaml, warning
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, excerpt
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import Prototypes
 from deeplink_gen.model.dtypes import CONVERT_CONFIG_DTYPES, DTYPES
@@ -54,7 +54,8 @@ class _Reader:
     def rules(self, text, line: int, where: str) -> dict[str, str]:
         """deal_dtype: `(a, b)->c, (d)->e`, spaces ignored, case-insensitive."""
         if not isinstance(text, str):
-            raise self.fail(line, where, f"expected rules such as '(int64)->int32, (float64)->float32', got {text!r}")
+            raise self.fail(line, where, "expected rules such as '(int64)->int32, (float64)->float32', "
+                                         f"got {excerpt(text)!r}")
         compact = text.replace(" ", "").lower()
         out: dict[str, str] = {}
         for m in _RULE.finditer(compact):
@@ -74,7 +75,7 @@ class _Reader:
     def layout_tokens(self, text, line: int, where: str) -> tuple[list[str], dict[str, str]]:
         """A function's layout string: accepted layouts, and tensor(LAYOUT) items."""
         if not isinstance(text, str):
-            raise self.fail(line, where, f"expected a string of layouts such as 'NHWC,NCHW', got {text!r}")
+            raise self.fail(line, where, f"expected a string of layouts such as 'NHWC,NCHW', got {excerpt(text)!r}")
         tokens, tensors = [], {}
         for token in text.replace(" ", "").split(","):
             if not token:

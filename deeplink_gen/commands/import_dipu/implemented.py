@@ -15,10 +15,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import yaml
-
 from deeplink_gen import inputfile
-from deeplink_gen.commands.import_dipu.read import warning
+from deeplink_gen.commands.import_dipu.read import read_yaml, warning
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.diopi import impl_choice, impl_namespace
 from deeplink_gen.interfaces.diopi_impl import from_sources, scan
@@ -34,10 +32,7 @@ def _namespace(folder: Path) -> str:
 
 def _plugin(config: Path) -> tuple[dict[str, str], frozenset[str], str]:
     """ascend_config.yaml's namespace per function, the plugin folder's functions, its namespace."""
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError, KeyError, TypeError, OverflowError) as exc:
-        raise UserError([Diagnostic(Loc(str(config)), "--impl", f"cannot read: {exc}")]) from None
+    data = read_yaml(config, "--impl", "--impl").data
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         raise UserError([Diagnostic(Loc(str(config), 1, 1), "(top level)",
                                     "expected namespace: [DIOPI functions] lists")])

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from deeplink_gen import inputfile
+from deeplink_gen import inputfile, nesting
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 
@@ -57,14 +57,13 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
     rules as YAML 1.1 (as upstream's loaders read it). Every problem is a
     UserError under *key*, at its line, else at line 1."""
     text = _text(path, option)
+    nesting.check_yaml(text, str(path), key)
 
     def fail(line: int, column: int, message: str) -> UserError:
         return UserError([Diagnostic(Loc(str(path), line, column), key, message)])
 
     try:
         return UpstreamYaml(path, yaml.compose(text, Loader=yaml.SafeLoader), yaml.load(text, Loader=yaml.SafeLoader))
-    except RecursionError:
-        raise fail(1, 1, "values are nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise (fail(mark.line + 1, mark.column + 1, f"YAML syntax error: {exc.problem}") if mark

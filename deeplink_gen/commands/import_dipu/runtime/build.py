@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from deeplink_gen import inputfile
+
 _COMMAND = re.compile(r"(?is)\b(set|file|find_library|find_package|include)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _VAR = re.compile(r"\$\{(\w+)\}")
 _ENV = re.compile(r"\$ENV\{(\w+)\}")
@@ -38,7 +40,7 @@ def sources(folder: Path, chosen: str | None) -> Sources:
     cmake = folder / "CMakeLists.txt"
     if not cmake.is_file():
         return Sources(tuple(sorted(folder.glob("*.cpp"))), (), None, (), 0)
-    raw = cmake.read_text(encoding="utf-8", errors="replace")
+    raw = inputfile.read(cmake, key="--runtime").decode("utf-8", errors="replace")
     text = _strip_comments(raw)
     values = {"CMAKE_CURRENT_SOURCE_DIR": str(folder)}
     lists: dict[str, list[Path]] = {}
@@ -105,7 +107,7 @@ def _newest(variants: tuple[str, ...]) -> str:
 def toolkit(vendor: str, folder: Path, headers: list[str]) -> tuple[dict, list[str]]:
     """build.toolkit from the folder's CMake and Find modules, and what the import
     could not read from them (for the report)."""
-    texts = [_strip_comments(p.read_text(encoding="utf-8", errors="replace"))
+    texts = [_strip_comments(inputfile.read(p, key="--runtime").decode("utf-8", errors="replace"))
              for p in [folder / "CMakeLists.txt", *sorted((folder / "cmake").glob("Find*.cmake"))] if p.is_file()]
     text = "\n".join(texts)
     roots: list[str] = []

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime import defects
@@ -258,10 +259,10 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
         if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
             continue
         if p.resolve() not in consumed:
-            carried[rel.as_posix()] = p.read_bytes()
+            carried[rel.as_posix()] = inputfile.read(p, key="--runtime")
     for p in srcs.files:
         if folder.resolve() not in p.resolve().parents and p.resolve() not in consumed:
-            carried[p.name] = p.read_bytes()
+            carried[p.name] = inputfile.read(p, key="--runtime")
     for p in srcs.conditional:
         if p.resolve() not in consumed:
             notes.append(warning(shown(folder / "CMakeLists.txt"), 1,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
@@ -95,7 +96,7 @@ def config_of(vendor: str, torch_code: int) -> Config:
 
 
 def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
-    file = read(shown(path), path.read_text(encoding="utf-8", errors="replace"), config)
+    file = read(shown(path), inputfile.read(path, key="--runtime").decode("utf-8", errors="replace"), config)
     for b in file.branches:
         notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
                                                 "imported as if it holds (the newest SDK); edit the result for an older one"))
@@ -145,7 +146,7 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
     # includes; any other local header of a runtime file is read as part of it.
     runtime_paths = {p.resolve() for p, f in {**files, **headers}.items() if f in runtime_files}
     users = ([(api_path, api.text)] if api else []) + [
-        (p, p.read_text(encoding="utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
+        (p, inputfile.read(p, key="--runtime").decode("utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
         if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in runtime_paths
         and not (srcs.variants and p.relative_to(folder).parts[0] in srcs.variants)]
     shared = {h for p, text in users for name in re.findall(r'#\s*include\s*"([^"]+)"', text)
