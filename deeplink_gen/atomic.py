@@ -1,4 +1,12 @@
-"""One atomic write: a temporary file in the same directory, then a rename."""
+"""Where deeplink-gen may write, and one atomic write there.
+
+Every write happens below a root: the workspace, the checkout of `render --into`, the
+folder an option names. A folder on the way down that is a link leading out of that root
+(a checkout whose vendor/ links to another tree, a workspace whose schemas/ links to a
+shared folder) would take the write somewhere nobody asked for, so no writer follows one:
+each checks its folder with refuse_link_out() before it writes, write_atomic() included.
+A link in the last place, where a file goes, is not followed either: the rename replaces
+the link itself. Writing: a temporary file in the same directory, then a rename."""
 
 from __future__ import annotations
 
@@ -6,6 +14,48 @@ import errno
 import os
 import stat
 from pathlib import Path
+
+from deeplink_gen.errors import Diagnostic, UserError, display_path
+
+
+def link_out(root: Path, folder: Path) -> tuple[Path, Path] | None:
+    """The first folder from below *root* down to *folder* (itself included) that is a link
+    leading out of *root*, with where it leads; None when there is none or *folder* is not
+    below *root*. A link that stays inside *root* is followed, as the file system does."""
+    base, here = Path(os.path.abspath(root)), Path(os.path.abspath(folder))
+    if not here.is_relative_to(base):
+        return None
+    real = base.resolve()
+    step = base
+    for part in here.relative_to(base).parts:
+        step = step / part
+        if not os.path.islink(step):
+            if not os.path.lexists(step):
+                return None        # nothing below it exists yet: the writer makes real folders
+            continue
+        try:
+            leads = step.resolve()
+        except (OSError, RuntimeError):        # RuntimeError: a loop of links
+            leads = Path(os.readlink(step))
+        if not leads.is_relative_to(real):
+            return step, leads
+    return None
+
+
+def refuse_link_out(root: Path, folder: Path, key: str) -> None:
+    """Raise a UserError (under *key*) when writing into *folder* would follow a link out of *root*."""
+    found = link_out(root, folder)
+    if found is not None:
+        link, leads = found
+        raise UserError([Diagnostic(None, key, (
+            f"{display_path(str(link))} is a link to {leads}, outside {display_path(str(root))}; nothing was "
+            "written, since a write through it would land there: replace the link by a folder"))])
+
+
+def bound(path: Path, root: Path) -> Path:
+    """The root a write to *path*, a place a user named, stays below: *root* (the
+    workspace) when *path* is in it, else *path*'s folder as named."""
+    return root if Path(os.path.abspath(path)).is_relative_to(os.path.abspath(root)) else path.parent
 
 
 def _mode(path: Path) -> int:
@@ -29,8 +79,10 @@ def _create_beside(path: Path) -> tuple[int, str]:
             continue
 
 
-def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
-    """Replace *path* with *data*; readers see the old or the new file, never a part."""
+def write_atomic(path: Path, data: bytes, *, within: Path, sync: bool = False) -> None:
+    """Replace *path* with *data*; readers see the old or the new file, never a part. No
+    folder on the way from *within* is a link leading out of it (refuse_link_out)."""
+    refuse_link_out(within, path.parent, str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError as exc:                 # a file where a folder is needed

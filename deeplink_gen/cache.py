@@ -90,8 +90,8 @@ def store(kind: str, key: str | None, value) -> None:
     path = _path(kind, key)
     new = not path.exists()
     try:
-        write_atomic(path, _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-    except OSError:
+        write_atomic(path, _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, within=_store())
+    except (OSError, UserError):       # UserError: a folder of the store links out of it
         return
     if new:
         _prune()

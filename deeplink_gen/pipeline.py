@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deeplink_gen.atomic import refuse_link_out
 from deeplink_gen.cache import NO_MEMO, Memo
 from deeplink_gen.errors import Diagnostic, UserError, split
 
@@ -122,11 +123,13 @@ def run(request: Request, torch: Torch, checked: Checked, memo: Memo = NO_MEMO, 
     return Rendered(files, checked.warnings)
 
 
-def write(out_root: Path, rendered: dict[str, dict[str, str]]) -> writer.Report:
-    """Each vendor's tree staged and swapped in; unchanged files kept as they are."""
+def write(out_root: Path, rendered: dict[str, dict[str, str]], within: Path) -> writer.Report:
+    """Each vendor's tree staged and swapped in; unchanged files kept as they are. Nothing is
+    written when a folder from *within* down to *out_root* is a link leading out of *within*."""
     from deeplink_gen.output import lock, writer
 
     report = writer.Report()
+    refuse_link_out(within, out_root, str(out_root))
     try:
         out_root.mkdir(parents=True, exist_ok=True)
         with lock.held(out_root, str(out_root)):

@@ -30,6 +30,12 @@ class Request:
         """The folder the render writes: --out, else the workspace's generated/."""
         return self.out if self.out is not None else self.root / "generated"
 
+    @property
+    def out_within(self) -> Path:
+        """What no write of the render may leave through a link: the workspace for its
+        generated/, --out itself when given (where it leads is what the user chose)."""
+        return self.out if self.out is not None else self.root
+
     @cached_property
     def names(self) -> tuple[str, ...]:
         """The vendors asked for, by name."""

@@ -197,6 +197,20 @@ MISTAKES = {
     "rendered folder": ("[conformance]", _mine("conformance"), 0,
                         "'conformance' and the rendered file 'conformance/CMakeLists.txt' cannot both be"),
     "not utf-8": ("[blob.cpp]", _blob, 0, "vendors/hostsim/blob.cpp:2:4: not UTF-8 text (byte 0xff)"),
+    # Names CMake splits or expands, or some file system refuses or takes for another file.
+    "semicolon": ('["a;b.cpp"]', _mine("a;b.cpp"), 0, "the file name holds ;, which CMake"),
+    "dollar": ('["a$b.cpp"]', _mine("a$b.cpp"), 0, "the file name holds $"),
+    "quote": ("['a\"b.cpp']", _mine('a"b.cpp'), 0, 'the file name holds "'),
+    "leading dash": ('["-x.cpp"]', _mine("-x.cpp"), 0, "the file name starts with '-'"),
+    "windows device": ("[aux.cpp]", _mine("aux.cpp"), 0, "the file name is a device name on Windows"),
+    "windows device folder": ("[Com1/x.h]", _mine("Com1/x.h"), 0, "a name in its path, 'Com1', is a device name"),
+    "case of a rendered file": ("[Deviceimpl.cpp]", _mine("Deviceimpl.cpp"), 0,
+                                "'Deviceimpl.cpp' and 'deviceimpl.cpp' differ only in case"),
+    "case of a rendered folder": ("[Conformance/x.h]", _mine("Conformance/x.h"), 0,
+                                  "'Conformance' and 'conformance' differ only in case"),
+    "case of another": ("[shim.cpp, Shim.cpp]", _mine("Shim.cpp"), 1, "'Shim.cpp' and 'shim.cpp' differ only in case"),
+    "case of a folder": ("[patch/y.cpp, PATCH/z.cpp]", _mine("PATCH/z.cpp"), 1,
+                         "'PATCH' and 'patch' differ only in case"),
 }
 
 
@@ -211,6 +225,20 @@ def test_a_bad_hand_written_item_is_reported_where_it_is_named(tmp_path: Path, c
         errors = error_lines(run_cli(*args, cwd=ws))
         assert any(f"vendors/{VENDOR}.yaml:{line}:" in e and f"error: build.hand_written[{index}]: " in e
                    and message in e for e in errors), errors
+    assert not (ws / "generated").exists()
+
+
+def test_an_unlisted_file_the_build_cannot_take_is_reported_at_the_file(tmp_path: Path):
+    """Without build.hand_written every file of the folder is copied: each is checked by its own name."""
+    ws = _workspace(tmp_path, LISTED)
+    edit(ws / "vendors" / f"{VENDOR}.yaml", f"  hand_written: {LISTED}\n", "")
+    for rel in ("a;b.cpp", "Deviceimpl.cpp"):
+        _mine(rel)(ws)
+    for args in (("validate",), ("render", "--vendor", VENDOR)):
+        errors = error_lines(run_cli(*args, cwd=ws))
+        assert any(f"vendors/{VENDOR}/a;b.cpp:1:1: error: (sources): the file name holds ;" in e for e in errors), errors
+        assert any(f"vendors/{VENDOR}/Deviceimpl.cpp:1:1: error: (sources): 'Deviceimpl.cpp' and 'deviceimpl.cpp'" in e
+                   for e in errors), errors
     assert not (ws / "generated").exists()
 
 

@@ -50,6 +50,18 @@ def test_names_that_become_file_names_have_a_bounded_length(workspace: Path, old
     assert not (workspace / "generated").exists()
 
 
+@pytest.mark.parametrize("impl", ["con", "lpt1"])
+def test_a_diopi_impl_windows_cannot_name_a_folder_is_refused(workspace: Path, impl: str):
+    path = workspace / "vendors" / "droplet.yaml"
+    line = line_of(path, "diopi_impl: droplet")
+    edit(path, "diopi_impl: droplet", f"diopi_impl: {impl}")
+    for args in (("validate",), ("render", "--all")):
+        errors = error_lines(run_cli(*args, cwd=workspace))
+        assert any(re.search(rf"droplet\.yaml:{line}:\d+: error: vendor\.diopi_impl: '{impl}' is a device name on Windows",
+                             e) for e in errors), errors
+    assert not (workspace / "generated").exists()
+
+
 def test_a_source_file_name_that_is_not_utf8_is_refused_and_shown_safely(workspace: Path):
     _shim(workspace)
     (workspace / "vendors" / "droplet" / os.fsdecode(b"bad\xff.cpp")).write_text("int bad;\n")
@@ -65,7 +77,7 @@ def test_a_source_file_name_too_long_to_write_beside_is_refused(workspace: Path)
     _shim(workspace).rename(workspace / "vendors" / "droplet" / ("n" * 236 + ".cpp"))
     for args in (("validate",), ("render", "--all")):
         errors = error_lines(run_cli(*args, cwd=workspace))
-        assert any(re.search(r"n{236}\.cpp:1:1: error: \(sources\): a name in its path is longer than 200 bytes", e)
+        assert any(re.search(r"n{236}\.cpp:1:1: error: \(sources\): the file name is longer than 200 bytes", e)
                    for e in errors), errors
     assert not (workspace / "generated").exists()
 

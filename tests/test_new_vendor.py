@@ -226,6 +226,8 @@ def test_force_replaces_an_existing_vendor(tmp_path: Path):
     (("class",), "C/C++ keyword"),
     (("common",), "reserved"),
     (("device",), "reserved"),
+    (("con",), "device name on Windows"),
+    (("lpt1",), "device name on Windows"),
     (("droplet",), "already exists; use --force"),
     (("acme", "--device-type", "DROPLET"), "already used by"),
     (("acme", "--device-type", "GCU"), "upstream DIPU's enumerator for topsrider"),

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import dipu_checkout, run_cli, tree_state
+from helpers import diopi_include, dipu_checkout, run_cli, tree_state
 
 # Run the CLI in a process that kills itself with SIGKILL just before its
 # KILL_AT-th file-system step of the kinds below (audit events, so nothing
@@ -310,3 +311,102 @@ def test_render_never_writes_into_a_workspaces_inputs(workspace: Path, tmp_path:
                          cwd=workspace)
         assert result.exit_code == 2 and "a workspace folder that holds its inputs" in result.output, result.output
     assert tree_state(workspace) == before and tree_state(other) == before_other
+
+
+# -- never write through a folder that links out of the checkout or the workspace --------------------------------
+
+def _link_out(tree: Path, rel: str, outside: Path) -> Path:
+    """*rel* below *tree* made a link to a folder *outside* (holding what *rel* held), which is returned."""
+    place = tree / rel
+    target = outside / rel.replace("/", "_")
+    outside.mkdir(exist_ok=True)
+    if place.is_dir():
+        place.rename(target)
+    else:
+        target.mkdir(parents=True)
+    (target / "mine.txt").write_text("mine\n")
+    place.parent.mkdir(parents=True, exist_ok=True)
+    place.symlink_to(target)
+    return target
+
+
+def _refused_link(result, link: Path, target: Path) -> None:
+    errors = failing(result)
+    assert any(f"{link.name} is a link to {target}, outside" in e and "nothing was written" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("rel", ["dipu/torch_dipu/csrc_dipu/vendor", "dipu/torch_dipu/csrc_dipu/vendor/droplet",
+                                 "dipu/tests", "dipu/torch_dipu/csrc_dipu/aten"])
+def test_into_never_writes_through_a_folder_that_links_out(workspace: Path, tmp_path: Path, rel: str):
+    tree = dipu_checkout(tmp_path / "dipu")
+    target = _link_out(tree, rel, tmp_path / "outside")
+    before, outside = tree_state(tree), tree_state(target)
+    _refused_link(run_cli("render", "--vendor", "droplet", "--into", str(tree), cwd=workspace), tree / rel, target)
+    assert tree_state(tree) == before and tree_state(target) == outside
+
+
+def test_into_replaces_a_linked_file_and_leaves_its_target(workspace: Path, tmp_path: Path):
+    tree = dipu_checkout(tmp_path / "dipu")
+    mine = tmp_path / "mine.cpp"
+    mine.write_text("mine\n")
+    linked = tree / "dipu/torch_dipu/csrc_dipu/vendor/droplet/deviceimpl.cpp"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(mine)
+    assert run_cli("render", "--vendor", "droplet", "--into", str(tree), cwd=workspace).exit_code == 0
+    assert not linked.is_symlink() and "@generated" in linked.read_text() and mine.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("rel", ["generated", "generated/droplet/dipu"])
+def test_render_never_writes_through_a_folder_that_links_out(workspace: Path, tmp_path: Path, rel: str):
+    if rel != "generated":
+        assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    target = _link_out(workspace, rel, tmp_path / "outside")
+    outside = tree_state(target)
+    result = run_cli("render", "--vendor", "droplet", "--no-autocompare", cwd=workspace)
+    if rel == "generated":
+        _refused_link(result, workspace / rel, target)
+    else:                  # a vendor tree holding a link is not deeplink-gen's to replace
+        assert any("did not write (dipu)" in e for e in failing(result))
+    assert tree_state(target) == outside
+
+
+@pytest.mark.parametrize("rel", ["schemas", "vendors", ".github/workflows", ".vscode"])
+def test_init_never_writes_through_a_folder_that_links_out(tmp_path: Path, rel: str):
+    root = tmp_path / "ws"
+    root.mkdir()
+    target = _link_out(root, rel, tmp_path / "outside")
+    _refused_link(run_cli("init", str(root)), root / rel, target)
+    assert sorted(p.name for p in target.iterdir()) == ["mine.txt"]
+    made = sorted(os.path.relpath(os.path.join(d, n), root) for d, dirs, files in os.walk(root) for n in dirs + files)
+    assert made == sorted({rel, *(p.as_posix() for p in Path(rel).parents if p != Path("."))})     # nothing else
+
+
+@pytest.mark.parametrize("rel, args", [("vendors", ()), ("vendors/acme", ("--with-sources",))])
+def test_new_vendor_never_writes_through_a_folder_that_links_out(workspace: Path, tmp_path: Path, rel: str,
+                                                                args: tuple):
+    if rel == "vendors":
+        shutil.rmtree(workspace / "vendors")
+    target = _link_out(workspace, rel, tmp_path / "outside")
+    before = tree_state(workspace)
+    _refused_link(run_cli("new-vendor", "acme", *args, cwd=workspace), workspace / rel, target)
+    assert sorted(p.name for p in target.iterdir()) == ["mine.txt"]
+    assert tree_state(workspace) == before
+
+
+def test_a_report_is_never_written_through_a_folder_that_links_out(workspace: Path, tmp_path: Path):
+    target = _link_out(workspace, "reports", tmp_path / "outside")
+    result = run_cli("drift", "--from", "2.1.1", "--to", "2.13", "--out", str(workspace / "reports" / "drift.md"),
+                     cwd=workspace)
+    assert result.exit_code == 1 and f"reports is a link to {target}, outside" in result.stderr, result.output
+    assert sorted(p.name for p in target.iterdir()) == ["mine.txt"]
+
+
+def test_a_snapshot_is_never_written_through_a_folder_that_links_out(tmp_path: Path, monkeypatch):
+    """--out FILE below the current folder stays below it."""
+    here = tmp_path / "here"
+    here.mkdir()
+    target = _link_out(here, "snaps", tmp_path / "outside")
+    monkeypatch.chdir(here)
+    result = run_cli("diopi-snapshot", "--include", str(diopi_include()), "--out", "snaps/diopi.yaml")
+    assert result.exit_code == 1 and f"snaps is a link to {target}, outside" in result.stderr, result.output
+    assert sorted(p.name for p in target.iterdir()) == ["mine.txt"]

@@ -229,6 +229,19 @@ def test_paths_do_not_leave_their_folder(workspace: Path, old: str, new: str, ke
         and "(no ..)" in errors[0], errors
 
 
+@pytest.mark.parametrize("old, new, key", [
+    ('  sources: ["*.cpp"]', '  sources: ["-x*.cpp"]', "build.sources[0]"),
+    ("    include_suffixes: [include]", "    include_suffixes: [-include]", "build.toolkit.include_suffixes[0]"),
+])
+def test_build_paths_do_not_start_with_a_dash(workspace: Path, old: str, new: str, key: str):
+    """A word of the build that starts with - is read as an option by the tools it reaches."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    edit(vendor, old, new)
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert len(errors) == 1 and errors[0].startswith(f"{vendor}:{line_of(vendor, new)}:") and key in errors[0] \
+        and "not starting with -" in errors[0], errors
+
+
 def test_a_dtype_in_another_spelling_is_named_in_its_own(workspace: Path):
     """fp16, double, long: torch's and common spellings of DIOPI's dtype names, as a value and as a key."""
     vendor = workspace / "vendors" / "droplet.yaml"

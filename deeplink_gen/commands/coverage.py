@@ -98,7 +98,7 @@ def main(request: Request, asked: Asked, fmt: str, out: Path | None, fail_on_reg
     cov = run(request, asked)
     report_out.emit(report.render(cov, fmt, source_of(cov), header=out is not None), out,
                     f"{len(cov.vendors)} vendor{'s' if len(cov.vendors) != 1 else ''}, "
-                    f"{cov.total} ops of torch {cov.table.version}")
+                    f"{cov.total} ops of torch {cov.table.version}", request.root)
     regressions = cov.baseline.regressions if cov.baseline is not None else ()
     if regressions and fail_on_regression:
         click.echo(f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''} against "

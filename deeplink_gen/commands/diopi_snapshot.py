@@ -9,7 +9,6 @@ from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import diopi
 from deeplink_gen.model import Prototypes
-from deeplink_gen.atomic import write_atomic
 from deeplink_gen.render.templating import render
 
 
@@ -31,6 +30,6 @@ def run(include: Path, out: Path | None, into_package: bool, commit: str) -> str
     text = snapshot_text(protos, f"DIOPI {commit}, proto/include/diopi/")
     if target.is_file() and target.read_text(encoding="utf-8") == text:
         return f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)"
-    write_atomic(target, text.encode("utf-8"))
+    snapshot_out.write(target, text.encode("utf-8"))
     return (f"wrote {display_path(str(target))}: {len(protos.functions)} functions, "
             f"{len(protos.runtime_functions)} runtime functions")

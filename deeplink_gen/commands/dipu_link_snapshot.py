@@ -25,7 +25,6 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import dipu_link
-from deeplink_gen.atomic import write_atomic
 
 _SKIPPED_DIRS = {"vendor", "third_party"}
 
@@ -200,5 +199,5 @@ def run(build: Path, source: Path, out: Path | None, into_package: bool, commit:
                f"{len(in_headers)} defined by headers")
     if target.is_file() and target.read_bytes() == blob:
         return f"unchanged: {display_path(str(target))} ({summary})"
-    write_atomic(target, blob)
+    snapshot_out.write(target, blob)
     return f"wrote {display_path(str(target))}: {summary}"

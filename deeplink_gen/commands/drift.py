@@ -51,7 +51,7 @@ def main(root: Path, old: str, new: str, fmt: str, out: Path | None) -> int:
         raise click.UsageError(f"--from ({old_table.version}) must be an older torch than --to ({new_table.version})")
     result = run(root, old_table, new_table)
     report_out.emit(report.render(result, fmt, source_of(result), header=out is not None), out,
-                    f"{len(result.ops)} changed, {len(result.breaking)} would break")
+                    f"{len(result.ops)} changed, {len(result.breaking)} would break", root)
     if result.breaking:
         return 1
     next_step.show(f"{next_step.prog(root)} validate --torch-version {new_table.version}, then set torch: "

@@ -17,7 +17,7 @@ from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
-from deeplink_gen.atomic import write_atomic
+from deeplink_gen.atomic import refuse_link_out, write_atomic
 from deeplink_gen.commands import next_step
 from deeplink_gen.commands.tool_source import ToolSource, installed_source, place
 from deeplink_gen.input_paths import WORKSPACE_FILE, schema_dir
@@ -51,7 +51,7 @@ def ensure_schemas(root: Path, result: InitResult) -> None:
             result.kept.append(f"schemas/{name}")
             continue
         (result.refreshed if target.exists() else result.created).append(f"schemas/{name}")
-        write_atomic(target, data)
+        write_atomic(target, data, within=root)
 
 
 def ensure_layout(root: Path, result: InitResult, *, settings: bool = False) -> None:
@@ -60,13 +60,22 @@ def ensure_layout(root: Path, result: InitResult, *, settings: bool = False) -> 
     (not for whichever torch is installed)."""
     if root.exists() and not root.is_dir():
         raise UserError([Diagnostic(None, None, f"{root} exists and is not a folder")])
+    _refuse_links(root, ("vendors/", "schemas/"))
     if not (root / "vendors").is_dir():
         (root / "vendors").mkdir(parents=True)
         result.created.append("vendors/")
     ensure_schemas(root, result)
     if settings and not os.path.lexists(root / WORKSPACE_FILE):
-        write_atomic(root / WORKSPACE_FILE, render(ONCE[WORKSPACE_FILE], **_context(None)).encode("utf-8"))
+        write_atomic(root / WORKSPACE_FILE, render(ONCE[WORKSPACE_FILE], **_context(None)).encode("utf-8"),
+                     within=root)
         result.created.append(WORKSPACE_FILE)
+
+
+def _refuse_links(root: Path, rels) -> None:
+    """Refuse before writing anything when the folder of one of *rels* (a folder itself when
+    it ends in /) is a link leading out of the workspace."""
+    for rel in rels:
+        refuse_link_out(root, (root / rel) if rel.endswith("/") else (root / rel).parent, rel)
 
 
 def _context(source: ToolSource | None) -> dict:
@@ -77,6 +86,7 @@ def _context(source: ToolSource | None) -> dict:
 def init(root: Path, tool: str | None = None) -> InitResult:
     """*tool*: the requirement CI installs deeplink-gen with (default: tool_source.installed_source())."""
     result = InitResult()
+    _refuse_links(root, (*ONCE, "tools/"))
     ensure_layout(root, result)
     source = ToolSource(tool) if tool is not None else installed_source()
     context = _context(source)
@@ -91,7 +101,7 @@ def init(root: Path, tool: str | None = None) -> InitResult:
                 result.created.append(copied)
             if source.note is not None:
                 result.notes.append(source.note)
-        write_atomic(target, render(template, **context).encode("utf-8"))
+        write_atomic(target, render(template, **context).encode("utf-8"), within=root)
         result.created.append(rel)
     return result
 

@@ -20,6 +20,7 @@ import click
 import jsonschema
 
 from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
+from deeplink_gen.atomic import refuse_link_out, write_atomic
 from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.init import InitResult, ensure_layout
 from deeplink_gen.errors import Diagnostic, UserError, display_path
@@ -307,17 +308,19 @@ def new_vendor(root: Path, name: str, *, like: str | None = None, device_type: s
                     (made_folder / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(src, made_folder / rel)
         vendor = _validate(root, made_yaml, name)
+        # --force on an existing folder: refresh the README, keep the vendor's own files.
+        refreshed = [(src, folder / src.relative_to(made_folder)) for src in sorted(made_folder.rglob("*"))] \
+            if with_sources and folder.is_dir() else []
+        refreshed = [(src, dst) for src, dst in refreshed if src.is_file() and (src.name == "README.md" or not dst.exists())]
+        for place in sorted({vendors, *([folder] if with_sources else []), *(dst.parent for _, dst in refreshed)}):
+            refuse_link_out(root, place, display_path(str(place)))
         ensure_layout(root, InitResult(), settings=True)   # vendors/, the schemas the modeline names, the torch
         sources_dir = None
         if with_sources:
             sources_dir = folder
             if folder.is_dir():
-                # --force on an existing folder: refresh the README, keep the vendor's own files.
-                for src in sorted(made_folder.rglob("*")):
-                    dst = folder / src.relative_to(made_folder)
-                    if src.is_file() and (src.name == "README.md" or not dst.exists()):
-                        dst.parent.mkdir(parents=True, exist_ok=True)
-                        shutil.copy2(src, dst)
+                for src, dst in refreshed:          # a link there is replaced, not written through
+                    write_atomic(dst, src.read_bytes(), within=root)
             else:
                 made_folder.replace(folder)
         replaced = target.exists()

@@ -81,7 +81,7 @@ def reuse(request: Request, strict: bool = False) -> int | None:
 
 
 def _write(request: Request, rendered: dict[str, dict[str, str]], digest: str | None) -> None:
-    report = pipeline.write(request.out_root, rendered)
+    report = pipeline.write(request.out_root, rendered, request.out_within)
     stamps.record(request.out_root, {name: (digest, files) for name, files in rendered.items()})
     click.echo(f"{len(report.written)} written, {len(report.unchanged)} unchanged, "
                f"{len(report.removed)} removed ({', '.join(rendered)})")

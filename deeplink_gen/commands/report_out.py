@@ -1,7 +1,8 @@
 """Where a report (coverage, drift) goes: printed, or written to --out
 only if its content changed. A file already at --out is replaced only if
 deeplink-gen wrote it (its top says so): a vendor file, a hand-written
-note or a link's target named there by mistake is left as it is."""
+note or a link's target named there by mistake is left as it is, and an --out in
+the workspace is not written through a folder that links out of it."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from pathlib import Path
 import click
 
 from deeplink_gen import inputfile
-from deeplink_gen.atomic import write_atomic
+from deeplink_gen.atomic import bound, write_atomic
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.render.templating import GENERATED
 
 
-def emit(text: str, out: Path | None, summary: str) -> None:
-    """*text* printed, or written to *out* with *summary* printed."""
+def emit(text: str, out: Path | None, summary: str, root: Path) -> None:
+    """*text* printed, or written to *out* with *summary* printed; *root*: the workspace."""
     if out is None:
         click.echo(text, nl=False)
         return
@@ -34,5 +35,5 @@ def emit(text: str, out: Path | None, summary: str) -> None:
                 f"'{GENERATED} by deeplink-gen'); nothing was written: remove it or choose another --out")
             )])
     if old != data:
-        write_atomic(out, data)
+        write_atomic(out, data, within=bound(out, root))
     click.echo(f"wrote {display_path(str(out))}: {summary}")

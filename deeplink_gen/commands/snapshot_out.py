@@ -2,12 +2,16 @@
 --into-package, the file the package ships. Only a source checkout may have
 its shipped data rewritten: in an installed package that data belongs to the
 installer, and a refresh would silently change what every workspace using that
-install is checked against (and be lost at the next upgrade)."""
+install is checked against (and be lost at the next upgrade). Neither is written
+through a folder that links out of the source checkout, or out of the current
+folder for an --out in it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from deeplink_gen.atomic import bound, write_atomic
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.input_paths import PACKAGE
 
@@ -26,3 +30,10 @@ def target(out: Path | None, into_package: bool, shipped: Path) -> Path:
             f"deeplink-gen runs from an installed package ({display_path(str(PACKAGE))}), not a source checkout; "
             f"its data is not rewritten: give --out FILE"))])
     return shipped
+
+
+def write(target: Path, data: bytes) -> None:
+    """Replace *target* (from target()) with *data*."""
+    checkout = PACKAGE.parent
+    root = checkout if Path(os.path.abspath(target)).is_relative_to(checkout) else Path(os.getcwd())
+    write_atomic(target, data, within=bound(target, root))

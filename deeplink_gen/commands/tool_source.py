@@ -11,13 +11,13 @@ decides it outright."""
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from deeplink_gen import __version__
+from deeplink_gen.atomic import write_atomic
 
 DIST = "deeplink-gen"
 
@@ -66,7 +66,7 @@ def place(source: ToolSource, root: Path) -> str | None:
     if source.wheel is None:
         return None
     target = root / "tools" / source.wheel.name
-    if not (target.is_file() and target.read_bytes() == source.wheel.read_bytes()):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source.wheel, target)
+    data = source.wheel.read_bytes()
+    if not (target.is_file() and target.read_bytes() == data):
+        write_atomic(target, data, within=root)
     return f"tools/{source.wheel.name}"

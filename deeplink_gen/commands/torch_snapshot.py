@@ -12,7 +12,6 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import aten, torch_snapshots
-from deeplink_gen.atomic import write_atomic
 from deeplink_gen.render.templating import render
 
 
@@ -47,5 +46,5 @@ def run(out: Path | None, into_package: bool) -> str:
     if target.name.endswith(".gz"):
         # No name and no time in the gzip header: the same ops give the same bytes.
         data = gzip.compress(data, compresslevel=9, mtime=0)
-    write_atomic(target, data)
+    snapshot_out.write(target, data)
     return f"wrote {display_path(str(target))}: torch {version}, {len(rows)} ops"

@@ -5,7 +5,8 @@ stays executable); only when all of them are written are they renamed into
 place, each old file kept aside (a hard link) until the end. An error at any
 point undoes what was done, so the tree is left as it was; what a killed run
 leaves beside a target (.<name>.<pid>.deeplink-gen-new/-old) is swept by the
-next one."""
+next one. Nothing is written (or swept) through a folder that is a link leading
+out of the tree (atomic.refuse_link_out)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import glob
 import os
 import stat
 from pathlib import Path
+
+from deeplink_gen.atomic import refuse_link_out
 
 _TMP = ".deeplink-gen-new"
 _OLD = ".deeplink-gen-old"
@@ -25,7 +28,11 @@ def _aside(path: Path, tag: str) -> Path:
 
 def sweep(root: Path, rels) -> None:
     """Remove what a killed earlier run left beside each of *rels* below
-    *root* (only regular files named as this module names them)."""
+    *root* (only regular files named as this module names them); a UserError,
+    with nothing removed, when a folder of one is a link leading out of *root*."""
+    rels = list(rels)
+    for rel in rels:
+        refuse_link_out(root, (root / rel).parent, rel)
     for rel in rels:
         path = root / rel
         if not path.parent.is_dir():

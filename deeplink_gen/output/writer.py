@@ -162,7 +162,7 @@ def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report)
             if rel in on_disk and rel not in changed:
                 os.link(on_disk[rel], dest, follow_symlinks=False)
             else:
-                write_atomic(dest, files[rel].encode("utf-8"), sync=True)
+                write_atomic(dest, files[rel].encode("utf-8"), within=out_root, sync=True)
         (staging / MARKER).unlink()
         _swap_in(staging, target, out_root / (ASIDE + name))
     except BaseException:

@@ -2,12 +2,20 @@
 CMake variables and Python modules, so it is a short lower-case C identifier that is no
 keyword and no name DIPU/DIOPI use themselves. new-vendor refuses such a name, and
 validate reports a vendor file that has one. The other values that become part of file
-and folder names (device type, DIOPI impl folder, toolkit name) are as short."""
+and folder names (device type, DIOPI impl folder, toolkit name) are as short.
+
+A name deeplink-gen writes a file or folder under (a vendor, DIOPI impl folder or
+hand-written file) is also one CMake reads as one word and every file system takes: the
+rendered tree is a DIPU checkout's, built by CMake and checked out on Windows and macOS
+too, where a name that works here splits a CMake list, names a device, or collides with
+another that differs only in case."""
 
 from __future__ import annotations
 
 import keyword
 import re
+
+from deeplink_gen.cpptext import CONTROL
 
 MAX_NAME = 48       # characters of a name that becomes part of file and folder names
 # Bytes of one file or folder name copied into the output (a hand-written source): the
@@ -35,6 +43,14 @@ torch_dipu utils vendor vendors xpu meta
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
+# What a file or folder name must not hold: ; separates a CMake list, $ starts a CMake
+# variable reference, quotes and the backslash end or escape a CMake (and shell) word, and
+# Windows refuses the rest.
+_UNSAFE = frozenset(';$"\'`\\<>:|?*')
+# Device names Windows reserves in every folder, with any extension (aux.cpp too), in any case.
+WINDOWS_RESERVED = frozenset(["con", "prn", "aux", "nul", *(f"{port}{i}" for port in ("com", "lpt")
+                                                          for i in "0123456789\u00b9\u00b2\u00b3")])
+
 
 def vendor_name_problem(name: str) -> str | None:
     """Why *name* cannot be a vendor name (a phrase such as "is a C/C++ keyword"), or None."""
@@ -46,6 +62,39 @@ def vendor_name_problem(name: str) -> str | None:
         return "is a C/C++ keyword"
     if name in DIPU_RESERVED or keyword.iskeyword(name):
         return "is reserved: DIPU/DIOPI or Python use it themselves"
+    return file_name_problem(name)
+
+
+def file_name_problem(name: str) -> str | None:
+    """Why *name*, one file or folder name of the output, is not one that CMake reads as a
+    single word and every file system takes (a phrase), or None."""
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not UTF-8"
+    if CONTROL.search(name):
+        return "holds a control character or line break"
+    unsafe = sorted(set(name) & _UNSAFE)
+    if unsafe:
+        return f"holds {' '.join(unsafe)}, which CMake or a file system reads otherwise than as part of a name"
+    if name.startswith("-"):
+        return "starts with '-', which a command line reads as an option"
+    if name.endswith((".", " ")):
+        return "ends in a dot or a space, which Windows drops"
+    if name.split(".", 1)[0].rstrip(" ").lower() in WINDOWS_RESERVED:
+        return "is a device name on Windows (CON, PRN, AUX, NUL, COM1, LPT1, ..., with any extension)"
+    if size > MAX_FILE_NAME:
+        return f"is longer than {MAX_FILE_NAME} bytes"
+    return None
+
+
+def path_problem(rel: str) -> str | None:
+    """Why the relative path *rel* (parts separated by /) cannot be written as it is (a
+    sentence on its first part that has a problem), or None."""
+    for part in rel.split("/"):
+        problem = file_name_problem(part)
+        if problem is not None:
+            return f"the file name {problem}" if part == rel else f"a name in its path, '{part}', {problem}"
     return None
 
 

@@ -1,35 +1,52 @@
 """Checks of a vendor's hand-written files (vendors/<name>/, or those build.hand_written
-names): each is named in UTF-8 without control characters and not too long (the name is
-written into the output and manifest.json), is UTF-8 text, is named once, and none is
-named like a file render writes into the vendor folder (or a folder of one). A file the
-list names is reported where it is named; load has read it (or reported why not)."""
+names): each is named as CMake and every file system take a name (validate/names.py: the
+name is written into the output, its CMake list and manifest.json), is UTF-8 text, is named
+once, and none is named like a file render writes into the vendor folder (or a folder of
+one), nor like another of them or a rendered one but for case (they would be one file on a
+case-insensitive file system). A file the list names is reported where it is named; load
+has read it (or reported why not)."""
 
 from __future__ import annotations
 
-from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostics, Loc, key_path
 from deeplink_gen.model import Located, Vendor
 from deeplink_gen.output_paths import vendor_folder_files
-from deeplink_gen.validate.names import MAX_FILE_NAME
+from deeplink_gen.validate.names import path_problem
 
 _FOLDER_KEY = "(sources)"
 
 
-def _name_problem(rel: str, rendered: set[str]) -> str | None:
-    """Why *rel* cannot be a hand-written file of the vendor folder, if it cannot."""
-    try:
-        rel.encode("utf-8")
-    except UnicodeEncodeError:
-        return "the file name is not UTF-8; rename the file"
-    if CONTROL.search(rel):
-        return "the file name holds a control character or line break; rename the file"
-    if any(len(part.encode("utf-8")) > MAX_FILE_NAME for part in rel.split("/")):
-        return f"a name in its path is longer than {MAX_FILE_NAME} bytes; rename it"
+def _name_problem(rel: str, rendered: set[str], spelled: dict[str, str]) -> str | None:
+    """Why *rel* cannot be a hand-written file of the vendor folder, if it cannot. *spelled*:
+    each path (and folder of one) already in the folder by its case-folded form, the rendered
+    files' first; *rel*'s are added."""
+    problem = path_problem(rel)
+    if problem is not None:
+        return f"{problem}; rename the file"
     for name in sorted(rendered):
         if rel == name:
             return f"'{rel}' is also a rendered file of the vendor folder; rename it"
         if name.startswith(rel + "/") or rel.startswith(name + "/"):
             return f"'{rel}' and the rendered file '{name}' cannot both be in the vendor folder; rename it"
+    return _case_clash(rel, spelled)
+
+
+def _prefixes(rel: str) -> list[str]:
+    """*rel* and each folder above it inside the vendor folder."""
+    parts = rel.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _case_clash(rel: str, spelled: dict[str, str]) -> str | None:
+    """Why *rel*, or a folder of it, would be the same file or folder as one in *spelled* on a
+    case-insensitive file system (macOS, Windows), if it would; else *rel* joins *spelled*."""
+    for prefix in _prefixes(rel):
+        other = spelled.get(prefix.casefold())
+        if other is not None and other != prefix:
+            return (f"'{prefix}' and '{other}' differ only in case: on a case-insensitive file system "
+                    "(macOS, Windows) they are one; rename it")
+    for prefix in _prefixes(rel):
+        spelled.setdefault(prefix.casefold(), prefix)
     return None
 
 
@@ -51,9 +68,12 @@ def check_sources(vendor: Vendor, diags: Diagnostics) -> None:
     listed = vendor.build.hand_written
     named = _duplicates(listed, diags) if listed is not None else {}
     rendered = set(vendor_folder_files(vendor).values())
+    spelled: dict[str, str] = {}
+    for name in sorted(rendered):
+        _case_clash(name, spelled)
     for s in vendor.sources:
         loc, key = named.get(s.rel, (s.loc, _FOLDER_KEY))
-        problem = _name_problem(s.rel, rendered)
+        problem = _name_problem(s.rel, rendered, spelled)
         if problem is not None:
             diags.add(loc, key, problem)
             continue

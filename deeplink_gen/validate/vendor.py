@@ -14,7 +14,7 @@ from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.translate.signature import wrapper_name
 from deeplink_gen.validate.reference import Reference
-from deeplink_gen.validate.names import length_problem, vendor_name_problem
+from deeplink_gen.validate.names import file_name_problem, length_problem, vendor_name_problem
 
 
 def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
@@ -34,6 +34,11 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
         problem = length_problem(value)
         if problem:
             diags.add(loc, key, f"{problem} ({len(value)}): it becomes part of file and folder names")
+    # The vendor name is checked above; DIOPI's impl folder is named by diopi_impl alone.
+    problem = file_name_problem(ident.diopi_impl.value)
+    if problem:
+        diags.add(ident.diopi_impl.loc, ("vendor", "diopi_impl"),
+                  f"'{ident.diopi_impl.value}' {problem}: it names DIOPI's folder impl/{ident.diopi_impl.value}")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
     for alias in vendor.cmake_aliases:

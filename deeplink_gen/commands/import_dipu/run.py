@@ -27,7 +27,7 @@ from deeplink_gen import pipeline
 from deeplink_gen.load.workspace import Sources
 from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
-from deeplink_gen.atomic import write_atomic
+from deeplink_gen.atomic import refuse_link_out, write_atomic
 from deeplink_gen.input_paths import catalog_files, vendor_files, workspace_file
 from deeplink_gen.request import Request
 
@@ -183,10 +183,12 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     point_forward_at_ops(imported, path, notes)
     sel = select(imported, vendors, layouts, path, notes)
     # The hand-written files are read from the folder beside each vendor file: written first,
-    # removed again if the workspace does not validate.
+    # removed again if the workspace does not validate; nothing when a folder links out of it.
+    for folder in sorted({f.parent for f in hand_written} | {out / "catalog", out / "vendors"}):
+        refuse_link_out(out, folder, str(folder))
     written = [f for f in hand_written if not f.exists()]
     for file, data in sorted(hand_written.items()):
-        write_atomic(file, data)
+        write_atomic(file, data, within=out)
     try:
         # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
         while True:
@@ -204,7 +206,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
             f.unlink(missing_ok=True)
         raise
     for file, text in texts.items():
-        write_atomic(file, text.encode("utf-8"))
+        write_atomic(file, text.encode("utf-8"), within=out)
     return ImportResult(sorted(set(notes), key=sort_key), list(sel.catalog), len(ups) - len(sel.catalog), vendors,
                         [str(p) for p in texts] + [str(p) for p in sorted(hand_written)], report)
 
