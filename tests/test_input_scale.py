@@ -1,0 +1,55 @@
+"""Input built to make the reading code slow or to misplace its errors: a long line
+under a YAML syntax error, an impl folder of blank lines, a DIOPI header of unclosed
+attributes or tens of thousands of declarations, an op file of aliases and duplicates.
+Each run is a process with a timeout and must answer within a few seconds; an error
+names the file and the line where the mistake is. Bidirectional control characters,
+which make pasted C++ show other than it compiles, are refused at their line."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import error_lines, line_of, run_cli, run_subprocess
+
+BOUND = 8       # seconds: each case took minutes before its reader was made linear
+HANG = 60
+
+
+def _timed(*args: str):
+    start = time.monotonic()
+    proc = run_subprocess(*args, timeout=HANG, env={"DEEPLINK_GEN_NO_CACHE": "1"})
+    return proc, time.monotonic() - start
+
+
+def test_a_long_line_under_a_syntax_error_is_explained_quickly(workspace: Path):
+    vendor = workspace / "vendors" / "camb.yaml"
+    text = vendor.read_text()
+    vendor.write_text(text + "foo" + " " * 400_000 + "bar\nbaz: 1\n")
+    proc, took = _timed("-C", str(workspace), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    line = text.count("\n") + 1
+    assert re.search(rf"camb\.yaml:{line}:1: error: .*'foo {{10}}.*\.\.\.' is neither", proc.stderr), proc.stderr[:500]
+    assert len(proc.stderr) < 2000
+    assert took < BOUND, took
+
+
+@pytest.mark.parametrize("line, where", [
+    ("  add.out: {enabled: false}}", ":28: error: "),
+    ('  name: "acme" x', ":16: error: "),
+])
+def test_a_syntax_error_inside_a_line_is_blamed_where_libyaml_points(workspace: Path, line: str, where: str):
+    vendor = workspace / "vendors" / "camb.yaml"
+    text = vendor.read_text()
+    if "add.out" in line:
+        vendor.write_text(text.replace("ops:\n", f"ops:\n{line}\n", 1))
+        number = text[:text.index("ops:\n")].count("\n") + 2
+    else:
+        vendor.write_text(text.replace("  name: camb", line, 1))
+        number = line_of(vendor, line)
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(f"camb.yaml:{number}{where}" in e for e in errors), errors
+    assert not any("indented" in e for e in errors), errors
