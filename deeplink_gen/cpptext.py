@@ -17,7 +17,11 @@ _DIOPI_CALLED = re.compile(r"\b(diopi[A-Z]\w*)\s*\(")
 # C0 control characters, DEL and the Unicode line breaks (YAML reads these as newlines): in a
 # comment or a statement of generated text, each would end it.
 CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
-_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+# Unicode's bidirectional embeddings, overrides and isolates: they reorder how text is shown,
+# so pasted C++ can show one thing and compile to another (g++ warns about them).
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_COMMENT_START = re.compile(r"/[*/]")
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 CPP_WORDS = frozenset("""
 alignof and auto bool char const const_cast constexpr decltype double dynamic_cast false float
@@ -100,4 +104,59 @@ def called_diopi(text: str) -> set[str]:
 
 def blank_comments(text: str) -> str:
     """*text* with its C/C++ comments turned into spaces, every newline and column kept."""
-    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return blank_spans(text, comment_spans(text))
+
+
+def remove_comments(text: str) -> str:
+    """*text* without its C/C++ comments."""
+    return _drop_spans(text, comment_spans(text))
+
+
+def comment_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each C/C++ comment of *text*, the first `*/` closing a `/*`, in linear time:
+    a lazy pattern from `/*` to `*/` scans to the end of the text from every unclosed `/*`."""
+    spans, pos, unclosed = [], 0, False
+    while (found := _COMMENT_START.search(text, pos)) is not None:
+        start = found.start()
+        if found.group() == "//":
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+        else:
+            end = -1 if unclosed else text.find("*/", start + 2)
+            if end < 0:
+                unclosed, pos = True, start + 1
+                continue
+            end += 2
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
+def delimited_spans(text: str, opening: str, closing: str) -> list[tuple[int, int]]:
+    """(start, end) of each *opening* ... first *closing* of *text* (a lazy `.*?` between them,
+    in linear time)."""
+    spans, pos = [], 0
+    while (start := text.find(opening, pos)) >= 0:
+        end = text.find(closing, start + len(opening))
+        if end < 0:
+            break
+        pos = end + len(closing)
+        spans.append((start, pos))
+    return spans
+
+
+def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """*text* with each of *spans* turned into spaces, every newline kept."""
+    parts, pos = [], 0
+    for start, end in spans:
+        parts += [text[pos:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        pos = end
+    return "".join(parts) + text[pos:]
+
+
+def _drop_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    parts, pos = [], 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        pos = end
+    return "".join(parts) + text[pos:]

@@ -53,3 +53,38 @@ def test_a_syntax_error_inside_a_line_is_blamed_where_libyaml_points(workspace: 
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert any(f"camb.yaml:{number}{where}" in e for e in errors), errors
     assert not any("indented" in e for e in errors), errors
+
+
+def test_an_impl_folder_of_blank_lines_is_scanned_quickly(workspace: Path, tmp_path: Path):
+    impl = tmp_path / "impl"
+    (impl / "functions").mkdir(parents=True)
+    (impl / "functions" / "blank.cpp").write_text("\n" * 5000 + "diopiError_t diopiAbs(diopiContextHandle_t ctx)\n{\n}\n")
+    proc, took = _timed("-C", str(workspace), "coverage", "--vendor", "camb", "--impl", f"camb={impl}",
+                        "--format", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert took < BOUND, took
+
+
+def _functions_h(tmp_path: Path, text: str) -> Path:
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "functions.h").write_text(text)
+    return include
+
+
+def test_a_header_of_unclosed_attributes_is_read_quickly(workspace: Path, tmp_path: Path):
+    include = _functions_h(tmp_path, "[[" * 100_000 + "\n/*" * 50_000 + "\n")
+    proc, took = _timed("-C", str(workspace), "--diopi-include", str(include), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert took < BOUND, took
+
+
+def test_a_header_of_many_declarations_is_read_quickly(workspace: Path, tmp_path: Path):
+    """Each declaration's line, and each unknown function's did-you-mean among them."""
+    decls = "".join(f"DIOPI_API diopiError_t diopiZz{i}(diopiContextHandle_t ctx);\n" for i in range(40_000))
+    include = _functions_h(tmp_path, decls + "DIOPI_API diopiError_t diopiLast(int x);\nDIOPI_API diopiError_t diopiLast(int x);\n")
+    proc, took = _timed("-C", str(workspace), "--diopi-include", str(include), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(r"functions\.h:40002:1: error: diopiLast: declared twice \(first at .*functions\.h:40001:1\)",
+                     proc.stderr), proc.stderr[:2000]
+    assert took < 2 * BOUND, took
