@@ -88,3 +88,28 @@ def test_a_header_of_many_declarations_is_read_quickly(workspace: Path, tmp_path
     assert re.search(r"functions\.h:40002:1: error: diopiLast: declared twice \(first at .*functions\.h:40001:1\)",
                      proc.stderr), proc.stderr[:2000]
     assert took < 2 * BOUND, took
+
+
+ENTRY = ('  schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+         "  interface: diopiAdd(ctx, out, self, other, alpha)\n")
+
+
+def test_an_op_file_of_aliases_imports_in_linear_time(tmp_path: Path):
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_text("- &add\n" + ENTRY + "- *add\n" * 40_000)
+    proc, took = _timed("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    again = [line for line in proc.stderr.splitlines() if "defined again" in line]
+    assert len(again) == 40_000 and "diopi_functions.yaml:4:1: warning: 'add.out' is defined again (first at line 1)" \
+        in again[0], again[:2]
+    assert took < 2 * BOUND, took
+
+
+def test_a_duplicated_entry_is_reported_once_as_a_duplicate(tmp_path: Path):
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_text(("- device: [camb]\n" + ENTRY) * 3)
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[0].rsplit(":", 2)[-2] for w in warnings] == ["4", "7"], warnings
+    assert all("is defined again (first at line 1)" in w for w in warnings), warnings
