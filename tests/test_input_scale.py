@@ -113,3 +113,13 @@ def test_a_duplicated_entry_is_reported_once_as_a_duplicate(tmp_path: Path):
     warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
     assert [w.split(": warning: ")[0].rsplit(":", 2)[-2] for w in warnings] == ["4", "7"], warnings
     assert all("is defined again (first at line 1)" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066"])
+def test_bidirectional_controls_in_pasted_cpp_are_refused(workspace: Path, char: str):
+    catalog = workspace / "catalog" / "loss.yaml"
+    line = line_of(catalog, "// diopiNLLLoss does not produce total_weight")
+    text = catalog.read_text()
+    catalog.write_text(text.replace("// diopiNLLLoss does", f"// diopiNLLLoss{char} does", 1))
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*U\+{ord(char):04X}", e) for e in errors), errors
