@@ -4,13 +4,18 @@ to, and the wrappers custom code mentions. Raises ParseError."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from deeplink_gen.errors import ParseError
 from deeplink_gen.model import CallArg
 
-_CALL = re.compile(r"^\s*(?:::)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;?\s*$", re.S)
-_STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+# C++ text here comes from vendor files, pasted, of any length: every reading below is linear
+# in it (no pattern retried from many starts over the same text, no slice of the text per token).
+# A call, with the blanks around it stripped first (`\s*;?\s*$` tries every split of a run).
+_CALL = re.compile(r"^(?:::)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;?$", re.S)
+_QUOTE = re.compile(r"[\"']")
+_LITERAL = {'"': re.compile(r'"(?:\\.|[^"\\])*"'), "'": re.compile(r"'(?:\\.|[^'\\])*'")}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WRAPPER = re.compile(r"\bdipu_\w+")
 _DIOPI_CALLED = re.compile(r"\b(diopi[A-Z]\w*)\s*\(")
@@ -38,7 +43,8 @@ def split_args(text: str) -> list[str]:
     or qualified template; string literals are opaque."""
     args: list[str] = []
     start = depth = 0
-    masked = _STRING.sub(lambda m: "_" * len(m.group()), text)
+    masked = mask_strings(text, "_")
+    opened = [m.start() for m in re.finditer("<", text)]
     for m in _SPLITTING.finditer(masked):
         ch, i = m.group(), m.start()
         if ch in "([{":
@@ -48,10 +54,10 @@ def split_args(text: str) -> list[str]:
             if depth < 0:
                 raise ParseError("unbalanced ')'")
         elif ch == "<":
-            if re.search(r"(_cast|\w::\w+)\s*$", masked[:i]):
+            if _opens_template(masked, i):
                 depth += 1
         elif ch == ">":
-            if depth > 0 and "<" in text[start:i]:
+            if depth > 0 and bisect.bisect_left(opened, start) < bisect.bisect_left(opened, i):
                 depth -= 1
         elif depth == 0:
             args.append(text[start:i])
@@ -64,8 +70,42 @@ def split_args(text: str) -> list[str]:
     return [a.strip() for a in args]
 
 
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _opens_template(masked: str, i: int) -> bool:
+    """Whether the '<' at *i* follows a cast or a qualified name (`(_cast|\\w::\\w+)\\s*` ends there)."""
+    end = i
+    while end > 0 and masked[end - 1].isspace():
+        end -= 1
+    if masked.endswith("_cast", 0, end):
+        return True
+    word = end
+    while word > 0 and _word_char(masked[word - 1]):
+        word -= 1
+    return word < end and word >= 3 and masked.endswith("::", 0, word) and _word_char(masked[word - 3])
+
+
+def mask_strings(text: str, fill: str) -> str:
+    """*text* with each string and character literal overwritten with *fill*. A quote that is
+    never closed leaves every later quote of its kind unclosed too, so none is tried again."""
+    parts, pos, unclosed = [], 0, set()
+    for quote in _QUOTE.finditer(text):
+        ch, start = quote.group(), quote.start()
+        if start < pos or ch in unclosed:
+            continue
+        literal = _LITERAL[ch].match(text, start)
+        if literal is None:
+            unclosed.add(ch)
+            continue
+        parts += [text[pos:start], fill * (literal.end() - start)]
+        pos = literal.end()
+    return "".join(parts) + text[pos:]
+
+
 def parse_call(text: str) -> tuple[str, tuple[CallArg, ...]]:
-    m = _CALL.match(text)
+    m = _CALL.match(text.strip())
     if not m:
         raise ParseError("expected a call such as 'diopiAdd(ctx, out, self, other, alpha)'")
     args = split_args(m.group(2))
@@ -77,13 +117,16 @@ def parse_call(text: str) -> tuple[str, tuple[CallArg, ...]]:
 def referenced_names(expr: str) -> list[str]:
     """Identifiers in *expr* that must name a variable: not members, qualified
     names, called functions, template names, C++ words or DIOPI enumerators."""
-    masked = _STRING.sub(lambda m: " " * len(m.group()), expr)
+    masked = mask_strings(expr, " ")
     names = []
     for m in IDENT.finditer(masked):
         word = m.group()
-        before = masked[: m.start()].rstrip()
-        after = masked[m.end():].lstrip()
-        if before.endswith(("::", ".", "->")) or after.startswith(("::", "(", "<")):
+        before, after = m.start(), m.end()
+        while before > 0 and masked[before - 1].isspace():
+            before -= 1
+        while after < len(masked) and masked[after].isspace():
+            after += 1
+        if masked.endswith(("::", ".", "->"), 0, before) or masked.startswith(("::", "(", "<"), after):
             continue
         if word in CPP_WORDS or word.startswith(("diopi", "Reduction", "RoundMode")) or word.isupper():
             continue
@@ -98,7 +141,7 @@ def mentioned_wrappers(text: str) -> set[str]:
 
 def called_diopi(text: str) -> set[str]:
     """The diopi<Name> functions that C++ text calls (string literals aside)."""
-    masked = _STRING.sub(lambda m: " " * len(m.group()), text or "")
+    masked = mask_strings(text or "", " ")
     return set(_DIOPI_CALLED.findall(masked))
 
 

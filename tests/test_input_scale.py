@@ -123,3 +123,16 @@ def test_bidirectional_controls_in_pasted_cpp_are_refused(workspace: Path, char:
     catalog.write_text(text.replace("// diopiNLLLoss does", f"// diopiNLLLoss{char} does", 1))
     errors = error_lines(run_cli("validate", cwd=workspace))
     assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*U\+{ord(char):04X}", e) for e in errors), errors
+
+
+def test_a_long_cpp_call_is_read_quickly(workspace: Path):
+    """A call's arguments split in linear time: each '<' used to look back over all the text before it."""
+    catalog = workspace / "catalog" / "pointwise.yaml"
+    line = line_of(catalog, "call: diopiAdd(ctx, out, self, other, alpha)")
+    text = catalog.read_text()
+    catalog.write_text(text.replace("call: diopiAdd(ctx, out, self, other, alpha)",
+                                    "call: 'diopiAdd(ctx, out, self, other, " + "a::b<" * 40_000 + ")'", 1))
+    proc, took = _timed("-C", str(workspace), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(rf"pointwise\.yaml:{line}:\d+: error: ", proc.stderr), proc.stderr[:2000]
+    assert took < BOUND, took
