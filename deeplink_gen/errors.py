@@ -220,6 +220,7 @@ def count(n: int, word: str) -> str:
 
 
 MAX_SHOWN = 100      # diagnostics printed per run; the rest are counted
+MAX_COMPARED = 2000  # candidates one did-you-mean compares a name with
 
 
 def shown(items: list[Diagnostic]) -> list[str]:
@@ -234,7 +235,16 @@ def shown(items: list[Diagnostic]) -> list[str]:
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """``; did you mean 'X'?`` for the candidate closest to *word*, if one is close. Among more
+    than MAX_COMPARED candidates, only the MAX_COMPARED nearest to *word* in sorted order are
+    compared: each comparison is costly, and a header or a list can hold a million names."""
+    import bisect
     import difflib
 
-    close = difflib.get_close_matches(word, sorted(set(candidates)), n=1, cutoff=0.6)
+    names = list(dict.fromkeys(sorted(candidates)))     # candidates often come sorted: linear
+    if len(names) > MAX_COMPARED:
+        at = bisect.bisect_left(names, word)
+        low = min(max(at - MAX_COMPARED // 2, 0), len(names) - MAX_COMPARED)
+        names = names[low:low + MAX_COMPARED]
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""

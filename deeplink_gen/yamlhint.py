@@ -13,9 +13,40 @@ from __future__ import annotations
 
 import re
 
-# The key of a `key: value` line (after any list dashes); its ':' ends group 1.
-_COMMENT = re.compile(r"""\s+#(?=[^"']*$).*$""")
-_KEY = re.compile(r"""^((?:-\s+)*(?:"[^"]*"|'[^']*'|[^\s#'"{\[][^#]*?)):(?=\s|$)""")
+# A pasted line can be megabytes long, so every pattern here runs in time linear in its line:
+# none may try a later start, or a split of one run of characters between two repetitions,
+# after the first fails (`\s+#` tried at each blank of a long run is quadratic).
+# The list dashes that begin a line, and the key after them: a quoted string, or plain text
+# running to the first ': ' that no '#' precedes.
+_DASHES = re.compile(r"(?:-\s+)*")
+_QUOTED_KEY = re.compile(r"""(?:"[^"]*"|'[^']*'):(?=\s|$)""")
+_PLAIN_KEY = re.compile(r"""[^\s#'"{\[][^#]*?:(?=\s|$)""")
+_HASH = re.compile(r"\s#")
+# Text quoted in a message: a line's first characters.
+_SHOWN = 200
+
+
+def _key_end(body: str) -> int | None:
+    """Where the key of the `key: value` line *body* (dashes first, if any) ends, just past its
+    ':'; None when *body* has no key. Dashes are read as list dashes; failing that, the whole
+    line as a plain key (`- {a: b}` has the key `- {a`)."""
+    start = _DASHES.match(body).end()
+    found = _QUOTED_KEY.match(body, start) or _PLAIN_KEY.match(body, start)
+    if found is None and start > 0:
+        found = _PLAIN_KEY.match(body)
+    return found.end() if found is not None else None
+
+
+def _uncommented(line: str) -> str:
+    """*line* without a trailing comment: from the blanks before the first '#' that follows
+    a blank and no quote follows."""
+    quote = max(line.rfind('"'), line.rfind("'"))
+    found = _HASH.search(line, quote + 1)
+    return line if found is None else line[:found.start()].rstrip()
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
 def _indent(line: str) -> int:
@@ -44,18 +75,18 @@ def _next(lines: list[str], number: int) -> int | None:
 
 def _text(lines: list[str], number: int) -> str:
     """Line *number* without its indentation and its trailing comment."""
-    return _COMMENT.sub("", lines[number - 1]).strip()
+    return _uncommented(lines[number - 1]).strip()
 
 
 def _has_value(line: str) -> bool:
     """A `key: value` line (its key cannot hold nested keys) or a list item with a scalar."""
     body = line.strip()
-    if body.startswith("- ") and not _KEY.match(body[2:].lstrip()):
+    if body.startswith("- ") and _key_end(body[2:].lstrip()) is None:
         return True
-    match = _KEY.match(body)
-    if not match:
+    end = _key_end(body)
+    if end is None:
         return False
-    rest = body[match.end():].split(" #")[0].strip()
+    rest = body[end:].split(" #")[0].strip()
     return bool(rest) and rest not in ("|", ">", "|-", ">-", "|+", ">+") and not rest.startswith("&")
 
 
@@ -92,17 +123,19 @@ def explain(text: str, problem: str, line: int, col: int,
     if "mapping values are not allowed" in problem:
         return _mapping_value(lines, line, col)
     if "did not find expected" in problem or "block end" in problem or "block mapping" in problem:
-        return _block(lines, line)
+        # Only a token that begins its line can be out of line: one after other text on its line
+        # (a stray '}', a word after a quoted string) is the mistake, where libyaml points.
+        return _block(lines, line) if col == _indent(here) + 1 else None
     return None
 
 
 def _mapping_value(lines: list[str], line: int, col: int) -> tuple[int, int, str] | None:
     here = lines[line - 1]
-    first = _KEY.match(here.strip())
-    if first and col > _indent(here) + first.end():
+    end = _key_end(here.strip())
+    if end is not None and col > _indent(here) + end:
         # A ': ' after the key's own: the value holds it.
-        key = first.group(1)
-        value = here.strip()[first.end():].split(" #")[0].strip()
+        key = _shown(here.strip()[:end - 1])
+        value = _shown(here.strip()[end:].split(" #")[0].strip())
         return line, col, (f"a value containing ': ' must be quoted: {key}: \"{value}\""
                            if '"' not in value else f"a value containing ': ' must be quoted: {key}: '{value}'")
     above = _previous(lines, line)
@@ -111,7 +144,7 @@ def _mapping_value(lines: list[str], line: int, col: int) -> tuple[int, int, str
         if odd is not None:
             return odd
         return line, _indent(here) + 1, (
-            f"this line is indented more than the key above it ('{_text(lines, above)}' at line {above}: "
+            f"this line is indented more than the key above it ('{_shown(_text(lines, above))}' at line {above}: "
             f"{_spaces(_indent(lines[above - 1]))}; this one: {_spaces(_indent(here))}); "
             "a key with a value cannot hold keys")
     return None
@@ -131,10 +164,10 @@ def _block(lines: list[str], line: int) -> tuple[int, int, str] | None:
             return odd
         return line, width + 1, (
             f"this {what} is indented more than the {'item' if item else 'key'} above it "
-            f"('{_text(lines, above)}' at line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
+            f"('{_shown(_text(lines, above))}' at line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
     if width == above_width:
         bare = _text(lines, above)
-        if not _KEY.match(bare) and not bare.startswith(("-", "{", "[", '"', "'", "|", ">")):
+        if _key_end(bare) is None and not bare.startswith(("-", "{", "[", '"', "'", "|", ">")):
             return above, above_width + 1, _no_colon(bare)
         return None
     levels = _open_levels(lines, line)
@@ -149,14 +182,14 @@ def _block(lines: list[str], line: int) -> tuple[int, int, str] | None:
         if agree or width - parent[0] == _usual_step(lines):
             return first, _indent(lines[first - 1]) + 1, (
                 f"this {what} is indented more than the {what}s after it ({_spaces(_indent(lines[first - 1]))}; "
-                f"'{_text(lines, line)}' at line {line}: {_spaces(width)})")
+                f"'{_shown(_text(lines, line))}' at line {line}: {_spaces(width)})")
     if item:
         return line, width + 1, (
             f"this list item is indented less than the item above it "
             f"(line {above}: {_spaces(above_width)}; this one: {_spaces(width)})")
     if width in [w for w, _ in levels]:
         return None
-    closest = ", ".join(f"'{_text(lines, n)}' at line {n}: {_spaces(w)}" for w, n in levels[:2])
+    closest = ", ".join(f"'{_shown(_text(lines, n))}' at line {n}: {_spaces(w)}" for w, n in levels[:2])
     return line, width + 1, (
         f"this line ({_spaces(width)}) is indented less than the key above it but lines up with no key "
         f"above it ({closest})")
@@ -174,7 +207,7 @@ def _dedented(lines: list[str], above: int, line: int) -> tuple[int, int, str] |
         # left with nothing under it shows where *above* belonged.
         return above, _indent(lines[above - 1]) + 1, (
             f"this line ({_spaces(_indent(lines[above - 1]))}) is indented no more than "
-            f"'{_text(lines, before)}' at line {before}, which is left with nothing under it, while line {line} "
+            f"'{_shown(_text(lines, before))}' at line {before}, which is left with nothing under it, while line {line} "
             f"after it has {_spaces(width)}; indent it like line {line}")
     if _indent(lines[before - 1]) != width:
         return None
@@ -186,12 +219,12 @@ def _dedented(lines: list[str], above: int, line: int) -> tuple[int, int, str] |
 
 def _opens(line: str) -> bool:
     """A `key:` line with nothing after it: what follows, indented, is its value."""
-    body = _COMMENT.sub("", line).strip()
-    return bool(_KEY.match(body)) and not body.startswith("- ") and body.endswith(":")
+    body = _uncommented(line).strip()
+    return _key_end(body) is not None and not body.startswith("- ") and body.endswith(":")
 
 
 def _no_colon(text: str) -> str:
-    return f"'{text}' is neither 'key: value' nor a list item; a key needs ': ' after it"
+    return f"'{_shown(text)}' is neither 'key: value' nor a list item; a key needs ': ' after it"
 
 
 def _spaces(n: int) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.cpptext import blank_comments, split_args
+from deeplink_gen.cpptext import blank_comments, blank_spans, delimited_spans, remove_comments, split_args
 from deeplink_gen import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
 from deeplink_gen.model import DiopiParam, Prototype, Prototypes, RuntimeHeader
@@ -134,8 +134,7 @@ def _blank_comments(text: str) -> str:
     text = blank_comments(text)
     text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", keep_lines, text, flags=re.M)
     text = re.sub(r'extern\s+"C"\s*\{', keep_lines, text)
-    text = re.sub(r"\[\[.*?\]\]", keep_lines, text, flags=re.S)
-    return text
+    return blank_spans(text, delimited_spans(text, "[[", "]]"))
 
 
 def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototype, bool]], list[Diagnostic]]:
@@ -149,6 +148,7 @@ def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototyp
     found: list[tuple[Prototype, bool]] = []
     problems: list[Diagnostic] = []
     start = 0
+    line, counted = 1, 0        # the line of offset *counted*: lines are counted on from there
     for m in re.finditer(r";", clean):
         chunk = clean[start:m.start()]
         offset = start
@@ -157,7 +157,9 @@ def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototyp
         stmt = chunk[lead:].strip()
         if not re.match(r"(DIOPI_API|DIOPI_RT_API)\b", stmt):
             continue
-        loc = Loc(path, clean.count("\n", 0, offset + lead) + 1, 1)
+        line += clean.count("\n", counted, offset + lead)
+        counted = offset + lead
+        loc = Loc(path, line, 1)
         d = _DECL.match(stmt)
         if d is None:
             problems.append(Diagnostic(loc, header, "cannot read this declaration"))
@@ -179,7 +181,7 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+([^\n]*?
 def parse_runtime_header(text: str) -> RuntimeHeader:
     """diopirt.h's #define constants (not its include guard) and its top-level
     declarations, in order, each on one line with comments removed."""
-    uncommented = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+    uncommented = remove_comments(text)
     guards = set(re.findall(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)", uncommented, re.M))
     macros = tuple((m.group(1), m.group(2) or "") for m in _DEFINE.finditer(uncommented) if m.group(1) not in guards)
     clean = _blank_comments(text)

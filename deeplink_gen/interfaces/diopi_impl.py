@@ -25,9 +25,15 @@ from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.model import DiopiLibrary
 
-# DIOPI's generator: the folders it scans below the impl folder, and its pattern.
+# DIOPI's generator: the folders it scans below the impl folder. Its pattern,
+# (?:^|\n)\s*(?:DIOPI_API)?\s*diopiError_t\s+(diopi\w+)\(([^)]*)\)\s*{ , backtracks over
+# every split of a run of blank lines between its two \s* (a file of blank lines takes cubic
+# time), and [^)]* rescans to the same ')' from every head that lacks one. The same matches,
+# in linear time: a head that starts after the last newline of its blanks, then the next ')'
+# (found once for all the heads before it) and the '{' after it.
 SOURCE_DIRS = ("functions", "functions_ext")
-_DEFINITION = re.compile(r"(?:^|\n)\s*(?:DIOPI_API)?\s*diopiError_t\s+(diopi\w+)\(([^)]*)\)\s*{")
+_HEAD = re.compile(r"(?:^|\n)[^\S\n]*(?:DIOPI_API\s*)?diopiError_t\s+(diopi\w+)\(")
+_BODY = re.compile(r"\s*{")
 # nm types of defined code symbols: text (global, local), weak defined, indirect function.
 _DEFINED = frozenset("TtWi")
 _SYMBOL = re.compile(r"^diopi\w+$")
@@ -56,9 +62,25 @@ def scan(folder: Path) -> frozenset[str]:
     for root, subdirs, files in os.walk(folder):
         subdirs.sort()
         for name in sorted(files):
-            text = _text(Path(root, name))
-            found.update(m.group(1) for m in _DEFINITION.finditer(text))
+            found.update(definitions(_text(Path(root, name))))
     return frozenset(found)
+
+
+def definitions(text: str) -> list[str]:
+    """The names of the functions *text* defines, as re.findall with DIOPI's pattern finds them."""
+    names, pos, close = [], 0, -1
+    while (head := _HEAD.search(text, pos)) is not None:
+        if close < head.end():
+            close = text.find(")", head.end())
+            if close < 0:
+                break
+            body = _BODY.match(text, close + 1)
+        if body is None:
+            pos = head.start() + 1
+            continue
+        names.append(head.group(1))
+        pos = body.end()
+    return names
 
 
 def symbols_from_text(text: str) -> frozenset[str]:

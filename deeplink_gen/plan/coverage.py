@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from deeplink_gen.errors import Loc, did_you_mean
+from deeplink_gen.errors import MAX_SHOWN, Loc, did_you_mean
 from deeplink_gen.model import AtenOp, DiopiLibrary, OpTable, ResolvedOp, ResolvedVendor
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.plan.reach import reached_functions
@@ -285,7 +285,8 @@ def against(cov: Coverage, source: str, names: tuple[tuple[str, Loc], ...]) -> W
     """What a workload naming *names* would run on each vendor."""
     by_name = {row.op.name: row for row in cov.rows}
     known = tuple(n for n, _ in names if n in by_name)
-    unknown = tuple((n, loc, did_you_mean(n, by_name)) for n, loc in names if n not in by_name)
+    unknown = tuple((n, loc, did_you_mean(n, by_name) if i < MAX_SHOWN else "")      # the first: each costs
+                    for i, (n, loc) in enumerate((n, loc) for n, loc in names if n not in by_name))
     vendors = []
     for i, v in enumerate(cov.vendors):
         cells = [(n, by_name[n].cells[i]) for n in known]

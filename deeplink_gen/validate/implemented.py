@@ -6,7 +6,7 @@ the adaptor wraps what that library implements."""
 
 from __future__ import annotations
 
-from deeplink_gen.errors import Diagnostics, did_you_mean
+from deeplink_gen.errors import Diagnostics, Suggestion
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import Prototypes, Vendor
 from deeplink_gen.translate.conversion import plan_function
@@ -22,6 +22,7 @@ def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) ->
                   f"wraps what it implements; leave adaptor.implemented out")
         return
     first = {}
+    known = protos.names()
     for ns in implemented.namespaces:
         for f in ns.functions:
             where = ("adaptor", "implemented", ns.name)
@@ -30,7 +31,7 @@ def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) ->
                 continue
             first[f.value] = f.loc
             if protos.get(f.value) is None:
-                diags.add(f.loc, where, f"'{f.value}' is not a DIOPI function{did_you_mean(f.value, protos.names())}")
+                diags.add(f.loc, where, f"'{f.value}' is not a DIOPI function", Suggestion(f.value, known))
     missing = [p for p in CONVERSION_PRIMITIVES if p not in first]
     converting = next((f for f in sorted(first) if protos.get(f) is not None
                        and plan_function(protos.get(f), vendor, {}).tensors), None)

@@ -45,11 +45,32 @@ def _text(path: Path, option: str) -> str:
 
 @dataclass(frozen=True)
 class UpstreamYaml:
-    """An upstream YAML file, read once: its nodes (for the line of each entry and key) and its data."""
+    """An upstream YAML file, read once: its nodes (for the line of each entry and key), its data,
+    and the line of each item of a top-level list (an alias's own, not its anchor's)."""
 
     path: Path
     root: yaml.Node | None
     data: Any
+    item_lines: tuple[int, ...] = ()
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.1 as upstream reads it, noting where each item of the top-level list begins: an
+    alias item is the node of its anchor, whose marks are the anchor's."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.depth = 0
+        self.item_lines: list[int] = []
+
+    def compose_node(self, parent, index):
+        if self.depth == 1 and isinstance(parent, yaml.SequenceNode):
+            self.item_lines.append(self.peek_event().start_mark.line + 1)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
@@ -62,8 +83,15 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
     def fail(line: int, column: int, message: str) -> UserError:
         return UserError([Diagnostic(Loc(str(path), line, column), key, message)])
 
+    loader = None
     try:
-        return UpstreamYaml(path, yaml.compose(text, Loader=yaml.SafeLoader), yaml.load(text, Loader=yaml.SafeLoader))
+        loader = _Loader(text)                 # reads the text: a character YAML forbids is an error here
+        root = loader.get_single_node()        # composed once, and built from its nodes
+        return UpstreamYaml(path, root, loader.construct_document(root) if root is not None else None,
+                            tuple(loader.item_lines))
+    except yaml.reader.ReaderError as exc:
+        raise UserError([Diagnostic(Loc.at(str(path), text, exc.position), key,
+                                    f"YAML error: {exc.reason}")]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         raise (fail(mark.line + 1, mark.column + 1, f"YAML syntax error: {exc.problem}") if mark
@@ -76,6 +104,9 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
         raise fail(mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
                    f"'{node.value[:40]}' is not a valid {node.tag.rsplit(':', 1)[-1]}" if node is not None
                    else "a value cannot be read") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
 def _unconstructible(root: yaml.Node | None) -> yaml.ScalarNode | None:
@@ -114,7 +145,7 @@ def read_functions(path: Path) -> list[Upstream]:
                 if isinstance(v, yaml.ScalarNode):      # the last occurrence wins, as the value does
                     block = v.style == "|"
                     text_lines[k.value] = (v.start_mark.line + (2 if block else 1), block)
-        out.append(Upstream(i, node.start_mark.line + 1, item, key_lines, text_lines))
+        out.append(Upstream(i, found.item_lines[i], item, key_lines, text_lines))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from deeplink_gen.commands.import_dipu.read import (
     UpstreamYaml, read_convert_config, read_functions, read_yaml, warning,
 )
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
-from deeplink_gen.commands.import_dipu.translate import translate
+from deeplink_gen.commands.import_dipu.translate import Imported, translate
 from deeplink_gen.errors import Diagnostic, UserError, sort_key
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen import pipeline
@@ -175,8 +176,16 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     imported = []
     table = torch.op_table()
     dialect = dialect_of(ups)
+    translated: dict[int, Imported] = {}      # id of an entry's mapping -> its translation
     for up in ups:
-        item = translate(up, path, table, torch.version.dipu_code, dialect)
+        first = translated.get(id(up.data))
+        if first is not None:
+            # An alias of an earlier entry (`- *name`): the same entry again, at its own line.
+            item = dataclasses.replace(first, up=up, notes=[])
+        else:
+            item = translate(up, path, table, torch.version.dipu_code, dialect)
+            if isinstance(up.data, dict):
+                translated[id(up.data)] = item
         notes += item.notes
         if item.op:
             imported.append(item)

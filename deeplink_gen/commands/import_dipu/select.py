@@ -38,6 +38,31 @@ def point_forward_at_ops(imported: list[Imported], path: str, notes: list[Diagno
                 ag["forward"] = target
 
 
+def _choose(op: str, items: list[Imported], vendors: list[str], path: str,
+            notes: list[Diagnostic]) -> dict[str, Imported | None]:
+    """Each vendor's entry for *op*: the first of *items* its device filter keeps. Each later
+    entry some vendor keeps is reported once, at its line, as defined again; one no vendor
+    keeps (when some entry is kept), as selecting none of them."""
+    choice: dict[str, Imported | None] = {}
+    again: dict[int, Imported] = {}          # id of a later entry -> the first of a vendor it shares
+    for v in vendors:
+        kept = [i for i in items if i.devices is None or device_kept(i.devices, v)]
+        choice[v] = kept[0] if kept else None
+        for i in kept[1:]:
+            again.setdefault(id(i), kept[0])
+    chosen = {id(c) for c in choice.values() if c is not None}
+    for i in items:
+        first = again.get(id(i))
+        if first is not None:
+            notes.append(warning(path, i.up.line, f"'{op}' is defined again (first at line {first.up.line}) for"
+                                                  " the same vendors; DIPU's generator emits both (C++"
+                                                  " redefinition); the first is used"))
+        elif id(i) not in chosen and chosen:
+            notes.append(warning(path, i.up.line, f"'{op}': device {i.devices} selects none of"
+                                                  f" {', '.join(vendors)}; not imported"))
+    return choice
+
+
 def select(imported: list[Imported], vendors: list[str], layouts: dict[str, tuple], path: str,
            notes: list[Diagnostic]) -> Selection:
     groups: dict[str, list[Imported]] = {}
@@ -45,24 +70,13 @@ def select(imported: list[Imported], vendors: list[str], layouts: dict[str, tupl
         groups.setdefault(item.op, []).append(item)
     out = Selection(overrides={v: {} for v in vendors})
     for op, items in groups.items():
-        choice: dict[str, Imported | None] = {}
-        for v in vendors:
-            kept = [i for i in items if i.devices is None or device_kept(i.devices, v)]
-            if len(kept) > 1:
-                notes.append(warning(path, kept[1].up.line,
-                                     f"'{op}' is defined again (first at line {kept[0].up.line}) for the same"
-                                     " vendors; DIPU's generator emits both (C++ redefinition); the first is used"))
-            choice[v] = kept[0] if kept else None
+        choice = _choose(op, items, vendors, path, notes)
         used = [i for i in items if any(c is i for c in choice.values())]
         if not used:
             for i in items:
                 notes.append(warning(path, i.up.line, f"'{op}': device {i.devices} selects none of"
                                                       f" {', '.join(vendors)}; entry skipped"))
             continue
-        for i in items:
-            if i not in used and not any(i is k for k in items if k.devices is None):
-                notes.append(warning(path, i.up.line, f"'{op}': device {i.devices} selects none of"
-                                                      f" {', '.join(vendors)}; not imported"))
         best = max(used, key=lambda i: (sum(c is i for c in choice.values()),
                                         -min(vendors.index(v) for v in vendors if choice[v] is i)))
         entry = dict(best.entry)

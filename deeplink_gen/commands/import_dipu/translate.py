@@ -3,6 +3,8 @@ written), or skipped; with a warning for every problem found on the way."""
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,8 +84,10 @@ def schema_name(text: str) -> str:
     return text.strip().removeprefix("aten::").split("(", 1)[0].strip()
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_schema(text: str) -> tuple[FunctionSchema | None, str | None]:
-    """Parse an upstream schema; fix the known non-ATen spellings. (schema, the fixed text if fixed)."""
+    """Parse an upstream schema; fix the known non-ATen spellings. (schema, the fixed text if fixed).
+    An op file can repeat one schema thousands of times: each is parsed once (schemas are frozen)."""
     body = text.strip().removeprefix("aten::")
     try:
         return FunctionSchema.parse(body), None

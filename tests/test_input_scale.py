@@ -1,0 +1,138 @@
+"""Input built to make the reading code slow or to misplace its errors: a long line
+under a YAML syntax error, an impl folder of blank lines, a DIOPI header of unclosed
+attributes or tens of thousands of declarations, an op file of aliases and duplicates.
+Each run is a process with a timeout and must answer within a few seconds; an error
+names the file and the line where the mistake is. Bidirectional control characters,
+which make pasted C++ show other than it compiles, are refused at their line."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import error_lines, line_of, run_cli, run_subprocess
+
+BOUND = 8       # seconds: each case took minutes before its reader was made linear
+HANG = 60
+
+
+def _timed(*args: str):
+    start = time.monotonic()
+    proc = run_subprocess(*args, timeout=HANG, env={"DEEPLINK_GEN_NO_CACHE": "1"})
+    return proc, time.monotonic() - start
+
+
+def test_a_long_line_under_a_syntax_error_is_explained_quickly(workspace: Path):
+    vendor = workspace / "vendors" / "camb.yaml"
+    text = vendor.read_text()
+    vendor.write_text(text + "foo" + " " * 400_000 + "bar\nbaz: 1\n")
+    proc, took = _timed("-C", str(workspace), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    line = text.count("\n") + 1
+    assert re.search(rf"camb\.yaml:{line}:1: error: .*'foo {{10}}.*\.\.\.' is neither", proc.stderr), proc.stderr[:500]
+    assert len(proc.stderr) < 2000
+    assert took < BOUND, took
+
+
+@pytest.mark.parametrize("line, where", [
+    ("  add.out: {enabled: false}}", ":28: error: "),
+    ('  name: "acme" x', ":16: error: "),
+])
+def test_a_syntax_error_inside_a_line_is_blamed_where_libyaml_points(workspace: Path, line: str, where: str):
+    vendor = workspace / "vendors" / "camb.yaml"
+    text = vendor.read_text()
+    if "add.out" in line:
+        vendor.write_text(text.replace("ops:\n", f"ops:\n{line}\n", 1))
+        number = text[:text.index("ops:\n")].count("\n") + 2
+    else:
+        vendor.write_text(text.replace("  name: camb", line, 1))
+        number = line_of(vendor, line)
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(f"camb.yaml:{number}{where}" in e for e in errors), errors
+    assert not any("indented" in e for e in errors), errors
+
+
+def test_an_impl_folder_of_blank_lines_is_scanned_quickly(workspace: Path, tmp_path: Path):
+    impl = tmp_path / "impl"
+    (impl / "functions").mkdir(parents=True)
+    (impl / "functions" / "blank.cpp").write_text("\n" * 5000 + "diopiError_t diopiAbs(diopiContextHandle_t ctx)\n{\n}\n")
+    proc, took = _timed("-C", str(workspace), "coverage", "--vendor", "camb", "--impl", f"camb={impl}",
+                        "--format", "json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert took < BOUND, took
+
+
+def _functions_h(tmp_path: Path, text: str) -> Path:
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "functions.h").write_text(text)
+    return include
+
+
+def test_a_header_of_unclosed_attributes_is_read_quickly(workspace: Path, tmp_path: Path):
+    include = _functions_h(tmp_path, "[[" * 100_000 + "\n/*" * 50_000 + "\n")
+    proc, took = _timed("-C", str(workspace), "--diopi-include", str(include), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert took < BOUND, took
+
+
+def test_a_header_of_many_declarations_is_read_quickly(workspace: Path, tmp_path: Path):
+    """Each declaration's line, and each unknown function's did-you-mean among them."""
+    decls = "".join(f"DIOPI_API diopiError_t diopiZz{i}(diopiContextHandle_t ctx);\n" for i in range(40_000))
+    include = _functions_h(tmp_path, decls + "DIOPI_API diopiError_t diopiLast(int x);\nDIOPI_API diopiError_t diopiLast(int x);\n")
+    proc, took = _timed("-C", str(workspace), "--diopi-include", str(include), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(r"functions\.h:40002:1: error: diopiLast: declared twice \(first at .*functions\.h:40001:1\)",
+                     proc.stderr), proc.stderr[:2000]
+    assert took < 2 * BOUND, took
+
+
+ENTRY = ('  schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+         "  interface: diopiAdd(ctx, out, self, other, alpha)\n")
+
+
+def test_an_op_file_of_aliases_imports_in_linear_time(tmp_path: Path):
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_text("- &add\n" + ENTRY + "- *add\n" * 40_000)
+    proc, took = _timed("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    again = [line for line in proc.stderr.splitlines() if "defined again" in line]
+    assert len(again) == 40_000 and "diopi_functions.yaml:4:1: warning: 'add.out' is defined again (first at line 1)" \
+        in again[0], again[:2]
+    assert took < 2 * BOUND, took
+
+
+def test_a_duplicated_entry_is_reported_once_as_a_duplicate(tmp_path: Path):
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_text(("- device: [camb]\n" + ENTRY) * 3)
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[0].rsplit(":", 2)[-2] for w in warnings] == ["4", "7"], warnings
+    assert all("is defined again (first at line 1)" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066"])
+def test_bidirectional_controls_in_pasted_cpp_are_refused(workspace: Path, char: str):
+    catalog = workspace / "catalog" / "loss.yaml"
+    line = line_of(catalog, "// diopiNLLLoss does not produce total_weight")
+    text = catalog.read_text()
+    catalog.write_text(text.replace("// diopiNLLLoss does", f"// diopiNLLLoss{char} does", 1))
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*U\+{ord(char):04X}", e) for e in errors), errors
+
+
+def test_a_long_cpp_call_is_read_quickly(workspace: Path):
+    """A call's arguments split in linear time: each '<' used to look back over all the text before it."""
+    catalog = workspace / "catalog" / "pointwise.yaml"
+    line = line_of(catalog, "call: diopiAdd(ctx, out, self, other, alpha)")
+    text = catalog.read_text()
+    catalog.write_text(text.replace("call: diopiAdd(ctx, out, self, other, alpha)",
+                                    "call: 'diopiAdd(ctx, out, self, other, " + "a::b<" * 40_000 + ")'", 1))
+    proc, took = _timed("-C", str(workspace), "validate")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(rf"pointwise\.yaml:{line}:\d+: error: ", proc.stderr), proc.stderr[:2000]
+    assert took < BOUND, took
