@@ -305,6 +305,15 @@ def test_alias_expansion_is_bounded_in_bytes_and_count(tmp_path: Path, anchored:
                      proc.stderr), proc.stderr[-2000:]
 
 
+def test_a_character_yaml_forbids_in_dipus_op_config(tmp_path: Path):
+    """libyaml's reader refuses a control character before parsing: its position, in our words."""
+    path = tmp_path / "diopi_functions.yaml"
+    path.write_bytes(b'- schema: "a\x01b"\n')
+    result = run_cli("import-dipu", "--functions", str(path), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "diopi_functions.yaml:1:13: error:" in result.stderr and "unicode string" not in result.stderr
+
+
 @pytest.mark.parametrize("tagged", ["!!map x", "!!seq x", "!!python/none x"])
 def test_a_tag_for_no_scalar_is_refused_in_our_words(workspace: Path, tagged: str):
     """PyYAML's own text for these names its "<unicode string>" on a second line."""
