@@ -136,3 +136,19 @@ def test_a_long_cpp_call_is_read_quickly(workspace: Path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert re.search(rf"pointwise\.yaml:{line}:\d+: error: ", proc.stderr), proc.stderr[:2000]
     assert took < BOUND, took
+
+
+@pytest.mark.parametrize("header", ["template <" * 20_000, "template <class T> f" + "(" * 100_000,
+                                    "template <class T> void f(T) {}\n" * 20_000 + "template <class T> void g(T);\n"])
+def test_dipu_link_snapshot_reads_template_heads_in_linear_time(tmp_path: Path, header: str):
+    """dipu-link-snapshot finds the function templates DIPU's kernel headers define by balancing
+    brackets; unbalanced or repeated heads cost each head a lookup, not a scan to the file's end
+    (the first header took minutes)."""
+    from deeplink_gen.commands.dipu_link_snapshot import header_templates
+
+    path = tmp_path / "kernels.h"
+    path.write_text(header)
+    start = time.monotonic()
+    found = header_templates([path])
+    assert time.monotonic() - start < BOUND
+    assert found == ({"f"} if header.endswith(";\n") else set())

@@ -119,28 +119,45 @@ def probe_declarations(core: tuple[list[str], str], csrc: Path, names_by_header:
 
 
 _TEMPLATE_FUNCTION = re.compile(r"\btemplate\s*<")
+_STOP = re.compile(r"[;{}()]")
+_LAST_NAME = re.compile(r"\b([A-Za-z_]\w*)\s*$")
+_BODY_OR_END = re.compile(r"[;{]")
+
+
+def _matches(text: str, opening: str, closing: str) -> dict[int, int]:
+    """Where each *opening* of *text* is balanced: its index -> the index just past its
+    *closing*, found in one pass; a ';' leaves every open one unbalanced, as no template head
+    or parameter list holds one outside a body."""
+    matched, open_at = {}, []
+    for m in re.finditer(f"[{re.escape(opening + closing)};]", text):
+        if m.group() == opening:
+            open_at.append(m.start())
+        elif m.group() == closing:
+            if open_at:
+                matched[open_at.pop()] = m.end()
+        else:
+            open_at.clear()
+    return matched
 
 
 def header_templates(headers: list[Path]) -> set[str]:
     """Names of the function templates *headers* define: after a template <...> head, the
-    name before the first top-level '(' when a body follows its parameter list."""
+    name before the first top-level '(' when a body follows its parameter list. The brackets
+    are balanced once per header, so a header is read in time linear in its size."""
     names = set()
     for path in headers:
         text = path.read_text(encoding="utf-8", errors="replace")
+        angles, parens = _matches(text, "<", ">"), _matches(text, "(", ")")
         for m in _TEMPLATE_FUNCTION.finditer(text):
-            i, depth = m.end(), 1
-            while i < len(text) and depth:
-                depth += {"<": 1, ">": -1}.get(text[i], 0)
-                i += 1
-            head = re.match(r"[^;{}()]*?\b([A-Za-z_]\w*)\s*\(", text[i:])
+            i = angles.get(m.end() - 1)
+            stop = _STOP.search(text, i) if i is not None else None
+            if stop is None or stop.group() != "(" or stop.start() not in parens:
+                continue
+            head = _LAST_NAME.search(text, i, stop.start())
             if head is None or head.group(1) in ("class", "struct", "operator"):
                 continue
-            j, depth = i + head.end(), 1
-            while j < len(text) and depth:
-                depth += {"(": 1, ")": -1}.get(text[j], 0)
-                j += 1
-            after = re.match(r"[^;{]*([;{])", text[j:])
-            if after is not None and after.group(1) == "{":
+            after = _BODY_OR_END.search(text, parens[stop.start()])
+            if after is not None and after.group() == "{":
                 names.add(head.group(1))
     return names
 
