@@ -152,3 +152,11 @@ def test_dipu_link_snapshot_reads_template_heads_in_linear_time(tmp_path: Path, 
     found = header_templates([path])
     assert time.monotonic() - start < BOUND
     assert found == ({"f"} if header.endswith(";\n") else set())
+
+
+def test_a_long_op_name_is_quoted_in_part():
+    """explain's op comes from the command line, not a file: its message quotes a bounded excerpt."""
+    result = run_cli("explain", "a" * 100_000, "--vendor", "camb", cwd=Path(__file__).resolve().parent.parent)
+    assert result.exit_code == 1
+    assert "'aaaa" in result.output and "...' is neither in the op catalog" in result.output
+    assert len(result.output) < 1000

@@ -10,7 +10,7 @@ import click
 
 from deeplink_gen import output_paths, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice
-from deeplink_gen.errors import Diagnostic, UserError, did_you_mean
+from deeplink_gen.errors import Diagnostic, UserError, did_you_mean, excerpt
 from deeplink_gen.model import OpOverride, ResolvedOp, ResolvedVendor, Vendor, Workspace
 from deeplink_gen.model.dtypes import UNCONVERTED_FATE
 from deeplink_gen.options import Options, Torch
@@ -141,7 +141,7 @@ def _not_in_catalog(op: str, ws, torch: Torch, options: Options) -> str:
         return (f"'{op}' names no single op: the op catalog has {_some(overloads)}; "
                 f"explain one of them (explain --vendor V lists every op)")
     if op not in table.ops:
-        return (f"'{op}' is neither in the op catalog nor an op of torch {table.version}"
+        return (f"'{excerpt(op)}' is neither in the op catalog nor an op of torch {table.version}"
                 f"{did_you_mean(op, [*ws.catalog.names(), *table.ops])}")
     base = "diopi" + "".join(part.capitalize() for part in op.split(".")[0].strip("_").split("_"))
     declared = [f for f in (base, base + "Inp") if options.prototypes().get(f) is not None]
