@@ -145,6 +145,8 @@ def test_hostsim_skips_only_cases_torchs_cpu_cannot_compute(rendered, standins):
         "remainder_self_bool": lambda: torch.remainder(torch.tensor([1]), torch.tensor([0])),
         "remainder_tensor_zero": lambda: torch.remainder(torch.tensor([3], dtype=torch.int8),
                                                          torch.tensor([0], dtype=torch.int8)),
+        "remainder_self_scalar": lambda: torch.remainder(2, torch.tensor([1, 0], dtype=torch.uint8)),
+        "remainder_other_scalar": lambda: torch.remainder(torch.tensor([True, False]), 0),
     }
     half = {"adaptive_max_pool3d", "adaptive_max_pool3d_return_indices", "avg_pool2d", "binary_cross_entropy",
             "cross_entropy", "layer_norm", "mse_loss", "nll_loss", "nll_loss_empty_tensor", "nll_loss_v2",
