@@ -25,6 +25,15 @@ CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
 # Unicode's bidirectional embeddings, overrides and isolates: they reorder how text is shown,
 # so pasted C++ can show one thing and compile to another (g++ warns about them).
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_problem(text: str) -> tuple[int, str] | None:
+    """Where *text* holds a bidirectional control character, and why that is refused; None if it holds none."""
+    found = BIDI.search(text)
+    if found is None:
+        return None
+    return found.start(), (f"holds the bidirectional control character U+{ord(found.group()):04X}, which shows "
+                           f"text in another order than it is read; remove it")
 _COMMENT_START = re.compile(r"/[*/]")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import inputfile, nesting, yamlhint
-from deeplink_gen.cpptext import BIDI
+from deeplink_gen.cpptext import bidi_problem
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -120,9 +120,8 @@ def loads(raw: bytes | str, name: str) -> Document:
         text = raw
     if text.startswith("\ufeff"):
         text = text[1:]
-    if (bidi := BIDI.search(text)) is not None:
-        raise _at(Loc.at(name, text, bidi.start()), f"holds the bidirectional control character "
-                  f"U+{ord(bidi.group()):04X}, which shows text in another order than it is read; remove it")
+    if (bidi := bidi_problem(text)) is not None:
+        raise _at(Loc.at(name, text, bidi[0]), bidi[1])
     nesting.check_yaml(text, name)      # before the parser, which recurses (in C) per level
     try:
         loader = _Loader(text)

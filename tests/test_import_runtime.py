@@ -171,3 +171,18 @@ def test_a_huge_file_in_a_runtime_folder_is_never_read_whole(tmp_path, name):
                           timeout=120, memory=2 << 30)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert re.search(rf"{re.escape(name)}:1:1: error: --runtime: file is larger than", proc.stderr), proc.stderr[-2000:]
+
+
+def test_a_bidirectional_control_character_in_a_runtime_source_is_refused_at_its_line(tmp_path):
+    """The function bodies go into the vendor file, which refuses such characters: the import says
+    where the source holds one instead of writing a workspace that does not validate."""
+    folder = shutil.copytree(FIXTURES / "gpulike", tmp_path / "gpulike")
+    source = folder / "deviceimpl.cpp"
+    lines = source.read_text().splitlines(keepends=True)
+    lines.insert(3, "// \u202e reversed\n")
+    source.write_text("".join(lines))
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"gpulike={folder}",
+                     "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 1 and not (tmp_path / "ws").exists()
+    assert re.search(r"deviceimpl\.cpp:4:4: error: --runtime: holds the bidirectional control character U\+202E",
+                     result.stderr), result.stderr
