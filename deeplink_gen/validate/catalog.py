@@ -27,7 +27,7 @@ def check_call(call: DiopiCall, where: tuple, protos: Prototypes, diags: Diagnos
                                    f"({display_path(protos.source)})", Suggestion(call.function, protos.functions))
     elif arity and len(call.args) != len(p.params):
         diags.add(call.loc, where, f"{call.function} takes {len(p.params)} arguments ({p.params_text}); "
-                                   f"the call passes {len(call.args)}")
+                                   f"the call passes {len(call.args)} (declared at {p.loc})")
 
 
 def _signature(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> OpSignature | None:
