@@ -173,7 +173,8 @@ CASES = [
               "    diopiMm:\n      convert:\n        int32: float32\n", 8, r"form a chain"),
     ("unknown function", "dtypes:\n  supported: [float32]\n  functions:\n    diopiConv2d:\n"
                          "      convert: {float64: float32}\n", 4,
-     r"dtypes\.functions\.diopiConv2d: 'diopiConv2d' is not a DIOPI function; did you mean"),
+     r"dtypes\.functions\.diopiConv2d: 'diopiConv2d' is not a DIOPI function in the DIOPI prototypes "
+     r"\(deeplink_gen/interfaces/data/diopi_prototypes\.yaml\); did you mean"),
     ("unknown tensor", "dtypes:\n  supported: [float32]\n  functions:\n    diopiMm:\n      tensors:\n"
                        "        mat3: {float64: float32}\n", 6,
      r"'mat3' is not a tensor argument of diopiMm; did you mean 'mat2'"),
@@ -188,7 +189,7 @@ CASES = [
     ("common rule to itself", "dtypes:\n  supported: [float32]\n  convert:\n    int64: int64\n", 4,
      r"converts int64 to itself"),
     ("implemented function unknown", "adaptor:\n  implemented:\n    droplet: [diopiCastDtype, diopiCopyInp, diopiMM]\n",
-     3, r"adaptor\.implemented\.droplet: 'diopiMM' is not a DIOPI function; did you mean"),
+     3, r"adaptor\.implemented\.droplet: 'diopiMM' is not a DIOPI function in the DIOPI prototypes \(.*\); did you mean"),
     ("implemented twice", "adaptor:\n  implemented:\n    droplet: [diopiCastDtype, diopiCopyInp, diopiMm]\n"
                           "    other: [diopiMm]\n", 4, r"diopiMm is listed twice \(first at .*droplet\.yaml:"),
     ("conversion primitives missing", "adaptor:\n  implemented:\n    droplet: [diopiMm, diopiCopyInp]\n", 2,

@@ -6,7 +6,7 @@ either means (dtypes.pass_through) or is warned about."""
 
 from __future__ import annotations
 
-from deeplink_gen.errors import Diagnostics, Loc, Suggestion
+from deeplink_gen.errors import Diagnostics, Loc, Suggestion, display_path
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import DiopiArgKind, DtypeRules, Prototype, Prototypes, Rule, Vendor
 from deeplink_gen.model.dtypes import DTYPES, FROM_DIPU, LEVELS, UNCONVERTED_FATE
@@ -16,7 +16,8 @@ def _check_function(fn: str, loc: Loc, section: str, protos: Prototypes, diags: 
     p = protos.get(fn)
     where = (section, "functions", fn)
     if p is None:
-        diags.add(loc, where, f"'{fn}' is not a DIOPI function", Suggestion(fn, protos.functions))
+        diags.add(loc, where, f"'{fn}' is not a DIOPI function in the DIOPI prototypes ({display_path(protos.source)})",
+                  Suggestion(fn, protos.functions))
         return None
     if fn in CONVERSION_PRIMITIVES:
         diags.add(loc, where, f"{fn} is a conversion primitive of the adaptor; its tensors cannot be converted")

@@ -6,7 +6,7 @@ the adaptor wraps what that library implements."""
 
 from __future__ import annotations
 
-from deeplink_gen.errors import Diagnostics, Suggestion
+from deeplink_gen.errors import Diagnostics, Suggestion, display_path
 from deeplink_gen.interfaces.diopi import CONVERSION_PRIMITIVES
 from deeplink_gen.model import Prototypes, Vendor
 from deeplink_gen.translate.conversion import plan_function
@@ -31,7 +31,8 @@ def check_implemented(vendor: Vendor, protos: Prototypes, diags: Diagnostics) ->
                 continue
             first[f.value] = f.loc
             if protos.get(f.value) is None:
-                diags.add(f.loc, where, f"'{f.value}' is not a DIOPI function", Suggestion(f.value, known))
+                diags.add(f.loc, where, f"'{f.value}' is not a DIOPI function in the DIOPI prototypes "
+                                       f"({display_path(protos.source)})", Suggestion(f.value, known))
     missing = [p for p in CONVERSION_PRIMITIVES if p not in first]
     converting = next((f for f in sorted(first) if protos.get(f) is not None
                        and plan_function(protos.get(f), vendor, {}).tensors), None)
