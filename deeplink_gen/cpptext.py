@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from deeplink_gen.errors import ParseError
+from deeplink_gen.errors import Diagnostic, Loc, ParseError, UserError
 from deeplink_gen.model import CallArg
 
 # C++ text here comes from vendor files, pasted, of any length: every reading below is linear
@@ -25,15 +25,6 @@ CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]+")
 # Unicode's bidirectional embeddings, overrides and isolates: they reorder how text is shown,
 # so pasted C++ can show one thing and compile to another (g++ warns about them).
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def bidi_problem(text: str) -> tuple[int, str] | None:
-    """Where *text* holds a bidirectional control character, and why that is refused; None if it holds none."""
-    found = BIDI.search(text)
-    if found is None:
-        return None
-    return found.start(), (f"holds the bidirectional control character U+{ord(found.group()):04X}, which shows "
-                           f"text in another order than it is read; remove it")
 _COMMENT_START = re.compile(r"/[*/]")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
@@ -45,6 +36,15 @@ this true uint8_t unsigned void size_t
 
 
 _SPLITTING = re.compile(r"[()\[\]{}<>,]")
+
+
+def refuse_bidi(text: str, name: str, key: tuple | str = ()) -> None:
+    """A UserError under *key* at the first bidirectional control character of *text* (file *name*)."""
+    found = BIDI.search(text)
+    if found is not None:
+        raise UserError([Diagnostic(Loc.at(name, text, found.start()), key, (
+            f"holds the bidirectional control character U+{ord(found.group()):04X}, which shows text in "
+            "another order than it is read; remove it"))])
 
 
 def split_args(text: str) -> list[str]:

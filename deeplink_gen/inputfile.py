@@ -52,10 +52,23 @@ def read(path: str | Path, *, shown: str | None = None, key: tuple | str = (), h
     return b"".join(chunks)
 
 
-def read_back(path: str | Path) -> bytes | None:
+def decode(raw: bytes, name: str, key: tuple | str = ()) -> str:
+    """The UTF-8 text of *raw*, the bytes of the file *name*; a UserError under *key* at the first
+    byte that is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError([Diagnostic(Loc.at(name, raw, exc.start), key,
+                                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]) from None
+
+
+def read_back(path: str | Path, *, links: bool = True) -> bytes | None:
     """The bytes of a file deeplink-gen wrote and reads back to compare; None where it
-    cannot be what deeplink-gen wrote: not a regular file, unreadable, or larger than
-    MAX_BYTES (read's rules, so a huge or endless file is never read whole)."""
+    cannot be what deeplink-gen wrote: not a regular file, unreadable, larger than
+    MAX_BYTES (read's rules, so a huge or endless file is never read whole), or, without
+    *links*, a symbolic link (deeplink-gen writes none)."""
+    if not links and os.path.islink(path):
+        return None
     try:
         return read(path)
     except UserError:

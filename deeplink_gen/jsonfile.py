@@ -16,12 +16,7 @@ from deeplink_gen.errors import Diagnostic, Loc, UserError
 def read(path: str | Path, key: tuple | str = ()) -> Any:
     """The JSON value in the file *path*; any problem is a UserError under *key*."""
     name = str(path)
-    raw = inputfile.read(path, key=key)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError([Diagnostic(Loc.at(name, raw, exc.start), key,
-                                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]) from None
+    text = inputfile.decode(inputfile.read(path, key=key), name, key)
     nesting.check_json(text, name, key)
     try:
         return json.loads(text)

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import inputfile, nesting, yamlhint
-from deeplink_gen.cpptext import bidi_problem
+from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -111,17 +111,10 @@ def load(path: str | Path, *, display: str | None = None) -> Document:
 
 
 def loads(raw: bytes | str, name: str) -> Document:
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _at(Loc.at(name, raw, exc.start), f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
-    else:
-        text = raw
+    text = inputfile.decode(raw, name) if isinstance(raw, bytes) else raw
     if text.startswith("\ufeff"):
         text = text[1:]
-    if (bidi := bidi_problem(text)) is not None:
-        raise _at(Loc.at(name, text, bidi[0]), bidi[1])
+    refuse_bidi(text, name)
     nesting.check_yaml(text, name)      # before the parser, which recurses (in C) per level
     try:
         loader = _Loader(text)

@@ -48,10 +48,6 @@ class Outcome:
     without_diopi: bool = False   # DIOPI has no library for the vendor yet: DIPU builds without one
 
 
-def _read(path: Path) -> bytes | None:
-    return inputfile.read_back(path)
-
-
 def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "surrogateescape")
 
@@ -125,7 +121,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
         for fp in file_patches:
             rel = prefix + fp.path
             touched.add(rel)
-            before = _text(_read(dest / rel))
+            before = _text(inputfile.read_back(dest / rel))
             results = patching.check(before, fp)
             for r in results:
                 out.edits.append(Edit(rel, r.hunk.label, r.state))
@@ -144,7 +140,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
     for rel, text in sorted(wanted.items()):
         assert rel not in changes, rel
         data = text.encode("utf-8")
-        if _read(dest / rel) == data:
+        if inputfile.read_back(dest / rel) == data:
             out.unchanged.append(rel)
         else:
             changes[rel] = data

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from deeplink_gen import __version__
+from deeplink_gen import __version__, inputfile
 from deeplink_gen.atomic import write_atomic
 
 DIST = "deeplink-gen"
@@ -67,6 +67,6 @@ def place(source: ToolSource, root: Path) -> str | None:
         return None
     target = root / "tools" / source.wheel.name
     data = source.wheel.read_bytes()
-    if not (target.is_file() and target.read_bytes() == data):
+    if inputfile.read_back(target) != data:
         write_atomic(target, data, within=root)
     return f"tools/{source.wheel.name}"

@@ -40,7 +40,7 @@ def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
         return None
     for rel, sha in files.items():
         path = target / rel
-        data = None if path.is_symlink() else inputfile.read_back(path)
+        data = inputfile.read_back(path, links=False)
         if data is None or hashlib.sha256(data).hexdigest() != sha:
             return None
     return sorted(files)

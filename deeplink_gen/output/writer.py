@@ -99,18 +99,11 @@ def recover(out_root: Path) -> None:
             _discard(staging)
 
 
-def _read(path: Path) -> bytes | None:
-    """A regular file's bytes; None for symlinks and anything unreadable."""
-    if path.is_symlink():
-        return None
-    return inputfile.read_back(path)
-
-
 def check_tree(target: Path, files: dict[str, str], label: str, report: Report, diff: bool) -> None:
     on_disk = _existing(target)
     for rel in sorted(files):
         want = files[rel].encode("utf-8")
-        have = _read(on_disk[rel]) if rel in on_disk else None
+        have = inputfile.read_back(on_disk[rel], links=False) if rel in on_disk else None
         shown = f"{label}/{rel}"
         if have is None and rel in on_disk:
             report.stale.append(shown)
@@ -147,7 +140,7 @@ def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report)
             raise UserError([problem])
     on_disk = _existing(target)
     changed = [rel for rel in sorted(files)
-               if rel not in on_disk or _read(on_disk[rel]) != files[rel].encode("utf-8")]
+               if rel not in on_disk or inputfile.read_back(on_disk[rel], links=False) != files[rel].encode("utf-8")]
     extra = sorted(set(on_disk) - set(files))
     if not changed and not extra:
         report.unchanged.extend(f"{name}/{rel}" for rel in sorted(files))

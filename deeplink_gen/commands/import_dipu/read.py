@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import inputfile, nesting
-from deeplink_gen.cpptext import bidi_problem
+from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 
@@ -37,14 +37,8 @@ class Upstream:
 def _text(path: Path, option: str) -> str:
     """The UTF-8 text of the file *path* given with *option* (inputfile.read's rules), without the
     bidirectional control characters the workspace refuses."""
-    raw = inputfile.read(path, key=option)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError([Diagnostic(Loc.at(str(path), raw, exc.start), option,
-                                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]) from None
-    if (bidi := bidi_problem(text)) is not None:     # it would be carried into the workspace's C++
-        raise UserError([Diagnostic(Loc.at(str(path), text, bidi[0]), option, bidi[1])])
+    text = inputfile.decode(inputfile.read(path, key=option), str(path), option)
+    refuse_bidi(text, str(path), option)     # it would be carried into the workspace's C++
     return text
 
 

@@ -17,7 +17,7 @@ from deeplink_gen import inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
-from deeplink_gen.cpptext import bidi_problem
+from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
@@ -98,8 +98,7 @@ def config_of(vendor: str, torch_code: int) -> Config:
 
 def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
     text = inputfile.read(path, key="--runtime").decode("utf-8", errors="replace")
-    if (bidi := bidi_problem(text)) is not None:     # the vendor file it would go into refuses it
-        raise UserError([Diagnostic(Loc.at(shown(path), text, bidi[0]), "--runtime", bidi[1])])
+    refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
     file = read(shown(path), text, config)
     for b in file.branches:
         notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
