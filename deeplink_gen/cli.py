@@ -237,6 +237,29 @@ def explain(ctx: Invocation, op: str | None, vendor: str, autocompare, torch_ver
     command.main(request, op)
 
 
+@main.command()
+@click.argument("logs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[LOG]...")
+@click.option("--torch-version", metavar="X.Y[.Z]", help="As for validate: the installed torch or a shipped op table.")
+@click.pass_obj
+def locate(ctx: Invocation, logs: tuple[Path, ...], torch_version) -> None:
+    """Print compiler output (the LOG files, else standard input) with each
+    place in an op's C++ from YAML given as a line of its file.
+
+    The C++ a catalog or vendor entry gives an op is compiled from
+    AutoGenedKernels*.pasted.inc under a #line that names the op's entry and
+    counts from it: an error on the third line of add.out's entry in
+    catalog/x.yaml reads "catalog/x.yaml:add.out:3:...", so that an edit
+    elsewhere in the file renumbers no rendered line and recompiles nothing
+    else. This writes it as "catalog/x.yaml:57:...", the line in the file as
+    it is now:
+
+        cmake --build build 2>&1 | deeplink-gen -C WORKSPACE locate
+    """
+    from deeplink_gen.commands import locate as command
+
+    command.main(_request(ctx, (), torch_version=torch_version), logs)
+
+
 def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> dict[str, Path]:
     """--impl [VENDOR=]PATH values by vendor; a bare PATH needs exactly one vendor."""
     from deeplink_gen.input_paths import vendor_files

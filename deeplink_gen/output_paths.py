@@ -24,6 +24,11 @@ def kernels(shards: int) -> list[str]:
     return [f"{KERNELS_DIR}/AutoGenedKernels_{i}.cpp" for i in range(shards)]
 
 
+def pasted_of(kernels_file: str) -> str:
+    """The file of the C++ from YAML that *kernels_file* includes: AutoGenedKernels_3.pasted.inc."""
+    return kernels_file.removesuffix(".cpp") + ".pasted.inc"
+
+
 def kernels_cmake_from_csrc() -> str:
     """The kernel list as DIPU's csrc_dipu/CMakeLists.txt includes it (from its own folder)."""
     return KERNELS_CMAKE[len(CSRC_DIR) + 1:]

@@ -35,6 +35,19 @@ BUNDLED_VENDORS = tuple(sorted(p.stem for p in (REPO / "vendors").glob("*.yaml")
 KERNELS = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
 
 
+def with_pasted(cpp: Path) -> str:
+    """A rendered kernels file as the compiler reads it: each C++ text of its .pasted.inc (with
+    its #line) in place of the lines that include it there."""
+    text = cpp.read_text(encoding="utf-8")
+    inc = cpp.with_name(cpp.stem + ".pasted.inc")
+    if not inc.exists():
+        return text
+    bodies = dict(re.findall(r"^#ifdef (\w+)\n(.*?)\n#endif\n(?=\n#ifdef |\Z)", inc.read_text(encoding="utf-8"),
+                             re.S | re.M))
+    return re.sub(r"^#define (DEEPLINK_GEN_PASTE_\w+)\n#include DEEPLINK_GEN_PASTED\n#undef \1$",
+                  lambda m: bodies.pop(m.group(1)), text, flags=re.M)
+
+
 def run_cli(*args: str, cwd: Path | None = None):
     """Invoke the CLI in-process; returns click's Result (exit_code, stdout, stderr)."""
     argv = list(args)

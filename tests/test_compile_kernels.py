@@ -6,6 +6,7 @@ the workspaces the other tests render target the installed torch."""
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,33 +34,46 @@ def test_bundled_kernels_compile_without_warnings(compiled, vendor: str):
 
 
 def test_wrong_diopi_arity_fails_to_compile(tmp_path: Path):
-    source = (REPO / "generated" / "camb" / KERNELS).read_text()
-    broken = source.replace("::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)",
-                            "::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)", 1)
-    assert broken != source
-    path = tmp_path / "broken.cpp"
+    """A mistake in the generated part is reported at the generated file's own line, though the
+    wrappers above it include pasted C++ from YAML files under #line directives of their own."""
+    rendered = REPO / "generated" / "camb" / KERNELS
+    source = rendered.read_text()
+    call = "::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)"
+    broken = source.replace(call, "::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)", 1)
+    assert broken != source and source.index(call) > source.index("#include DEEPLINK_GEN_PASTED")
+    line = broken[:broken.index("::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)")].count("\n") + 1
+    path = tmp_path / rendered.name
     path.write_text(broken)
+    shutil.copy(rendered.with_name("AutoGenedKernels.pasted.inc"), tmp_path)
     result = syntax_check(path, warnings=STRICT, python=dipu_torch_python())
     assert result.returncode != 0
-    assert "diopiMm" in result.stderr
+    errors = [e for e in result.stderr.splitlines() if ": error: " in e and "diopiMm" in e]
+    assert errors and all(e.startswith(f"{path}:{line}:") for e in errors), result.stderr[-3000:]
 
 
-def test_a_broken_snippet_is_reported_at_its_yaml_line(workspace: Path):
-    """Pasted C++ carries #line directives: g++ reports a mistake in a catalog entry's custom code
-    at the catalog file and line, and errors after it at the generated file's own lines again."""
+def test_a_broken_snippet_is_reported_at_its_op_entry_and_located_in_its_file(workspace: Path):
+    """Pasted C++ is compiled from the .pasted.inc under a #line that names the op's entry and
+    counts from it (so that an edit elsewhere renumbers nothing); `locate` turns what g++ reports
+    into the catalog file's line. The generated file itself carries no #line."""
     catalog = workspace / "catalog" / "pointwise.yaml"
     text = catalog.read_text()
     needle = "          return dipu_add_scalar_out(self, other.item(), alpha, out);\n"
     assert needle in text
     catalog.write_text(text.replace(needle, needle + "          undeclared_thing += 1;\n", 1))
-    line = next(i for i, l in enumerate(catalog.read_text().splitlines(), 1) if "undeclared_thing" in l)
+    lines = catalog.read_text().splitlines()
+    line = next(i for i, l in enumerate(lines, 1) if "undeclared_thing" in l)
+    entry = max(i for i, l in enumerate(lines[:line], 1) if l == "  add.out:")
     result = run_cli("render", "--vendor", "camb", cwd=workspace)
     assert result.exit_code == 0, result.output
     kernels = workspace / "generated" / "camb" / KERNELS
+    assert "#line" not in kernels.read_text()
     compiled = syntax_check(kernels, warnings=STRICT)
     errors = [l for l in compiled.stderr.splitlines() if ": error: " in l]
-    assert errors and all(e.startswith(f"catalog/pointwise.yaml:{line}:") for e in errors), compiled.stderr[-3000:]
-    # The line after each pasted block is numbered as in the generated file.
-    lines = kernels.read_text().splitlines()
-    resumes = [(i, l) for i, l in enumerate(lines, 1) if l.startswith("#line ") and KERNELS in l]
-    assert resumes and all(l == f'#line {i + 1} "{KERNELS}"' for i, l in resumes)
+    relative = f"catalog/pointwise.yaml:add.out:{line - entry + 1}:"
+    assert errors and all(e.startswith(relative) for e in errors), compiled.stderr[-3000:]
+    log = workspace / "build.log"
+    log.write_text(compiled.stderr)
+    located = run_cli("locate", str(log), cwd=workspace)
+    assert located.exit_code == 0, located.output
+    errors = [l for l in located.output.splitlines() if ": error: " in l]
+    assert errors and all(e.startswith(f"catalog/pointwise.yaml:{line}:") for e in errors), located.output[-3000:]

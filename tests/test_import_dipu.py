@@ -14,7 +14,7 @@ import pytest
 import yaml
 from torchgen.model import FunctionSchema
 
-from helpers import DIPU_CHECKOUT, KERNELS, REPO, dipu_checkout, run_cli, syntax_check
+from helpers import DIPU_CHECKOUT, KERNELS, REPO, dipu_checkout, run_cli, syntax_check, with_pasted
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 FUNCTIONS = FIXTURES / "diopi_functions.yaml"
@@ -97,7 +97,7 @@ def torch_ops() -> dict[str, list[str]]:
 def render(ws: Path, vendor: str) -> str:
     result = run_cli("render", "--vendor", vendor, "--autocompare", cwd=ws)
     assert result.exit_code == 0, result.output
-    return (ws / "generated" / vendor / KERNELS).read_text(encoding="utf-8")
+    return with_pasted(ws / "generated" / vendor / KERNELS)
 
 
 # ---------------------------------------------------------------- tests

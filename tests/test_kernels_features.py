@@ -1,9 +1,10 @@
 """Kernel features at DIPU parity, on a real render of a small feature workspace
 (tests/fixtures/kernels/features: one catalog op per feature).
 
-The whole rendered file is compared with a golden file produced by the tool
-(set DEEPLINK_GEN_UPDATE_GOLDEN=1 to rewrite it after an intended change, then
-read the diff); each feature also has a focused assertion, and the file is
+The whole rendered file and its .pasted.inc are compared with golden files
+produced by the tool (set DEEPLINK_GEN_UPDATE_GOLDEN=1 to rewrite them after an
+intended change, then read the diff); each feature also has a focused assertion
+on the file as the compiler reads it (its pasted C++ in place), and the file is
 compiled once with -Wall -Wextra -Werror."""
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli, syntax_check
+from helpers import KERNELS, REPO, run_cli, syntax_check, with_pasted
 
 FEATURES = REPO / "tests" / "fixtures" / "kernels" / "features"
-GOLDEN = REPO / "tests" / "fixtures" / "kernels" / "golden" / "features.droplet.AutoGenedKernels.cpp"
+GOLDEN = REPO / "tests" / "fixtures" / "kernels" / "golden"
+RENDERED = ("AutoGenedKernels.cpp", "AutoGenedKernels.pasted.inc")
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +30,7 @@ def rendered(tmp_path_factory) -> tuple[Path, str]:
     shutil.copytree(FEATURES, ws)
     result = run_cli("render", "--vendor", "droplet", cwd=ws)
     assert result.exit_code == 0, result.output
-    path = ws / "generated" / "droplet" / KERNELS
-    return ws, path.read_text(encoding="utf-8")
+    return ws, with_pasted(ws / "generated" / "droplet" / KERNELS)
 
 
 @pytest.fixture(scope="module")
@@ -51,18 +52,21 @@ def registrations(text: str, block: str) -> list[str]:
     return re.findall(r'^ +(\w+_REGISTER)\("([^"]+)"', m.group(1), re.M) if m else []
 
 
-def test_matches_golden(text: str):
+@pytest.mark.parametrize("name", RENDERED)
+def test_matches_golden(rendered, name: str):
+    text = (rendered[0] / "generated" / "droplet" / KERNELS).with_name(name).read_text(encoding="utf-8")
+    golden = GOLDEN / f"features.droplet.{name}"
     if os.environ.get("DEEPLINK_GEN_UPDATE_GOLDEN"):
-        GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8")
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+    assert text == golden.read_text(encoding="utf-8")
 
 
 def test_render_is_deterministic(rendered, tmp_path: Path):
     ws = tmp_path / "again"
     shutil.copytree(FEATURES, ws)
     assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
-    assert (ws / "generated" / "droplet" / KERNELS).read_text(encoding="utf-8") == rendered[1]
+    assert with_pasted(ws / "generated" / "droplet" / KERNELS) == rendered[1]
 
 
 def test_hooks_are_byte_for_byte_and_in_order(text: str):
@@ -223,7 +227,7 @@ def test_memory_format_from_vendor_layouts(tmp_path: Path, layouts: str, expecte
     vendor.write_text(text + layouts)
     result = run_cli("render", "--vendor", "droplet", cwd=ws)
     assert result.exit_code == 0, result.output
-    bn = function((ws / "generated" / "droplet" / KERNELS).read_text(), "dipu_native_batch_norm")
+    bn = function(with_pasted(ws / "generated" / "droplet" / KERNELS), "dipu_native_batch_norm")
     assert f"input.options(), c10::optional<at::MemoryFormat>({expected}));" in bn \
         or f"input.options(), {expected}); // {{}}" in bn
 

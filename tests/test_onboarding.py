@@ -375,11 +375,14 @@ def test_into_follows_a_changed_vendor_and_shard_count(workspace: Path, tmp_path
     vendor_files = [rel for rel in before if "/vendor/camb/" in rel]
     assert vendor_files and all(after[rel] == before[rel] for rel in vendor_files)
     assert after[CSRC] == before[CSRC]
+    shards = sorted(p.name for p in (tree / OPS).glob("AutoGenedKernels_*"))
+    assert shards[:4] == ["AutoGenedKernels_0.cpp", "AutoGenedKernels_0.pasted.inc", "AutoGenedKernels_1.cpp",
+                          "AutoGenedKernels_1.pasted.inc"]
     result = _into(workspace, "camb", tree)
     assert result.exit_code == 0
-    assert sorted(p.name for p in (tree / OPS).glob("AutoGenedKernels*")) == ["AutoGenedKernels.cmake",
-                                                                            "AutoGenedKernels.cpp"]
-    assert result.stdout.count("removed: ") == 3
+    assert sorted(p.name for p in (tree / OPS).glob("AutoGenedKernels*")) == [
+        "AutoGenedKernels.cmake", "AutoGenedKernels.cpp", "AutoGenedKernels.pasted.inc"]
+    assert result.stdout.count("removed: ") == len(shards)
 
 
 def test_into_refuses_a_tree_it_does_not_recognise(workspace: Path, tmp_path: Path):

@@ -9,6 +9,7 @@ most BALANCE times the lines of the smallest."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import shutil
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli, syntax_check
+from helpers import BUNDLED_VENDORS, KERNELS, REPO, edit, run_cli, syntax_check
 from helpers import copy_workspace as copy_bundled_workspace
 
 OPS_DIR = "dipu/torch_dipu/csrc_dipu/aten/ops"
@@ -48,7 +49,13 @@ def test_shard_files_and_manifest(tmp_path: Path):
     manifest = render(ws, "camb", "--shards", "3")
     out = ws / "generated" / "camb" / OPS_DIR
     names = [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
-    assert sorted(p.name for p in out.iterdir()) == ["AutoGenedKernels.cmake", *names]
+    assert sorted(p.name for p in out.iterdir() if p.suffix != ".inc") == ["AutoGenedKernels.cmake", *names]
+    # A shard includes its .pasted.inc (the C++ its ops' entries give) when it has one, and only then.
+    for name in names:
+        included = re.findall(r'^#define DEEPLINK_GEN_PASTED "([^"]+)"$', (out / name).read_text(), re.M)
+        pasted = out / name.replace(".cpp", ".pasted.inc")
+        assert included == ([pasted.name] if pasted.exists() else []), name
+    assert any((out / n.replace(".cpp", ".pasted.inc")).exists() for n in names)
     # The list DIPU's build includes (onboarding/dipu.patch) names exactly the shards.
     listed = re.findall(r'"\$\{CMAKE_CURRENT_LIST_DIR\}/([^"]+)"', (out / "AutoGenedKernels.cmake").read_text())
     assert listed == names
@@ -71,6 +78,56 @@ def test_shard_files_and_manifest(tmp_path: Path):
         assert t.count("DIPU_LIBRARY_IMPL(aten, DIPU_DEVICE_TYPE_MACRO, library)") == 1
         before = t[:t.index("DIPU_LIBRARY_IMPL(")]
         assert before.rindex("\nnamespace {\n") > before.rindex("}  // namespace\n")
+
+
+def _files(ws: Path) -> dict[str, list[str]]:
+    out = ws / "generated" / "camb" / OPS_DIR
+    return {p.name: p.read_text().splitlines() for p in sorted(out.iterdir())}
+
+
+def _changes(before: dict[str, list[str]], after: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The lines each changed file lost (-) and gained (+)."""
+    changed = {}
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name, []), after.get(name, [])
+        if old != new:
+            diff = difflib.unified_diff(old, new, lineterm="", n=0)
+            changed[name] = [d for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+    return changed
+
+
+def test_a_one_op_edit_changes_that_ops_lines_only(tmp_path: Path):
+    """A line added to one op's custom code in the middle of a catalog file, or autocompare
+    turned on for one op in the vendor file, changes that op's lines in its shard's files and
+    nothing else: no line number of any other op's pasted C++ moves, though theirs sit below the
+    edit in the same files, so no other shard recompiles."""
+    ws = copy_workspace(tmp_path)
+    vendor = ws / "vendors" / "camb.yaml"
+    # A vendor replacement below the vendor edit, with C++ of its own.
+    edit(vendor, "\n# DIOPI dtypes and layouts", "\n  abs.out:\n    replace:\n      call: diopiAbs(ctx, out, self)\n"
+         "      code:\n        beginning: |\n          (void)self;\n\n# DIOPI dtypes and layouts")
+    shards = shards_of(render(ws, "camb", "--shards", "8"))
+    before = _files(ws)
+    catalog = ws / "catalog" / "pointwise.yaml"
+    # Other shards paste C++ from ops written below add.out in the same file.
+    assert [name for name, text in before.items() if "catalog/pointwise.yaml" in "\n".join(text)
+            and f"_{shards['add.out']}." not in name]
+    edit(catalog, "          return dipu_add_scalar_out(self, other.item(), alpha, out);\n",
+         "          return dipu_add_scalar_out(self, other.item(), alpha, out);\n          // one line more\n")
+    render(ws, "camb", "--shards", "8")
+    after = _files(ws)
+    assert _changes(before, after) == {f"AutoGenedKernels_{shards['add.out']}.pasted.inc": ["+  // one line more"]}
+
+    edit(vendor, "\nops:\n", "\nops:\n  sub.out:\n    autocompare: true\n")
+    render(ws, "camb", "--shards", "8")
+    changes = _changes(after, _files(ws))
+    assert list(changes) == [f"AutoGenedKernels_{shards['sub.out']}.cpp"]
+    (lines,) = changes.values()
+    # The twin and the register macro that names it; nothing renumbered.
+    assert len(lines) <= 40 and not any("#line" in line for line in lines), lines
+    assert [line for line in lines if line.startswith("-")] == [
+        '-    NO_CUSTOMFALLBACK_NO_AUTOCOMPARE_REGISTER("sub.out", diopiSub_and_diopiSubScalar, '
+        'dipu::native::dipu_sub_out);']
 
 
 def test_assignment_is_stable(tmp_path: Path):
@@ -117,8 +174,10 @@ def test_check_reports_the_single_file_left_behind(tmp_path: Path):
     assert f"unexpected: camb/{KERNELS}" in result.stderr
     assert f"missing: camb/{OPS_DIR}/AutoGenedKernels_0.cpp" in result.stderr
     result = run_cli("render", "--vendor", "camb", "--shards", "2", cwd=ws)
-    assert result.exit_code == 0 and "1 removed" in result.output, result.output
+    # The one file and its .pasted.inc.
+    assert result.exit_code == 0 and "2 removed" in result.output, result.output
     assert not (ws / "generated" / "camb" / KERNELS).exists()
+    assert not (ws / "generated" / "camb" / OPS_DIR / "AutoGenedKernels.pasted.inc").exists()
     assert run_cli("render", "--vendor", "camb", "--shards", "2", "--check", cwd=ws).exit_code == 0
     # A plain --check checks with the recorded --shards 2; asking for one file, the shards are leftovers.
     assert run_cli("render", "--vendor", "camb", "--check", cwd=ws).exit_code == 0

@@ -150,7 +150,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
     if ops.is_dir():
         for p in sorted(ops.glob("AutoGenedKernels*")):
             rel = p.relative_to(dest).as_posix()
-            if rel not in wanted and p.is_file() and p.suffix in (".cpp", ".cmake"):
+            if rel not in wanted and p.is_file() and p.suffix in (".cpp", ".inc", ".cmake"):
                 changes[rel] = None
                 out.removed.append(rel)
     folder = dest / output_paths.vendor_dir(vendor)

@@ -183,6 +183,7 @@ class WrapperPlan:
     conversions: tuple[CallArgPlan, ...]
     allocs: tuple[Located[str], ...]      # the declarations of the returns it allocates (alloc:)
     call_loc: Loc | None                  # where the call was written, when it pastes C++ text from there
+    anchor: Loc                           # where the op's entry is written: its pasted C++ is numbered from there
     device_checks: tuple[str, ...]
     optional_tensors: tuple[str, ...]
     dumped: tuple[str, ...]
@@ -432,6 +433,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         diopi=entry.call.function, args=tuple(args), conversions=tuple(conversions),
         allocs=_allocs(r, sig),
         call_loc=entry.call.loc if any(a.kind == ArgKind.EXPR for a in args) else None,
+        anchor=entry.loc,
         device_checks=tuple(t for t in tensors if t not in entry.no_device_check),
         optional_tensors=tuple([p.name for p in sig.params if p.kind == ArgKind.OPT_TENSOR]
                                + [n for n, opt in entry.ins if opt]),

@@ -11,7 +11,7 @@ import re
 from deeplink_gen import digests, output_paths
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render.job import Job
-from deeplink_gen.render.templating import environment, render as render_template, resume_lines
+from deeplink_gen.render.templating import PASTE, environment, render as render_template
 
 _PLACEHOLDER = re.compile(r"\$\{PREFERRED_MEMORY_FORMAT_PLACEHOLDER(_3D)?:-([^}]*)\}")
 
@@ -59,13 +59,34 @@ def op_code(job: Job, plans) -> dict[str, str]:
     return code
 
 
+def lift_pasted(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """An op's code without the texts pasted from YAML (each PASTE line, then as many lines
+    as it says), and those texts by macro name, for the shard's .pasted.inc."""
+    lines = text.split("\n")
+    kept, lifted, i = [], [], 0
+    while i < len(lines):
+        if lines[i].startswith(PASTE + " "):
+            _, name, count = lines[i].split(" ")
+            end = i + 1 + int(count)
+            lifted.append((name, "\n".join(lines[i + 1:end])))
+            i = end
+        else:
+            kept.append(lines[i])
+            i += 1
+    return "\n".join(kept), lifted
+
+
 def render(job: Job) -> dict[str, str]:
-    """One translation unit, or one per shard. A shard declares the wrappers
-    its code calls, so it compiles on its own and changes only when one of
-    its own ops (or a callee's signature) does."""
+    """One translation unit, or one per shard, each with the .pasted.inc of
+    the C++ its ops' entries give (when they give any). A shard declares the
+    wrappers its code calls, so it compiles on its own and changes only when
+    one of its own ops (or a callee's signature) does; no line number in it
+    or its .pasted.inc depends on another op."""
     plan = plan_kernels(job.rv, frozenset(job.protos.names()))
     common = dict(vendor=job.vendor, source=job.source, torch_version=job.rv.torch_version)
-    code = op_code(job, plan.wrappers)
+    code, pasted = {}, {}
+    for wrapper, text in op_code(job, plan.wrappers).items():
+        code[wrapper], pasted[wrapper] = lift_pasted(text)
     targets = output_paths.kernels(plan.shards)
     out = {output_paths.KERNELS_CMAKE: render_template(
         "kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor, source=job.source,
@@ -73,8 +94,12 @@ def render(job: Job) -> dict[str, str]:
     for i, path in enumerate(targets):
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None
-        text = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
-                               checks=plan.checks(mine), code=code,
-                               shard=shard, **common)
-        out[path] = resume_lines(text, path)
+        texts = [t for p in mine for t in pasted[p.wrapper]]
+        inc = output_paths.pasted_of(path)
+        out[path] = render_template("kernels/AutoGenedKernels.cpp.j2", plans=mine, includes=plan.includes(mine),
+                                    checks=plan.checks(mine), code=code, shard=shard,
+                                    pasted_file=inc.rsplit("/", 1)[1] if texts else None, **common)
+        if texts:
+            out[inc] = render_template("kernels/pasted.inc.j2", source=job.source, texts=texts,
+                                       cpp=path.rsplit("/", 1)[1])
     return out

@@ -59,6 +59,12 @@ def resume_lines(text: str, path: str) -> str:
     return "\n".join(lines)
 
 
+# A line the kernels' templates write before C++ pasted from an op's entry: its macro name and
+# how many lines follow, which render moves into the shard's .pasted.inc (render/kernels.py).
+# It begins with a control character, which no text from a user keeps outside a paste.
+PASTE = "\x01deeplink-gen-paste"
+
+
 def header(marker: str, source: str) -> str:
     return f"{marker} {GENERATED} by deeplink-gen from {comment(source)}. DO NOT EDIT."
 
@@ -74,7 +80,7 @@ def _loader() -> jinja2.BaseLoader:
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=_loader(), undefined=jinja2.StrictUndefined, **precompile.SYNTAX)
-    env.globals.update(header=header, RESUME=RESUME)
+    env.globals.update(header=header, RESUME=RESUME, PASTE=PASTE)
     # The plan's enums: templates compare kinds (`is sameas`), never their names.
     env.globals.update(ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind,
                        SchemaKind=SchemaKind, Status=Status, ImplKind=ImplKind, Pattern=Pattern, Part=Part,

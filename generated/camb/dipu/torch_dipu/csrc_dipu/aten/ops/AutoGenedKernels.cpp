@@ -39,6 +39,9 @@
 
 #include "CustomFallbackFunctions.hpp"
 
+// The C++ the ops' catalog and vendor entries give, which the wrappers below include where it goes.
+#define DEEPLINK_GEN_PASTED "AutoGenedKernels.pasted.inc"
+
 namespace dipu {
 namespace native {
 
@@ -514,9 +517,9 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[threshold_backward]:", "diopiThresholdBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 520 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_threshold_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_threshold_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -576,9 +579,9 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     std::cout << "\tgelu.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 20 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -601,9 +604,9 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     printf("--%-50s %-30s \n", "[gelu]:", "diopiGelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -619,9 +622,9 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     std::cout << "\tgelu:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 22 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 625 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -655,9 +658,9 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     std::cout << "\tgelu_:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 26 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 661 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -699,9 +702,9 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     std::cout << "\tgelu_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
-#line 29 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 705 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -725,9 +728,9 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[gelu_backward]:", "diopiGeluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 731 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -747,9 +750,9 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     std::cout << "\tgelu_backward:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
-#line 31 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 753 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -810,9 +813,9 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[silu]:", "diopiSilu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 42 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 816 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_silu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_silu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -925,9 +928,9 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[silu_backward]:", "diopiSiluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 50 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 931 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_silu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_silu_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -969,9 +972,9 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sigmoid]:", "diopiSigmoid");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 55 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 975 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1051,9 +1054,9 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     printf("--%-50s %-30s \n", "[sigmoid_backward]:", "diopiSigmoidBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 62 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1057 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1095,9 +1098,9 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[tanh]:", "diopiTanh");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 67 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 1101 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1177,9 +1180,9 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[tanh_backward]:", "diopiTanhBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 73 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1183 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1539,9 +1542,9 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[hardswish_backward]:", "diopiHardswishBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 96 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1545 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_hardswish_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_hardswish_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1583,9 +1586,9 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     printf("--%-50s %-30s \n", "[_softmax]:", "diopiSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1589 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1669,9 +1672,9 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     printf("--%-50s %-30s \n", "[_softmax_backward_data]:", "diopiSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 108 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1675 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax_backward_data
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax_backward_data
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1715,9 +1718,9 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     printf("--%-50s %-30s \n", "[_log_softmax]:", "diopiLogSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 112 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1721 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1801,9 +1804,9 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     printf("--%-50s %-30s \n", "[_log_softmax_backward_data]:", "diopiLogSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 118 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 1807 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax_backward_data
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax_backward_data
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1847,14 +1850,12 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 15 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out = (transposed || input.dim() != 4) ? at::Tensor() : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
-#line 1853 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 11 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-}
-#line 1858 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_overrideable
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_overrideable
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1913,20 +1914,18 @@ if (transposed || input.dim() != 4) {
     printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 30 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1919 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 31 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 1922 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 32 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 1925 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-}
-#line 1930 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward_overrideable
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
@@ -1965,9 +1964,9 @@ if (transposed || input.dim() != 4) {
     std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 22 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 1971 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_convolution_backward_overrideable
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -1993,20 +1992,18 @@ if (transposed || input.dim() != 4) {
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 1999 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 48 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 2002 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 49 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 2005 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 42 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-}
-#line 2010 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2046,9 +2043,9 @@ if (transposed || input.dim() != 4) {
     std::cout << "\tconvolution_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 45 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 2052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_convolution_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2074,9 +2071,9 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     printf("--%-50s %-30s \n", "[embedding]:", "diopiEmbedding");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 7 "deeplink_gen/catalog/embedding.yaml"
-  at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2080 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2121,9 +2118,9 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     printf("--%-50s %-30s \n", "[embedding_dense_backward]:", "diopiEmbeddingBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 12 "deeplink_gen/catalog/embedding.yaml"
-  at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2127 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding_dense_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding_dense_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2145,9 +2142,9 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     std::cout << "\tembedding_dense_backward:\tscale_grad_by_freq:" << dumpArg(scale_grad_by_freq) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
-#line 10 "deeplink_gen/catalog/embedding.yaml"
-  ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2151 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_embedding_dense_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_embedding_dense_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2241,9 +2238,9 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     std::cout << "\tnll_loss_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 5 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2247 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward_output
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2259,18 +2256,9 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 2274 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward_output
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2282,12 +2270,12 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     printf("--%-50s %-30s \n", "[nll_loss_forward]:", "diopiNLLLoss");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2288 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 25 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2291 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_forward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_nll_loss_forward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2317,9 +2305,9 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     std::cout << "\tnll_loss_forward:\tignore_index:" << dumpArg(ignore_index) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 22 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2323 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2333,18 +2321,9 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 2348 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2391,9 +2370,9 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     std::cout << "\tnll_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 30 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2420,9 +2399,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     printf("--%-50s %-30s \n", "[nll_loss_backward]:", "diopiNLLLossBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 34 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 2426 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2457,9 +2436,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     std::cout << "\tnll_loss_backward:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 32 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2516,9 +2495,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     std::cout << "\tnll_loss2d_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 36 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2522 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_forward_output
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2534,18 +2513,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 2549 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss2d_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss2d_forward_output
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2592,9 +2562,9 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 40 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2641,9 +2611,9 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     std::cout << "\tmse_loss.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
-#line 43 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2647 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2667,9 +2637,9 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     printf("--%-50s %-30s \n", "[mse_loss]:", "diopiMSELoss");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 2673 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2689,9 +2659,9 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     std::cout << "\tmse_loss:\treduction:" << dumpArg(reduction) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
-#line 45 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2738,9 +2708,9 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     std::cout << "\tmse_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
-#line 49 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2765,9 +2735,9 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     printf("--%-50s %-30s \n", "[mse_loss_backward]:", "diopiMSELossBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 2771 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2791,9 +2761,9 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     std::cout << "\tmse_loss_backward:\treduction:" << dumpArg(reduction) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
-#line 51 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2797 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2844,9 +2814,9 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     std::cout << "\tbinary_cross_entropy.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
-#line 56 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2902,9 +2872,9 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
-#line 58 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 2908 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2951,9 +2921,9 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     std::cout << "\tsmooth_l1_loss.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
-#line 61 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 2957 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3002,9 +2972,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
-#line 63 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3008 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3029,15 +2999,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[native_batch_norm]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 7 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 3035 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 8 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3038 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 9 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3041 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3081,9 +3051,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\tnative_batch_norm:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 5 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3087 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3157,9 +3127,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\tnative_batch_norm.out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 15 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3163 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3190,15 +3160,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[native_batch_norm_backward]:", "diopiBatchNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 19 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 3196 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 20 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3199 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 21 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 3202 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3291,15 +3261,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 25 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 3297 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3300 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 27 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3303 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3456,15 +3426,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit.no_stats]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 34 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 3462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 35 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3465 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 36 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3468 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_stats
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_stats
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_stats
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3502,9 +3472,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\t_native_batch_norm_legit.no_stats:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 32 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3508 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3570,9 +3540,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\t_native_batch_norm_legit.no_stats_out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 39 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 3576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3601,15 +3571,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit_no_training]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 44 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 3607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 45 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 46 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3613 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_training
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_training
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_training
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3652,9 +3622,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\t_native_batch_norm_legit_no_training:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 42 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 3658 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_training
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3682,12 +3652,12 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[batch_norm_stats]:", "diopiBatchNormStats");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3688 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 53 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3691 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_stats
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_stats
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3729,12 +3699,12 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     printf("--%-50s %-30s \n", "[batch_norm_gather_stats_with_counts]:", "diopiBatchNormGatherStatsWithCounts");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 58 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3735 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 59 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 3738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_gather_stats_with_counts
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_gather_stats_with_counts
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3772,9 +3742,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\tbatch_norm_gather_stats_with_counts:\tcounts:" << dumpArg(counts) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
-#line 56 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 3778 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_batch_norm_gather_stats_with_counts
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3802,9 +3772,9 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     printf("--%-50s %-30s \n", "[batch_norm_elemt]:", "diopiBatchNormElemt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out = nodispatch::empty_like(input);
-#line 3808 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_elemt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3842,9 +3812,9 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     std::cout << "\tbatch_norm_elemt:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
-#line 62 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 3848 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_batch_norm_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_batch_norm_elemt
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3870,18 +3840,18 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     printf("--%-50s %-30s \n", "[batch_norm_backward_reduce]:", "diopiBatchNormBackwardReduce");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 68 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3876 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 69 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3879 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 70 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3882 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 71 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 3885 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_3_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_3_dipu_batch_norm_backward_reduce
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3956,9 +3926,9 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[batch_norm_backward_elemt]:", "diopiBatchNormBackwardElemt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 76 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_out);
-#line 3962 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_elemt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4033,15 +4003,15 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[native_layer_norm]:", "diopiLayerNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 81 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 4039 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 82 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 83 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 4045 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4109,15 +4079,15 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[native_layer_norm_backward]:", "diopiLayerNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 88 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 4115 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 89 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 4118 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 90 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 4121 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4200,15 +4170,15 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[native_group_norm]:", "diopiGroupNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 95 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 4206 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 96 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4209 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 97 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 4212 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4274,15 +4244,15 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[native_group_norm_backward]:", "diopiGroupNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4280 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 102 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4283 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 103 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 4286 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4354,15 +4324,9 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[_foreach_norm.Scalar]:", "diopiForeachnormScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 12 "deeplink_gen/catalog/older_torch.yaml"
-std::vector<at::Tensor> inputs(self.begin(), self.end());
-std::vector<at::Tensor> out;
-for (const at::Tensor& t : inputs) {
-  out.push_back(nodispatch::empty({}, t.options()));
-}
-std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
-std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 4366 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__foreach_norm_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__foreach_norm_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -4371,9 +4335,9 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     std::cout << "\t_foreach_norm.Scalar:\tord:" << dumpArg(ord) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
-#line 8 "deeplink_gen/catalog/older_torch.yaml"
-  ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 4377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_norm_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_norm_scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4405,9 +4369,9 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     std::cout << "\t_foreach_add_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
-#line 5 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4411 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_add__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_add__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4438,9 +4402,9 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     std::cout << "\t_foreach_mul_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
-#line 7 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 4444 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4476,9 +4440,9 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     std::cout << "\t_foreach_mul_.Tensor:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
-#line 10 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 4482 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4519,9 +4483,9 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tinv_scale:" << dumpArg(inv_scale) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
-#line 14 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 4525 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__amp_foreach_non_finite_check_and_unscale_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__amp_foreach_non_finite_check_and_unscale_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4570,9 +4534,9 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     std::cout << "\t_amp_update_scale_:\tgrowth_interval:" << dumpArg(growth_interval) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
-#line 19 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 4576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__amp_update_scale_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__amp_update_scale_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -4598,15 +4562,9 @@ void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 31 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t alphaDiopi = dipu::diopi_helper::toDiopiScalar(alpha);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_add__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_add__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4628,14 +4586,9 @@ void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 44 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4639 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_mul__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_mul__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4656,15 +4609,9 @@ void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 56 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t scalarDiopi = dipu::diopi_helper::toDiopiScalar(scalar);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4668 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -4685,14 +4632,9 @@ void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 69 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4696 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -4713,16 +4655,9 @@ void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 81 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddcmulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
-                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4726 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcmul__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcmul__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4745,16 +4680,9 @@ void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 95 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddcdivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
-                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcdiv__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcdiv__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -4777,14 +4705,9 @@ void dipu__foreach_sqrt_(at::TensorList self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 109 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4788 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4802,18 +4725,14 @@ for (size_t i = 0; i < self.size(); ++i) {
     printf("--%-50s %-30s \n", "[_foreach_sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 122 "deeplink_gen/catalog/optimizer.yaml"
-std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 4808 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__foreach_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__foreach_sqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 124 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4817 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
@@ -4834,16 +4753,9 @@ void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 135 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t weightDiopi = dipu::diopi_helper::toDiopiScalar(weight);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiLerpScalar(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(self[i]),
-                                                   toDiopiTensorHandle(tensors1[i]), &weightDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_lerp__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_lerp__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -4863,11 +4775,9 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
     printf("--%-50s %-30s \n", "[_fused_adamw_]:", "diopiAdamW");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/optimizer.yaml"
-TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
-TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
-            "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 4871 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__fused_adamw_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__fused_adamw_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4876,22 +4786,9 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
-#line 177 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor param = self[i];
-  at::Tensor expAvg = exp_avgs[i];
-  at::Tensor expAvgSq = exp_avg_sqs[i];
-  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
-  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
-  const ::diopiError_t stepRet = ::diopiAdamW(
-      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
-      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
-      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
-      static_cast<float>(weight_decay), step, amsgrad);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4895 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__fused_adamw_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__fused_adamw_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4923,11 +4820,9 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
     printf("--%-50s %-30s \n", "[_fused_adam_]:", "diopiAdam");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 200 "deeplink_gen/catalog/optimizer.yaml"
-TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
-TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
-            "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 4931 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__fused_adam_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__fused_adam_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -4936,22 +4831,9 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
-#line 204 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor param = self[i];
-  at::Tensor expAvg = exp_avgs[i];
-  at::Tensor expAvgSq = exp_avg_sqs[i];
-  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
-  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
-  const ::diopiError_t stepRet = ::diopiAdam(
-      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
-      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
-      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
-      static_cast<float>(weight_decay), step, amsgrad);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 4955 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__fused_adam_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__fused_adam_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -4984,11 +4866,9 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[add.out]:", "diopiAdd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 10 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add_scalar_out(self, other.item(), alpha, out);
-}
-#line 4992 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5034,11 +4914,9 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[add_.Tensor]:", "diopiAddInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add__scalar(self, other.item(), alpha);
-}
-#line 5042 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5079,14 +4957,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
     printf("--%-50s %-30s \n", "[add.Tensor]:", "diopiAdd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 23 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5085 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add_scalar_out(self, other.item(), alpha, out);
-}
-#line 5090 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_add_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_add_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5167,11 +5043,9 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[sub.out]:", "diopiSub");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 35 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub_scalar_out(self, other.item(), alpha, out);
-}
-#line 5175 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5217,11 +5091,9 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[sub_.Tensor]:", "diopiSubInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 42 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub__scalar(self, other.item(), alpha);
-}
-#line 5225 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5262,14 +5134,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
     printf("--%-50s %-30s \n", "[sub.Tensor]:", "diopiSub");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 48 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5268 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 51 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub_scalar_out(self, other.item(), alpha, out);
-}
-#line 5273 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sub_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sub_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5350,11 +5220,9 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[mul.out]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 60 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul_scalar_out(self, other.item(), out);
-}
-#line 5358 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5398,11 +5266,9 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[mul_.Tensor]:", "diopiMulInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 67 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul__scalar(self, other.item());
-}
-#line 5406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5441,14 +5307,12 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[mul.Tensor]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 73 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 5447 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 76 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul_scalar_out(self, other.item(), out);
-}
-#line 5452 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5525,11 +5389,9 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[div.out]:", "diopiDiv");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 85 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_div_scalar_out(self, other.item(), out);
-}
-#line 5533 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_div_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_div_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5549,9 +5411,9 @@ if (other.is_cpu() && other.dim() == 0) {
     std::cout << "\tdiv.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 82 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5555 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5575,11 +5437,9 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[div_.Tensor]:", "diopiDivInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 92 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_div__scalar(self, other.item());
-}
-#line 5583 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_div__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_div__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -5595,9 +5455,9 @@ if (other.is_cpu() && other.dim() == 0) {
     std::cout << "\tdiv_.Tensor:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 89 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5601 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5620,14 +5480,12 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[div.Tensor]:", "diopiDiv");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 98 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 5626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 101 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_div_scalar_out(self, other.item(), out);
-}
-#line 5631 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_div_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_div_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_div_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_div_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5646,9 +5504,9 @@ if (other.is_cpu() && other.dim() == 0) {
     std::cout << "\tdiv.Tensor:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 96 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 5652 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -6871,9 +6729,9 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[relu]:", "diopiRelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 6877 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_relu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_relu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7102,9 +6960,9 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[mul.Scalar]:", "diopiMulScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 189 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 7108 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7160,9 +7018,9 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     std::cout << "\tdiv.Scalar_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 191 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7166 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_scalar_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_scalar_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7198,9 +7056,9 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv_.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
-#line 193 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7204 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7222,9 +7080,9 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[div.Scalar]:", "diopiDivScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 197 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 7228 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_div_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_div_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7241,9 +7099,9 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 195 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 7247 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7285,9 +7143,9 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     std::cout << "\tdiv.out_mode:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 199 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7291 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_out_mode
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_out_mode
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7327,9 +7185,9 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     std::cout << "\tdiv_.Tensor_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 201 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 7333 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__tensor_mode
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__tensor_mode
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7352,9 +7210,9 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 206 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7358 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7391,9 +7249,9 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[rsqrt]:", "diopiRsqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 211 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_rsqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_rsqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7430,9 +7288,9 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[exp]:", "diopiExp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 216 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7436 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_exp
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_exp
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7469,9 +7327,9 @@ at::Tensor dipu_log(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[log]:", "diopiLog");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 220 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7475 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_log
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_log
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7508,9 +7366,9 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[neg]:", "diopiNeg");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 224 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7514 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_neg
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_neg
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7547,9 +7405,9 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[abs]:", "diopiAbs");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 228 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 7553 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_abs
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_abs
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7958,9 +7816,9 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     printf("--%-50s %-30s \n", "[pow.Tensor_Scalar]:", "diopiPow");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 253 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 7964 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_pow_tensor_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_pow_tensor_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -8959,11 +8817,9 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     printf("--%-50s %-30s \n", "[logical_not.out]:", "diopiLogicalNot");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 312 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(self.sizes());
-}
-#line 8967 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_not_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_not_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9002,11 +8858,9 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     printf("--%-50s %-30s \n", "[logical_and.out]:", "diopiLogicalAnd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 319 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(at::infer_size(self.sizes(), other.sizes()));
-}
-#line 9010 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_and_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_and_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9050,11 +8904,9 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     printf("--%-50s %-30s \n", "[logical_or.out]:", "diopiLogicalOr");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 326 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(at::infer_size(self.sizes(), other.sizes()));
-}
-#line 9058 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_or_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_or_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9136,9 +8988,9 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[eq.Scalar]:", "diopiEqScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 334 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9142 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9177,9 +9029,9 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[ne.Scalar]:", "diopiNeScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 338 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9183 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_ne_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_ne_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9218,9 +9070,9 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[isnan]:", "diopiIsNan");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 342 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 9224 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_isnan
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_isnan
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9257,9 +9109,9 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[eq.Tensor]:", "diopiEq");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 346 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 9263 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9354,12 +9206,12 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[max_pool2d_with_indices]:", "diopiMaxPool2dWithIndices");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 9 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 9360 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 10 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 9363 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_max_pool2d_with_indices
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_max_pool2d_with_indices
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -9466,9 +9318,9 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     printf("--%-50s %-30s \n", "[max_pool2d_with_indices_backward]:", "diopiMaxPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9472 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9548,9 +9400,9 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     std::cout << "\tavg_pool2d.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
-#line 20 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9554 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9601,9 +9453,9 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
-#line 22 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9607 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9627,9 +9479,9 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     printf("--%-50s %-30s \n", "[avg_pool2d_backward]:", "diopiAvgPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 26 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9633 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_avg_pool2d_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9657,9 +9509,9 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     std::cout << "\tavg_pool2d_backward:\tdivisor_override:" << dumpArg(divisor_override) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
-#line 24 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 9663 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -9726,9 +9578,9 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d]:", "diopiAdaptiveAvgPool2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 9732 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9771,9 +9623,9 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d_backward]:", "diopiAdaptiveAvgPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 38 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 9777 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9953,12 +9805,9 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     printf("--%-50s %-30s \n", "[sum.IntList_out]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/reduce.yaml"
-if (out.numel() == 0) {
-  // An empty out is the op's to size (ATen's out= rule); DIOPI writes into it as it is.
-  out.resize_(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim));
-}
-#line 9962 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sum_intlist_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sum_intlist_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10171,9 +10020,9 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[mm]:", "diopiMm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 36 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 10177 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10215,9 +10064,9 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[bmm]:", "diopiBmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 40 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 10221 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_bmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_bmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10259,9 +10108,9 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     printf("--%-50s %-30s \n", "[addmm]:", "diopiAddmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 44 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 10265 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_addmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_addmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10337,9 +10186,9 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     std::cout << "\tbaddbmm.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 46 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10343 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10385,9 +10234,9 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     std::cout << "\tbaddbmm_:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
-#line 48 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10391 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10411,9 +10260,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     printf("--%-50s %-30s \n", "[baddbmm]:", "diopiBaddbmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 10417 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_baddbmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_baddbmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10438,9 +10287,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     std::cout << "\tbaddbmm:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 50 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 10444 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10464,9 +10313,9 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     printf("--%-50s %-30s \n", "[sum.dim_IntList]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 58 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 10470 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sum_dim_intlist
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sum_dim_intlist
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10507,9 +10356,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[mean.dim]:", "diopiMean");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 63 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 10513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mean_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mean_dim
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10550,14 +10399,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[max.dim_max]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 69 "deeplink_gen/catalog/reduce.yaml"
-if (max.numel() == 0 || max_values.numel() == 0) {
-  // Empty outputs are the op's to size (ATen's out= rule); DIOPI writes into them as they are.
-  const c10::DimVector shape = infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim);
-  max.resize_(shape);
-  max_values.resize_(shape);
-}
-#line 10561 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_max_dim_max
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_max_dim_max
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max);
@@ -10579,9 +10423,9 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     std::cout << "\tmax.dim_max:\tmax_values:" << dumpArg(max_values) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 66 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10585 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_max_dim_max
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_max_dim_max
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10606,12 +10450,12 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     printf("--%-50s %-30s \n", "[max.dim]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 78 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 10612 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 79 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 10615 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_dim
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_max_dim
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -10631,9 +10475,9 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     std::cout << "\tmax.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 76 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 10637 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_max_dim
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10673,9 +10517,9 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, c10::optional<int64_t> dim
     std::cout << "\targmax.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 81 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 10679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_argmax_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_argmax_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10754,9 +10598,9 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tall.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 85 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10760 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_all_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_all_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10796,9 +10640,9 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tall.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 87 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10802 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10836,9 +10680,9 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tany.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 89 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 10842 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_any_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_any_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10878,9 +10722,9 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tany.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 91 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 10884 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_any_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_any_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -10995,9 +10839,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
     printf("--%-50s %-30s \n", "[argmax]:", "diopiArgmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 11001 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_argmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_argmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11014,9 +10858,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
     std::cout << "\targmax:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 98 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 11020 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_argmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_argmax
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11126,12 +10970,12 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
     printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 110 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 11132 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 111 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 11135 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_topk
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_topk
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_topk
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_topk
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -11197,9 +11041,9 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
     std::cout << "\tsort.values:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 114 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 11203 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_sort_values
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_sort_values
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11246,9 +11090,9 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
     std::cout << "\tsort.values_stable:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 117 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() ? &*stable : nullptr);
-#line 11252 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_sort_values_stable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_sort_values_stable
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11273,9 +11117,9 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     printf("--%-50s %-30s \n", "[where.self]:", "diopiWhere");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 122 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 11279 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_where_self
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_where_self
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11369,9 +11213,9 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     std::cout << "\tfill_.Tensor:\tvalue:" << dumpArg(value) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
-#line 7 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 11375 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_fill__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_fill__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11407,9 +11251,9 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     std::cout << "\tcat.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
-#line 11 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11413 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_cat_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_cat_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11431,9 +11275,9 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     printf("--%-50s %-30s \n", "[cat]:", "diopiCat");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 15 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 11437 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_cat
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_cat
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11446,9 +11290,9 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     std::cout << "\tcat:\tdim:" << dumpArg(dim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
-#line 13 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 11452 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_cat
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_cat
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11483,9 +11327,9 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     std::cout << "\tstack.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
-#line 20 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11489 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_stack_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_stack_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11507,9 +11351,9 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     printf("--%-50s %-30s \n", "[stack]:", "diopiStack");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 11513 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_stack
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_stack
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11522,9 +11366,9 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     std::cout << "\tstack:\tdim:" << dumpArg(dim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
-#line 22 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 11528 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_stack
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_stack
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -11590,9 +11434,9 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     printf("--%-50s %-30s \n", "[index_select]:", "diopiIndexSelect");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 31 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 11596 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_index_select
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_index_select
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11680,9 +11524,9 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     printf("--%-50s %-30s \n", "[gather]:", "diopiGather");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 37 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 11686 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gather
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gather
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11750,9 +11594,9 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     std::cout << "\tscatter.src_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
-#line 39 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 11756 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_src_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_src_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11799,9 +11643,9 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     std::cout << "\tscatter.value_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
-#line 41 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 11805 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_value_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_value_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11849,9 +11693,9 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     std::cout << "\tscatter_add.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
-#line 43 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 11855 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_add_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_add_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -11959,9 +11803,9 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Scalar]:", "diopiMaskedFillScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 11965 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12005,9 +11849,9 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Tensor]:", "diopiMaskedFill");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 57 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 12011 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12093,9 +11937,9 @@ at::Tensor dipu_tril(const at::Tensor & self, int64_t diagonal) {
     printf("--%-50s %-30s \n", "[tril]:", "diopiTril");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 12099 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tril
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tril
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12172,9 +12016,9 @@ at::Tensor dipu_triu(const at::Tensor & self, int64_t diagonal) {
     printf("--%-50s %-30s \n", "[triu]:", "diopiTriu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 70 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 12178 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_triu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_triu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12382,9 +12226,9 @@ at::Tensor & dipu_random_(at::Tensor & self, c10::optional<at::Generator> genera
     std::cout << "\trandom_:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 84 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 12388 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12422,9 +12266,9 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, c10::optional<at::Ge
     std::cout << "\trandom_.to:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 87 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 12428 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random__to
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random__to
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12463,9 +12307,9 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
     std::cout << "\trandom_.from:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 90 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 12469 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random__from
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random__from
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12567,12 +12411,12 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
     printf("--%-50s %-30s \n", "[native_dropout]:", "diopiDropout");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 12573 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 102 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 12576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_dropout
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12592,9 +12436,9 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
     std::cout << "\tnative_dropout:\ttrain:" << dumpArg(train) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
-#line 99 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 12598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_dropout
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -12617,12 +12461,12 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
     printf("--%-50s %-30s \n", "[native_dropout_backward]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 110 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 12623 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 114 "deeplink_gen/catalog/tensor.yaml"
-at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 12626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout_backward
+#define DEEPLINK_GEN_PASTE_beginning_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_native_dropout_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12639,12 +12483,9 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
     TORCH_CHECK(on_dipu_or_ignored(out),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
-#line 116 "deeplink_gen/catalog/tensor.yaml"
-const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
-const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
-TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
-            " error message is ", diopiGetLastErrorString());
-#line 12648 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu_native_dropout_backward
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -12673,10 +12514,9 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
     printf("--%-50s %-30s \n", "[copy_]:", "diopiCopyInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 134 "deeplink_gen/catalog/tensor.yaml"
-dipu::getDipuCopyInstance()->run(self, src, non_blocking);
-return self;
-#line 12680 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_copy_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_copy_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -12732,9 +12572,9 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
     printf("--%-50s %-30s \n", "[wrap_diopi_cast_dtype]:", "diopiCastDtype");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 159 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 12738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_wrap_diopi_cast_dtype
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_wrap_diopi_cast_dtype
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12765,18 +12605,9 @@ at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<c10::optio
     printf("--%-50s %-30s \n", "[index.Tensor]:", "diopiIndex");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 174 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-::diopiTensorHandle_t outHandle = nullptr;
-at::Tensor out;
-#line 12780 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_index_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12791,15 +12622,15 @@ at::Tensor out;
     std::cout << "\tindex.Tensor:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
-#line 169 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 12797 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_index_tensor
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
-#line 185 "deeplink_gen/catalog/tensor.yaml"
-out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 12803 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_index_tensor
   synchronizeIfEnable();
   return out;
 }
@@ -12811,16 +12642,9 @@ at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<c10::optional<at
     printf("--%-50s %-30s \n", "[index_put_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 195 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-#line 12824 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_index_put_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_index_put_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12838,9 +12662,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\tindex_put_:\taccumulate:" << dumpArg(accumulate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 191 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12844 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_index_put_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_index_put_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12864,16 +12688,9 @@ at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<c10::optio
     printf("--%-50s %-30s \n", "[_index_put_impl_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 210 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-#line 12877 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__index_put_impl_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__index_put_impl_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -12892,9 +12709,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\t_index_put_impl_:\tunsafe:" << dumpArg(unsafe) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 205 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 12898 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__index_put_impl_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__index_put_impl_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);

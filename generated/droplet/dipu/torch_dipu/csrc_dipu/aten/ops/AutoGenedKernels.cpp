@@ -39,6 +39,9 @@
 
 #include "CustomFallbackFunctions.hpp"
 
+// The C++ the ops' catalog and vendor entries give, which the wrappers below include where it goes.
+#define DEEPLINK_GEN_PASTED "AutoGenedKernels.pasted.inc"
+
 namespace dipu {
 namespace native {
 
@@ -565,9 +568,9 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[threshold_backward]:", "diopiThresholdBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_threshold_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_threshold_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -641,9 +644,9 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     std::cout << "\tgelu.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 20 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 647 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -679,9 +682,9 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     printf("--%-50s %-30s \n", "[gelu]:", "diopiGelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 685 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -697,9 +700,9 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     std::cout << "\tgelu:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 22 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 703 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -745,9 +748,9 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     std::cout << "\tgelu_:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGelu)");
-#line 26 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 751 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -800,9 +803,9 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     std::cout << "\tgelu_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
-#line 29 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 806 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -841,9 +844,9 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[gelu_backward]:", "diopiGeluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gelu_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -863,9 +866,9 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     std::cout << "\tgelu_backward:\tapproximate:" << dumpArg(approximate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiGeluBackward)");
-#line 31 "deeplink_gen/catalog/activation.yaml"
-  ::diopiError_t ret = ::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str());
-#line 869 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_gelu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_gelu_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -953,9 +956,9 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[silu]:", "diopiSilu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 42 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 959 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_silu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_silu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1106,9 +1109,9 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[silu_backward]:", "diopiSiluBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 50 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1112 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_silu_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_silu_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1164,9 +1167,9 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sigmoid]:", "diopiSigmoid");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 55 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 1170 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1273,9 +1276,9 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     printf("--%-50s %-30s \n", "[sigmoid_backward]:", "diopiSigmoidBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 62 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1279 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sigmoid_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1331,9 +1334,9 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[tanh]:", "diopiTanh");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 67 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 1337 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1440,9 +1443,9 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     printf("--%-50s %-30s \n", "[tanh_backward]:", "diopiTanhBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 73 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1446 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tanh_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1918,9 +1921,9 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     printf("--%-50s %-30s \n", "[hardswish_backward]:", "diopiHardswishBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 96 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 1924 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_hardswish_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_hardswish_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -1976,9 +1979,9 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     printf("--%-50s %-30s \n", "[_softmax]:", "diopiSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 1982 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2089,9 +2092,9 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     printf("--%-50s %-30s \n", "[_softmax_backward_data]:", "diopiSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 108 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 2095 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax_backward_data
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__softmax_backward_data
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2149,9 +2152,9 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     printf("--%-50s %-30s \n", "[_log_softmax]:", "diopiLogSoftmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 112 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(half_to_float ? at::kFloat : self.scalar_type()));
-#line 2155 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2262,9 +2265,9 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     printf("--%-50s %-30s \n", "[_log_softmax_backward_data]:", "diopiLogSoftmaxBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 118 "deeplink_gen/catalog/activation.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output, grad_output.options().dtype(input_dtype));
-#line 2268 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax_backward_data
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__log_softmax_backward_data
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2322,14 +2325,12 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     printf("--%-50s %-30s \n", "[convolution_overrideable]:", "diopiConvolution2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 15 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out = (transposed || input.dim() != 4) ? at::Tensor() : nodispatch::empty({input.size(0), weight.size(0), (input.size(2) + 2 * padding[0] - dilation[0] * (weight.size(2) - 1) - 1) / stride[0] + 1, (input.size(3) + 2 * padding[1] - dilation[1] * (weight.size(3) - 1) - 1) / stride[1] + 1}, input.options(), input.suggest_memory_format());
-#line 2328 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 11 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_overrideable(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-}
-#line 2333 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_overrideable
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_overrideable
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2403,20 +2404,18 @@ at::Tensor dipu_convolution_overrideable_autocompare(const at::Tensor & input, c
     printf("--%-50s %-30s \n", "[convolution_backward_overrideable]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 30 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_input = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 2409 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 31 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_weight = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 2412 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 32 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor grad_bias = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 2415 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-}
-#line 2420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward_overrideable
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward_overrideable
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t grad_inputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(grad_input);
@@ -2455,9 +2454,9 @@ if (transposed || input.dim() != 4) {
     std::cout << "\tconvolution_backward_overrideable:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 22 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 2461 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_convolution_backward_overrideable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_convolution_backward_overrideable
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2503,20 +2502,18 @@ if (transposed || input.dim() != 4) {
     printf("--%-50s %-30s \n", "[convolution_backward]:", "diopiConvolution2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_output.options(), input.suggest_memory_format()) : at::Tensor();
-#line 2509 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 48 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out1 = output_mask[1] ? nodispatch::empty(weight.sizes(), weight.options(), weight.suggest_memory_format()) : at::Tensor();
-#line 2512 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 49 "deeplink_gen/catalog/conv.yaml"
-  at::Tensor out2 = output_mask[2] ? nodispatch::empty({grad_output.size(1)}, grad_output.options()) : at::Tensor();
-#line 2515 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 42 "deeplink_gen/catalog/conv.yaml"
-if (transposed || input.dim() != 4) {
-  return custom_fallback_dipu_convolution_backward_overrideable(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-}
-#line 2520 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_convolution_backward
+#define DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_convolution_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -2556,9 +2553,9 @@ if (transposed || input.dim() != 4) {
     std::cout << "\tconvolution_backward:\toutput_mask:" << dumpArg(output_mask) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiConvolution2dBackward)");
-#line 45 "deeplink_gen/catalog/conv.yaml"
-  ::diopiError_t ret = ::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups);
-#line 2562 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_convolution_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_convolution_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2604,9 +2601,9 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     printf("--%-50s %-30s \n", "[embedding]:", "diopiEmbedding");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 7 "deeplink_gen/catalog/embedding.yaml"
-  at::Tensor out = [&] { auto shape = indices.sizes().vec(); shape.push_back(weight.size(1)); return nodispatch::empty(shape, weight.options()); }();
-#line 2610 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2665,9 +2662,9 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     printf("--%-50s %-30s \n", "[embedding_dense_backward]:", "diopiEmbeddingBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 12 "deeplink_gen/catalog/embedding.yaml"
-  at::Tensor out = nodispatch::empty({num_weights.expect_int(), grad_output.size(-1)}, grad_output.options());
-#line 2671 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding_dense_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_embedding_dense_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -2689,9 +2686,9 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     std::cout << "\tembedding_dense_backward:\tscale_grad_by_freq:" << dumpArg(scale_grad_by_freq) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiEmbeddingBackward)");
-#line 10 "deeplink_gen/catalog/embedding.yaml"
-  ::diopiError_t ret = ::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false);
-#line 2695 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_embedding_dense_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_embedding_dense_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -2812,9 +2809,9 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     std::cout << "\tnll_loss_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 5 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2818 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward_output
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2830,18 +2827,9 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 2845 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward_output
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2872,12 +2860,12 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     printf("--%-50s %-30s \n", "[nll_loss_forward]:", "diopiNLLLoss");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor output = reduction == at::Reduction::None ? nodispatch::empty(target.sizes(), self.options()) : nodispatch::empty({}, self.options());
-#line 2878 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 25 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor total_weight = nodispatch::empty({}, self.options());
-#line 2881 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_forward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_nll_loss_forward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outputDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(output);
@@ -2907,9 +2895,9 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
     std::cout << "\tnll_loss_forward:\tignore_index:" << dumpArg(ignore_index) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 22 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 2913 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_forward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -2923,18 +2911,9 @@ at::Tensor & dipu_embedding_renorm__autocompare(at::Tensor & self, const at::Ten
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 2938 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -2998,9 +2977,9 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     std::cout << "\tnll_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 30 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3004 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3047,9 +3026,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     printf("--%-50s %-30s \n", "[nll_loss_backward]:", "diopiNLLLossBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 34 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 3053 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_nll_loss_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3084,9 +3063,9 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     std::cout << "\tnll_loss_backward:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 32 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3090 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3162,9 +3141,9 @@ at::Tensor dipu_nll_loss_backward_autocompare(const at::Tensor & grad_output, co
     std::cout << "\tnll_loss2d_forward.output:\ttotal_weight:" << dumpArg(total_weight) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLoss)");
-#line 36 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3168 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_forward_output
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3180,18 +3159,9 @@ at::Tensor dipu_nll_loss_backward_autocompare(const at::Tensor & grad_output, co
   }
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
               ret));
-#line 8 "deeplink_gen/catalog/loss.yaml"
-{
-  // diopiNLLLoss does not produce total_weight, which nll_loss_backward reads wherever it
-  // runs (a CPU fallback too): the summed weight of the targets that count.
-  const at::Tensor targets = target.cpu().reshape({-1});
-  const at::Tensor counted = targets != c10::SymInt(ignore_index).expect_int();
-  const at::Tensor weights = weight.has_value() && weight->defined()
-      ? weight->cpu().to(at::kDouble).index_select(0, targets.masked_select(counted))
-      : counted.to(at::kDouble);
-  total_weight.fill_(weights.sum().item<double>());
-}
-#line 3195 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss2d_forward_output
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss2d_forward_output
   synchronizeIfEnable();
   return std::tie(output, total_weight);
 }
@@ -3257,9 +3227,9 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     std::cout << "\tnll_loss2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiNLLLossBackward)");
-#line 40 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int());
-#line 3263 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_nll_loss2d_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3326,9 +3296,9 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     std::cout << "\tmse_loss.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
-#line 43 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3332 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3367,9 +3337,9 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     printf("--%-50s %-30s \n", "[mse_loss]:", "diopiMSELoss");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 47 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = reduction == at::Reduction::None ? nodispatch::empty(at::infer_size(self.sizes(), target.sizes()), self.options()) : nodispatch::empty({}, self.options());
-#line 3373 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3389,9 +3359,9 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     std::cout << "\tmse_loss:\treduction:" << dumpArg(reduction) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELoss)");
-#line 45 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3395 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3452,9 +3422,9 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     std::cout << "\tmse_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
-#line 49 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3458 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3496,9 +3466,9 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     printf("--%-50s %-30s \n", "[mse_loss_backward]:", "diopiMSELossBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/loss.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 3502 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mse_loss_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -3522,9 +3492,9 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     std::cout << "\tmse_loss_backward:\treduction:" << dumpArg(reduction) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMSELossBackward)");
-#line 51 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3528 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_mse_loss_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3591,9 +3561,9 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     std::cout << "\tbinary_cross_entropy.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELoss)");
-#line 56 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3597 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3665,9 +3635,9 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     std::cout << "\tbinary_cross_entropy_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBCELossBackward)");
-#line 58 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction));
-#line 3671 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_binary_cross_entropy_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3732,9 +3702,9 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     std::cout << "\tsmooth_l1_loss.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1Loss)");
-#line 61 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3738 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -3798,9 +3768,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     std::cout << "\tsmooth_l1_loss_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSmoothL1LossBackward)");
-#line 63 "deeplink_gen/catalog/loss.yaml"
-  ::diopiError_t ret = ::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta);
-#line 3804 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_smooth_l1_loss_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -3842,15 +3812,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[native_batch_norm]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 7 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 3848 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 8 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3851 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 9 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 3854 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -3894,9 +3864,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\tnative_batch_norm:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 5 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3900 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -3990,9 +3960,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\tnative_batch_norm.out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 15 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps);
-#line 3996 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_batch_norm_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4046,15 +4016,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[native_batch_norm_backward]:", "diopiBatchNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 19 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 4052 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 20 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 4055 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 21 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] ? nodispatch::empty({input.size(1)}, input.options().dtype(weight.has_value() && weight->defined() ? weight->scalar_type() : input.scalar_type())) : at::Tensor();
-#line 4058 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_batch_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_batch_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_batch_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4170,15 +4140,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 25 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 4176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4179 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 27 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({training ? input.size(1) : 0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4182 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4386,15 +4356,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit.no_stats]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 34 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 4392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 35 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4395 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 36 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({input.size(1)}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4398 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_stats
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_stats
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_stats
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4432,9 +4402,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\t_native_batch_norm_legit.no_stats:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 32 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 4438 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4518,9 +4488,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\t_native_batch_norm_legit.no_stats_out:\tsave_invstd:" << dumpArg(save_invstd) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 39 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps);
-#line 4524 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_stats_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4570,15 +4540,15 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[_native_batch_norm_legit_no_training]:", "diopiBatchNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 44 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 4576 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 45 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4579 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 46 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({0}, input.options().dtype(input.scalar_type() == at::kDouble ? at::kDouble : at::kFloat));
-#line 4582 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__native_batch_norm_legit_no_training
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu__native_batch_norm_legit_no_training
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu__native_batch_norm_legit_no_training
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4621,9 +4591,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\t_native_batch_norm_legit_no_training:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNorm)");
-#line 42 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps);
-#line 4627 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_training
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__native_batch_norm_legit_no_training
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4673,12 +4643,12 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[batch_norm_stats]:", "diopiBatchNormStats");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 53 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4682 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_stats
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_stats
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_stats
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4734,12 +4704,12 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     printf("--%-50s %-30s \n", "[batch_norm_gather_stats_with_counts]:", "diopiBatchNormGatherStatsWithCounts");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 58 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 59 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat));
-#line 4743 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_gather_stats_with_counts
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_gather_stats_with_counts
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -4777,9 +4747,9 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input_autocompare(const at::Tenso
     std::cout << "\tbatch_norm_gather_stats_with_counts:\tcounts:" << dumpArg(counts) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormGatherStatsWithCounts)");
-#line 56 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle);
-#line 4783 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_batch_norm_gather_stats_with_counts
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_batch_norm_gather_stats_with_counts
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4829,9 +4799,9 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     printf("--%-50s %-30s \n", "[batch_norm_elemt]:", "diopiBatchNormElemt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out = nodispatch::empty_like(input);
-#line 4835 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_elemt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -4869,9 +4839,9 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     std::cout << "\tbatch_norm_elemt:\teps:" << dumpArg(eps) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBatchNormElemt)");
-#line 62 "deeplink_gen/catalog/norm.yaml"
-  ::diopiError_t ret = ::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps));
-#line 4875 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_batch_norm_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_batch_norm_elemt
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -4915,18 +4885,18 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const c10
     printf("--%-50s %-30s \n", "[batch_norm_backward_reduce]:", "diopiBatchNormBackwardReduce");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 68 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4921 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 69 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = input_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4924 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 70 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = weight_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4927 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 71 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out3 = bias_g ? nodispatch::empty({input.size(1)}, input.options().dtype(at::kFloat)) : at::Tensor();
-#line 4930 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_batch_norm_backward_reduce
+#define DEEPLINK_GEN_PASTE_alloc_3_dipu_batch_norm_backward_reduce
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_3_dipu_batch_norm_backward_reduce
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5026,9 +4996,9 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     printf("--%-50s %-30s \n", "[batch_norm_backward_elemt]:", "diopiBatchNormBackwardElemt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 76 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_out);
-#line 5032 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_elemt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_batch_norm_backward_elemt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -5128,15 +5098,15 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     printf("--%-50s %-30s \n", "[native_layer_norm]:", "diopiLayerNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 81 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input, input.options(), at::MemoryFormat::Contiguous);
-#line 5134 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 82 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 5137 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 83 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = [&] { auto shape = input.sizes().vec(); std::fill(shape.end() - static_cast<int64_t>(normalized_shape.size()), shape.end(), 1); return nodispatch::empty(shape, input.options()); }();
-#line 5140 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5222,15 +5192,15 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     printf("--%-50s %-30s \n", "[native_layer_norm_backward]:", "diopiLayerNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 88 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty(input.sizes(), grad_out.options()) : at::Tensor();
-#line 5228 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 89 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty(weight->sizes(), grad_out.options()) : at::Tensor();
-#line 5231 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 90 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] && bias.has_value() && bias->defined() ? nodispatch::empty(bias->sizes(), grad_out.options()) : at::Tensor();
-#line 5234 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_layer_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_layer_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_layer_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5337,15 +5307,15 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     printf("--%-50s %-30s \n", "[native_group_norm]:", "diopiGroupNorm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 95 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 5343 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 96 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 5346 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 97 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = nodispatch::empty({N.expect_int(), group}, input.options());
-#line 5349 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5429,15 +5399,15 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     printf("--%-50s %-30s \n", "[native_group_norm_backward]:", "diopiGroupNormBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out0 = output_mask[0] ? nodispatch::empty_like(input) : at::Tensor();
-#line 5435 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 102 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out1 = output_mask[1] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 5438 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 103 "deeplink_gen/catalog/norm.yaml"
-  at::Tensor out2 = output_mask[2] && weight.has_value() && weight->defined() ? nodispatch::empty_like(*weight) : at::Tensor();
-#line 5441 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_group_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_group_norm_backward
+#define DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_2_dipu_native_group_norm_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -5532,15 +5502,9 @@ at::Tensor dipu_batch_norm_backward_elemt_autocompare(const at::Tensor & grad_ou
     printf("--%-50s %-30s \n", "[_foreach_norm.Scalar]:", "diopiForeachnormScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 12 "deeplink_gen/catalog/older_torch.yaml"
-std::vector<at::Tensor> inputs(self.begin(), self.end());
-std::vector<at::Tensor> out;
-for (const at::Tensor& t : inputs) {
-  out.push_back(nodispatch::empty({}, t.options()));
-}
-std::vector<::diopiTensorHandle_t> outHandles = dipu::diopi_helper::toDiopiTensorHandleVector(out);
-std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDiopiConstTensorHandleVector(inputs);
-#line 5544 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__foreach_norm_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__foreach_norm_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiScalar_t ordDiopiScalar = dipu::diopi_helper::toDiopiScalar(ord);
@@ -5549,9 +5513,9 @@ std::vector<::diopiConstTensorHandle_t> inputHandles = dipu::diopi_helper::toDio
     std::cout << "\t_foreach_norm.Scalar:\tord:" << dumpArg(ord) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachnormScalar)");
-#line 8 "deeplink_gen/catalog/older_torch.yaml"
-  ::diopiError_t ret = ::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar);
-#line 5555 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_norm_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_norm_scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5594,9 +5558,9 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     std::cout << "\t_foreach_add_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachaddInpScalar)");
-#line 5 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 5600 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_add__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_add__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5637,9 +5601,9 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     std::cout << "\t_foreach_mul_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpScalar)");
-#line 7 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar);
-#line 5643 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5685,9 +5649,9 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     std::cout << "\t_foreach_mul_.Tensor:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiForeachmulInpTensor)");
-#line 10 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle);
-#line 5691 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__foreach_mul__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5740,9 +5704,9 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     std::cout << "\t_amp_foreach_non_finite_check_and_unscale_:\tinv_scale:" << dumpArg(inv_scale) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpForeachNonFiniteCheckAndUnscaleInp)");
-#line 14 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle);
-#line 5746 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__amp_foreach_non_finite_check_and_unscale_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__amp_foreach_non_finite_check_and_unscale_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5791,9 +5755,9 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     std::cout << "\t_amp_update_scale_:\tgrowth_interval:" << dumpArg(growth_interval) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAmpUpdateScaleInp)");
-#line 19 "deeplink_gen/catalog/optimizer.yaml"
-  ::diopiError_t ret = ::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval));
-#line 5797 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__amp_update_scale_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__amp_update_scale_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -5835,15 +5799,9 @@ void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 31 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t alphaDiopi = dipu::diopi_helper::toDiopiScalar(alpha);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), &alphaDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_add_.List: diopiAddInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 5847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_add__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_add__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_add_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_add_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5876,14 +5834,9 @@ void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 44 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiMulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_mul_.List: diopiMulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 5887 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_mul__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_mul__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_mul_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_mul_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5915,15 +5868,9 @@ void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 56 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t scalarDiopi = dipu::diopi_helper::toDiopiScalar(scalar);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiDivInpScalar(ctx, toDiopiTensorHandle(selfI), &scalarDiopi, RoundModeNone);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.Scalar: diopiDivInpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 5927 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.Scalar:\tscalar:" << dumpArg(scalar) << std::endl;
@@ -5954,14 +5901,9 @@ void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 69 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiDivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(other[i]), RoundModeNone);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_div_.List: diopiDivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 5965 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__list
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_div__list
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_div_.List:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_div_.List:\tother:" << dumpArg(other) << std::endl;
@@ -5993,16 +5935,9 @@ void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 81 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddcmulInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
-                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcmul_.Scalar: diopiAddcmulInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6006 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcmul__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcmul__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcmul_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcmul_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -6037,16 +5972,9 @@ void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 95 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t valueDiopi = dipu::diopi_helper::toDiopiScalar(value);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiAddcdivInp(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(tensor1[i]),
-                                                   toDiopiTensorHandle(tensor2[i]), &valueDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_addcdiv_.Scalar: diopiAddcdivInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6050 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcdiv__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_addcdiv__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_addcdiv_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_addcdiv_.Scalar:\ttensor1:" << dumpArg(tensor1) << std::endl;
@@ -6081,14 +6009,9 @@ void dipu__foreach_sqrt_(at::TensorList self) {
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 109 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiSqrtInp(ctx, toDiopiTensorHandle(selfI));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt_: diopiSqrtInp failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6092 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt_:\tself:" << dumpArg(self) << std::endl;
   }
@@ -6116,18 +6039,14 @@ void dipu__foreach_sqrt__autocompare(at::TensorList self) {
     printf("--%-50s %-30s \n", "[_foreach_sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 122 "deeplink_gen/catalog/optimizer.yaml"
-std::vector<at::Tensor> out = nodispatch::empty_tensorlist_like(self);
-#line 6122 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__foreach_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__foreach_sqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 124 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  const ::diopiError_t stepRet = ::diopiSqrt(ctx, toDiopiTensorHandle(out[i]), toDiopiTensorHandle(self[i]));
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_sqrt: diopiSqrt failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6131 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_sqrt
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_sqrt:\tself:" << dumpArg(self) << std::endl;
   }
@@ -6159,16 +6078,9 @@ void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, co
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
-#line 135 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-const ::diopiScalar_t weightDiopi = dipu::diopi_helper::toDiopiScalar(weight);
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor selfI = self[i];
-  const ::diopiError_t stepRet = ::diopiLerpScalar(ctx, toDiopiTensorHandle(selfI), toDiopiTensorHandle(self[i]),
-                                                   toDiopiTensorHandle(tensors1[i]), &weightDiopi);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_foreach_lerp_.Scalar: diopiLerpScalar failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6172 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__foreach_lerp__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__foreach_lerp__scalar
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_foreach_lerp_.Scalar:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_foreach_lerp_.Scalar:\ttensors1:" << dumpArg(tensors1) << std::endl;
@@ -6199,11 +6111,9 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
     printf("--%-50s %-30s \n", "[_fused_adamw_]:", "diopiAdamW");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/optimizer.yaml"
-TORCH_CHECK(!maximize, "_fused_adamw_: maximize=True is not supported by diopiAdamW");
-TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
-            "_fused_adamw_: grad_scale/found_inf (GradScaler) are not supported by diopiAdamW");
-#line 6207 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__fused_adamw_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__fused_adamw_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -6212,22 +6122,9 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adamw_: found_inf should be on dipu");
   }
-#line 177 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor param = self[i];
-  at::Tensor expAvg = exp_avgs[i];
-  at::Tensor expAvgSq = exp_avg_sqs[i];
-  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
-  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
-  const ::diopiError_t stepRet = ::diopiAdamW(
-      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
-      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
-      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
-      static_cast<float>(weight_decay), step, amsgrad);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adamw_: diopiAdamW failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6231 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__fused_adamw_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__fused_adamw_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adamw_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adamw_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -6284,11 +6181,9 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
     printf("--%-50s %-30s \n", "[_fused_adam_]:", "diopiAdam");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 200 "deeplink_gen/catalog/optimizer.yaml"
-TORCH_CHECK(!maximize, "_fused_adam_: maximize=True is not supported by diopiAdam");
-TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
-            "_fused_adam_: grad_scale/found_inf (GradScaler) are not supported by diopiAdam");
-#line 6292 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__fused_adam_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__fused_adam_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -6297,22 +6192,9 @@ TORCH_CHECK(!grad_scale.has_value() && !found_inf.has_value(),
     TORCH_CHECK(on_dipu_or_ignored(found_inf),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " _fused_adam_: found_inf should be on dipu");
   }
-#line 204 "deeplink_gen/catalog/optimizer.yaml"
-using dipu::diopi_helper::toDiopiTensorHandle;
-for (size_t i = 0; i < self.size(); ++i) {
-  at::Tensor param = self[i];
-  at::Tensor expAvg = exp_avgs[i];
-  at::Tensor expAvgSq = exp_avg_sqs[i];
-  at::Tensor maxExpAvgSq = amsgrad ? max_exp_avg_sqs[i] : at::Tensor();
-  const int64_t step = state_steps[i].item().to<int64_t>();  // already incremented by torch.optim
-  const ::diopiError_t stepRet = ::diopiAdam(
-      ctx, toDiopiTensorHandle(param), toDiopiTensorHandle(grads[i]), toDiopiTensorHandle(expAvg),
-      toDiopiTensorHandle(expAvgSq), amsgrad ? toDiopiTensorHandle(maxExpAvgSq) : nullptr,
-      static_cast<float>(lr), static_cast<float>(beta1), static_cast<float>(beta2), static_cast<float>(eps),
-      static_cast<float>(weight_decay), step, amsgrad);
-  TORCH_CHECK(stepRet == ::diopiSuccess, "_fused_adam_: diopiAdam failed on tensor ", i, ": ", diopiGetLastErrorString());
-}
-#line 6316 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu__fused_adam_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu__fused_adam_
   if (dumpOpArgLevel() > 1) {
     std::cout << "\t_fused_adam_:\tself:" << dumpArg(self) << std::endl;
     std::cout << "\t_fused_adam_:\tgrads:" << dumpArg(grads) << std::endl;
@@ -6370,11 +6252,9 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[add.out]:", "diopiAdd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 10 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add_scalar_out(self, other.item(), alpha, out);
-}
-#line 6378 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6435,11 +6315,9 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[add_.Tensor]:", "diopiAddInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add__scalar(self, other.item(), alpha);
-}
-#line 6443 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -6493,14 +6371,12 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
     printf("--%-50s %-30s \n", "[add.Tensor]:", "diopiAdd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 23 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6499 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 26 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_add_scalar_out(self, other.item(), alpha, out);
-}
-#line 6504 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_add_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_add_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_add_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_add_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6606,11 +6482,9 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
     printf("--%-50s %-30s \n", "[sub.out]:", "diopiSub");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 35 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub_scalar_out(self, other.item(), alpha, out);
-}
-#line 6614 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6671,11 +6545,9 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
     printf("--%-50s %-30s \n", "[sub_.Tensor]:", "diopiSubInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 42 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub__scalar(self, other.item(), alpha);
-}
-#line 6679 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -6729,14 +6601,12 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
     printf("--%-50s %-30s \n", "[sub.Tensor]:", "diopiSub");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 48 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6735 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 51 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_sub_scalar_out(self, other.item(), alpha, out);
-}
-#line 6740 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sub_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sub_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sub_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sub_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6842,11 +6712,9 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[mul.out]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 60 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul_scalar_out(self, other.item(), out);
-}
-#line 6850 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -6905,11 +6773,9 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[mul_.Tensor]:", "diopiMulInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 67 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul__scalar(self, other.item());
-}
-#line 6913 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -6961,14 +6827,12 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[mul.Tensor]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 73 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 6967 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 76 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_mul_scalar_out(self, other.item(), out);
-}
-#line 6972 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_tensor
+#define DEEPLINK_GEN_PASTE_beginning_dipu_mul_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_mul_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7070,11 +6934,9 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
     printf("--%-50s %-30s \n", "[div.out]:", "diopiDiv");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 85 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_div_scalar_out(self, other.item(), out);
-}
-#line 7078 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_div_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_div_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -7094,9 +6956,9 @@ if (other.is_cpu() && other.dim() == 0) {
     std::cout << "\tdiv.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 82 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 7100 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -7135,11 +6997,9 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[div_.Tensor]:", "diopiDivInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 92 "deeplink_gen/catalog/pointwise.yaml"
-if (other.is_cpu() && other.dim() == 0) {
-  return dipu_div__scalar(self, other.item());
-}
-#line 7143 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_div__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_div__tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -7155,9 +7015,9 @@ if (other.is_cpu() && other.dim() == 0) {
     std::cout << "\tdiv_.Tensor:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 89 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone);
-#line 7161 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -8809,9 +8669,9 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[relu]:", "diopiRelu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 173 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 8815 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_relu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_relu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9113,9 +8973,9 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[mul.Scalar]:", "diopiMulScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 189 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, other)));
-#line 9119 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mul_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9183,9 +9043,9 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     std::cout << "\tdiv.Scalar_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 191 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9189 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_scalar_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_scalar_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9234,9 +9094,9 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv_.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
-#line 193 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9240 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9269,9 +9129,9 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[div.Scalar]:", "diopiDivScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 197 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(c10::isIntegralType(at::result_type(self, other), /*includeBool=*/true) ? at::kFloat : at::result_type(self, other)));
-#line 9275 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_div_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_div_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9288,9 +9148,9 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     std::cout << "\tdiv.Scalar:\tother:" << dumpArg(other) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivScalar)");
-#line 195 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone);
-#line 9294 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_scalar
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9344,9 +9204,9 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     std::cout << "\tdiv.out_mode:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDiv)");
-#line 199 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 9350 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div_out_mode
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div_out_mode
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9401,9 +9261,9 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     std::cout << "\tdiv_.Tensor_mode:\trounding_mode:" << dumpArg(rounding_mode) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
-#line 201 "deeplink_gen/catalog/pointwise.yaml"
-  ::diopiError_t ret = ::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none"))));
-#line 9407 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_div__tensor_mode
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_div__tensor_mode
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -9439,9 +9299,9 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[sqrt]:", "diopiSqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 206 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9445 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9490,9 +9350,9 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[rsqrt]:", "diopiRsqrt");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 211 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9496 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_rsqrt
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_rsqrt
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9541,9 +9401,9 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[exp]:", "diopiExp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 216 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9547 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_exp
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_exp
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9592,9 +9452,9 @@ at::Tensor dipu_log(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[log]:", "diopiLog");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 220 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9598 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_log
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_log
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9643,9 +9503,9 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[neg]:", "diopiNeg");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 224 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9649 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_neg
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_neg
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -9694,9 +9554,9 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[abs]:", "diopiAbs");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 228 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 9700 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_abs
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_abs
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -10243,9 +10103,9 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     printf("--%-50s %-30s \n", "[pow.Tensor_Scalar]:", "diopiPow");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 253 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty_like(self, self.options().dtype(at::result_type(self, exponent)));
-#line 10249 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_pow_tensor_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_pow_tensor_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11562,11 +11422,9 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     printf("--%-50s %-30s \n", "[logical_not.out]:", "diopiLogicalNot");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 312 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(self.sizes());
-}
-#line 11570 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_not_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_not_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11618,11 +11476,9 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     printf("--%-50s %-30s \n", "[logical_and.out]:", "diopiLogicalAnd");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 319 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(at::infer_size(self.sizes(), other.sizes()));
-}
-#line 11626 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_and_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_and_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11681,11 +11537,9 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     printf("--%-50s %-30s \n", "[logical_or.out]:", "diopiLogicalOr");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 326 "deeplink_gen/catalog/pointwise.yaml"
-if (out.numel() == 0) {
-  out.resize_(at::infer_size(self.sizes(), other.sizes()));
-}
-#line 11689 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_logical_or_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_logical_or_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11795,9 +11649,9 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[eq.Scalar]:", "diopiEqScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 334 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11801 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11848,9 +11702,9 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     printf("--%-50s %-30s \n", "[ne.Scalar]:", "diopiNeScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 338 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11854 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_ne_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_ne_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11901,9 +11755,9 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     printf("--%-50s %-30s \n", "[isnan]:", "diopiIsNan");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 342 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(at::kBool));
-#line 11907 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_isnan
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_isnan
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -11952,9 +11806,9 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     printf("--%-50s %-30s \n", "[eq.Tensor]:", "diopiEq");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 346 "deeplink_gen/catalog/pointwise.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::kBool));
-#line 11958 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_eq_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12079,12 +11933,12 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
     printf("--%-50s %-30s \n", "[max_pool2d_with_indices]:", "diopiMaxPool2dWithIndices");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 9 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out0 = [&] { auto shape = self.sizes().vec(); for (size_t i = 0; i < 2; ++i) { const int64_t k = kernel_size[kernel_size.size() == 1 ? 0 : i]; const int64_t s = stride.empty() ? k : stride[stride.size() == 1 ? 0 : i]; const int64_t p = padding[padding.size() == 1 ? 0 : i]; const int64_t d = dilation[dilation.size() == 1 ? 0 : i]; const int64_t in = shape[shape.size() - 2 + i]; int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1; if (ceil_mode && (o - 1) * s >= in + p) { --o; } shape[shape.size() - 2 + i] = o; } return nodispatch::empty(shape, self.options()); }();
-#line 12085 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 10 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out1 = nodispatch::empty(out0.sizes(), self.options().dtype(at::kLong));
-#line 12088 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_max_pool2d_with_indices
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_max_pool2d_with_indices
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -12222,9 +12076,9 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     printf("--%-50s %-30s \n", "[max_pool2d_with_indices_backward]:", "diopiMaxPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12228 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_pool2d_with_indices_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12320,9 +12174,9 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     std::cout << "\tavg_pool2d.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2d)");
-#line 20 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12326 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -12386,9 +12240,9 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     std::cout << "\tavg_pool2d_backward.grad_input:\tgrad_input:" << dumpArg(grad_input) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
-#line 22 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12392 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward_grad_input
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward_grad_input
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12427,9 +12281,9 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     printf("--%-50s %-30s \n", "[avg_pool2d_backward]:", "diopiAvgPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 26 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12433 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_avg_pool2d_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12457,9 +12311,9 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     std::cout << "\tavg_pool2d_backward:\tdivisor_override:" << dumpArg(divisor_override) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAvgPool2dBackward)");
-#line 24 "deeplink_gen/catalog/pool.yaml"
-  ::diopiError_t ret = ::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr);
-#line 12463 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_avg_pool2d_backward
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto grad_output_cpu = tensor_clone_to_host(grad_output);
@@ -12553,9 +12407,9 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d]:", "diopiAdaptiveAvgPool2d");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 33 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = [&] { auto shape = self.sizes().vec(); shape[shape.size() - 2] = output_size[0].expect_int(); shape[shape.size() - 1] = output_size[1].expect_int(); return nodispatch::empty(shape, self.options()); }();
-#line 12559 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12610,9 +12464,9 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     printf("--%-50s %-30s \n", "[_adaptive_avg_pool2d_backward]:", "diopiAdaptiveAvgPool2dBackward");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 38 "deeplink_gen/catalog/pool.yaml"
-  at::Tensor out = nodispatch::empty_like(self, grad_output.options());
-#line 12616 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu__adaptive_avg_pool2d_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -12838,12 +12692,9 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     printf("--%-50s %-30s \n", "[sum.IntList_out]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 17 "deeplink_gen/catalog/reduce.yaml"
-if (out.numel() == 0) {
-  // An empty out is the op's to size (ATen's out= rule); DIOPI writes into it as it is.
-  out.resize_(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim));
-}
-#line 12847 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_sum_intlist_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_sum_intlist_out
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13125,9 +12976,9 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[mm]:", "diopiMm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 36 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({self.size(0), mat2.size(1)}, self.options());
-#line 13131 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13183,9 +13034,9 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     printf("--%-50s %-30s \n", "[bmm]:", "diopiBmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 40 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
-#line 13189 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_bmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_bmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13241,9 +13092,9 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     printf("--%-50s %-30s \n", "[addmm]:", "diopiAddmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 44 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({mat1.size(0), mat2.size(1)}, mat1.options());
-#line 13247 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_addmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_addmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13335,9 +13186,9 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     std::cout << "\tbaddbmm.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 46 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13341 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13400,9 +13251,9 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     std::cout << "\tbaddbmm_:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmmInp)");
-#line 48 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13406 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13441,9 +13292,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     printf("--%-50s %-30s \n", "[baddbmm]:", "diopiBaddbmm");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 52 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
-#line 13447 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_baddbmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_baddbmm
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13468,9 +13319,9 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     std::cout << "\tbaddbmm:\talpha:" << dumpArg(alpha) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiBaddbmm)");
-#line 50 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble());
-#line 13474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_baddbmm
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_baddbmm
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13510,9 +13361,9 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     printf("--%-50s %-30s \n", "[sum.dim_IntList]:", "diopiSum");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 58 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : (c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong : self.scalar_type())));
-#line 13516 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_sum_dim_intlist
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_sum_dim_intlist
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13565,9 +13416,9 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     printf("--%-50s %-30s \n", "[mean.dim]:", "diopiMean");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 63 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.value_or(at::IntArrayRef{}), keepdim), self.options().dtype(dtype.has_value() ? *dtype : self.scalar_type()));
-#line 13571 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_mean_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_mean_dim
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -13620,14 +13471,9 @@ at::Tensor dipu_mean_dim_autocompare(const at::Tensor & self, at::OptionalIntArr
     printf("--%-50s %-30s \n", "[max.dim_max]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 69 "deeplink_gen/catalog/reduce.yaml"
-if (max.numel() == 0 || max_values.numel() == 0) {
-  // Empty outputs are the op's to size (ATen's out= rule); DIOPI writes into them as they are.
-  const c10::DimVector shape = infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim);
-  max.resize_(shape);
-  max_values.resize_(shape);
-}
-#line 13631 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_max_dim_max
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_max_dim_max
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t maxDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(max);
@@ -13649,9 +13495,9 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     std::cout << "\tmax.dim_max:\tmax_values:" << dumpArg(max_values) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 66 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13655 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_max_dim_max
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_max_dim_max
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13692,12 +13538,12 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     printf("--%-50s %-30s \n", "[max.dim]:", "diopiMax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 78 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor values = nodispatch::empty(infer_reduce_op_shape(self.sizes(), at::IntArrayRef(c10::maybe_wrap_dim(dim, self.dim())), keepdim), self.options());
-#line 13698 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 79 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 13701 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_max_dim
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_max_dim
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -13717,9 +13563,9 @@ if (max.numel() == 0 || max_values.numel() == 0) {
     std::cout << "\tmax.dim:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMax)");
-#line 76 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()));
-#line 13723 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_max_dim
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_max_dim
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13773,9 +13619,9 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, c10::optional<int64_t> dim
     std::cout << "\targmax.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 81 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 13779 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_argmax_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_argmax_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13880,9 +13726,9 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tall.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 85 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13886 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_all_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_all_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13935,9 +13781,9 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tall.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAll)");
-#line 87 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 13941 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -13988,9 +13834,9 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     std::cout << "\tany.all_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 89 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr);
-#line 13994 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_any_all_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_any_all_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14043,9 +13889,9 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     std::cout << "\tany.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAny)");
-#line 91 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim);
-#line 14049 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_any_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_any_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14199,9 +14045,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
     printf("--%-50s %-30s \n", "[argmax]:", "diopiArgmax");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 100 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(infer_reduce_op_shape(self.sizes(), dim.has_value() ? at::IntArrayRef(*dim) : at::IntArrayRef{}, keepdim), self.options().dtype(at::kLong));
-#line 14205 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_argmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_argmax
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14218,9 +14064,9 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
     std::cout << "\targmax:\tkeepdim:" << dumpArg(keepdim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiArgmax)");
-#line 98 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim);
-#line 14224 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_argmax
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_argmax
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14371,12 +14217,12 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, c
     printf("--%-50s %-30s \n", "[topk]:", "diopiTopk");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 110 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor values = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = k; } return nodispatch::empty(shape, self.options()); }();
-#line 14377 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 111 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor indices = nodispatch::empty(values.sizes(), self.options().dtype(at::kLong));
-#line 14380 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_topk
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_topk
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_topk
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_topk
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t valuesDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(values);
@@ -14456,9 +14302,9 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, c
     std::cout << "\tsort.values:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 114 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr);
-#line 14462 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_sort_values
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_sort_values
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14521,9 +14367,9 @@ at::Tensor & dipu_cumsum_out_autocompare(const at::Tensor & self, int64_t dim, c
     std::cout << "\tsort.values_stable:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSort)");
-#line 117 "deeplink_gen/catalog/reduce.yaml"
-  ::diopiError_t ret = ::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() ? &*stable : nullptr);
-#line 14527 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_sort_values_stable
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_sort_values_stable
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14564,9 +14410,9 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     printf("--%-50s %-30s \n", "[where.self]:", "diopiWhere");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 122 "deeplink_gen/catalog/reduce.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes()), self.options().dtype(at::result_type(self, other)));
-#line 14570 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_where_self
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_where_self
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14687,9 +14533,9 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     std::cout << "\tfill_.Tensor:\tvalue:" << dumpArg(value) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiFill)");
-#line 7 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())));
-#line 14693 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_fill__tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_fill__tensor
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -14738,9 +14584,9 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     std::cout << "\tcat.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
-#line 11 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14744 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_cat_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_cat_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14774,9 +14620,9 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     printf("--%-50s %-30s \n", "[cat]:", "diopiCat");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 15 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { const std::vector<at::Tensor> all(tensors.begin(), tensors.end()); const at::Tensor* ref = &all.front(); for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { ref = &t; break; } } const int64_t d = c10::maybe_wrap_dim(dim, ref->dim()); auto shape = ref->sizes().vec(); shape[d] = 0; for (const auto& t : all) { if (!(t.dim() == 1 && t.numel() == 0)) { shape[d] += t.size(d); } } return nodispatch::empty(shape, ref->options()); }();
-#line 14780 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_cat
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_cat
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14789,9 +14635,9 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     std::cout << "\tcat:\tdim:" << dumpArg(dim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCat)");
-#line 13 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim);
-#line 14795 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_cat
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_cat
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14837,9 +14683,9 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     std::cout << "\tstack.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
-#line 20 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14843 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_stack_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_stack_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14873,9 +14719,9 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     printf("--%-50s %-30s \n", "[stack]:", "diopiStack");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 24 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { auto shape = tensors.front().sizes().vec(); shape.insert(shape.begin() + c10::maybe_wrap_dim(dim, tensors.front().dim() + 1), static_cast<int64_t>(tensors.size())); return nodispatch::empty(shape, tensors.front().options()); }();
-#line 14879 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_stack
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_stack
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -14888,9 +14734,9 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     std::cout << "\tstack:\tdim:" << dumpArg(dim) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiStack)");
-#line 22 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1));
-#line 14894 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_stack
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_stack
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto tensors_cpu = tensor_clone_to_host(tensors);
@@ -14982,9 +14828,9 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     printf("--%-50s %-30s \n", "[index_select]:", "diopiIndexSelect");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 31 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = [&] { auto shape = self.sizes().vec(); if (!shape.empty()) { shape[c10::maybe_wrap_dim(dim, self.dim())] = index.numel(); } return nodispatch::empty(shape, self.options()); }();
-#line 14988 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_index_select
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_index_select
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15101,9 +14947,9 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     printf("--%-50s %-30s \n", "[gather]:", "diopiGather");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 37 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(index.sizes(), self.options());
-#line 15107 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_gather
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_gather
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15185,9 +15031,9 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     std::cout << "\tscatter.src_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
-#line 39 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "");
-#line 15191 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_src_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_src_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15251,9 +15097,9 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     std::cout << "\tscatter.value_out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatterScalar)");
-#line 41 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, "");
-#line 15257 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_value_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_value_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15316,9 +15162,9 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     std::cout << "\tscatter_add.out:\tout:" << dumpArg(out) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiScatter)");
-#line 43 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add");
-#line 15322 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_scatter_add_out
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_scatter_add_out
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -15471,9 +15317,9 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Scalar]:", "diopiMaskedFillScalar");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 53 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 15477 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_scalar
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_scalar
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15531,9 +15377,9 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     printf("--%-50s %-30s \n", "[masked_fill.Tensor]:", "diopiMaskedFill");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 57 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(at::infer_size(self.sizes(), mask.sizes()), self.options());
-#line 15537 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_masked_fill_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15648,9 +15494,9 @@ at::Tensor dipu_tril(const at::Tensor & self, int64_t diagonal) {
     printf("--%-50s %-30s \n", "[tril]:", "diopiTril");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 64 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 15654 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_tril
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_tril
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15752,9 +15598,9 @@ at::Tensor dipu_triu(const at::Tensor & self, int64_t diagonal) {
     printf("--%-50s %-30s \n", "[triu]:", "diopiTriu");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 70 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(self);
-#line 15758 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_triu
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_triu
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -15985,9 +15831,9 @@ at::Tensor & dipu_random_(at::Tensor & self, c10::optional<at::Generator> genera
     std::cout << "\trandom_:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 84 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator);
-#line 15991 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16025,9 +15871,9 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, c10::optional<at::Ge
     std::cout << "\trandom_.to:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 87 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator);
-#line 16031 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random__to
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random__to
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16066,9 +15912,9 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
     std::cout << "\trandom_.from:\tgenerator:" << dumpArg(generator) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRandomInp)");
-#line 90 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator);
-#line 16072 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_random__from
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_random__from
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16170,12 +16016,12 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
     printf("--%-50s %-30s \n", "[native_dropout]:", "diopiDropout");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 101 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out0 = nodispatch::empty_like(input);
-#line 16176 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 102 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out1 = nodispatch::empty(input.sizes(), input.options().dtype(at::kBool));
-#line 16179 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout
+#define DEEPLINK_GEN_PASTE_alloc_1_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_1_dipu_native_dropout
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t out0DiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out0);
@@ -16195,9 +16041,9 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
     std::cout << "\tnative_dropout:\ttrain:" << dumpArg(train) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDropout)");
-#line 99 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())));
-#line 16201 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_native_dropout
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_native_dropout
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto input_cpu = tensor_clone_to_host(input);
@@ -16220,12 +16066,12 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
     printf("--%-50s %-30s \n", "[native_dropout_backward]:", "diopiMul");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 110 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty_like(grad_output);
-#line 16226 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
-#line 114 "deeplink_gen/catalog/tensor.yaml"
-at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
-#line 16229 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_native_dropout_backward
+#define DEEPLINK_GEN_PASTE_beginning_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_native_dropout_backward
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -16242,12 +16088,9 @@ at::Tensor scaledMask = nodispatch::empty(mask.sizes(), grad_output.options());
     TORCH_CHECK(on_dipu_or_ignored(out),
                 __FILE__ ":" C10_STRINGIZE(__LINE__) " native_dropout_backward: out should be on dipu");
   }
-#line 116 "deeplink_gen/catalog/tensor.yaml"
-const ::diopiScalar_t scaleScalar = dipu::diopi_helper::toDiopiScalar(at::Scalar(scale));
-const ::diopiError_t maskRet = ::diopiMulScalar(ctx, scaledMaskDiopiTensorHandle, maskDiopiTensorHandle, &scaleScalar);
-TORCH_CHECK(maskRet == ::diopiSuccess, "native_dropout_backward: diopiMulScalar error, error code is ", maskRet,
-            " error message is ", diopiGetLastErrorString());
-#line 16251 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_call_dipu_native_dropout_backward
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_call_dipu_native_dropout_backward
   if (dumpOpArgLevel() > 1) {
     std::cout << "\tnative_dropout_backward:\tgrad_output:" << dumpArg(grad_output) << std::endl;
     std::cout << "\tnative_dropout_backward:\tmask:" << dumpArg(mask) << std::endl;
@@ -16290,10 +16133,9 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
     printf("--%-50s %-30s \n", "[copy_]:", "diopiCopyInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 134 "deeplink_gen/catalog/tensor.yaml"
-dipu::getDipuCopyInstance()->run(self, src, non_blocking);
-return self;
-#line 16297 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_copy_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_copy_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   [[maybe_unused]] auto ctx = &context;
   if (checkTensorDevice()) {
@@ -16349,9 +16191,9 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
     printf("--%-50s %-30s \n", "[wrap_diopi_cast_dtype]:", "diopiCastDtype");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 159 "deeplink_gen/catalog/tensor.yaml"
-  at::Tensor out = nodispatch::empty(self.sizes(), self.options().dtype(dtype));
-#line 16355 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_alloc_0_dipu_wrap_diopi_cast_dtype
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_alloc_0_dipu_wrap_diopi_cast_dtype
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t outDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(out);
@@ -16382,18 +16224,9 @@ at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<c10::optio
     printf("--%-50s %-30s \n", "[index.Tensor]:", "diopiIndex");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 174 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-::diopiTensorHandle_t outHandle = nullptr;
-at::Tensor out;
-#line 16397 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_index_tensor
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiConstTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16408,15 +16241,15 @@ at::Tensor out;
     std::cout << "\tindex.Tensor:\tindices:" << dumpArg(indices) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndex)");
-#line 169 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()));
-#line 16414 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_index_tensor
   dipuRecorder.end();
   TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
               ret));
-#line 185 "deeplink_gen/catalog/tensor.yaml"
-out = *dipu::diopi_helper::fromDiopiTensorHandle(outHandle);
-#line 16420 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_before_return_dipu_index_tensor
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_before_return_dipu_index_tensor
   synchronizeIfEnable();
   return out;
 }
@@ -16441,16 +16274,9 @@ at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<c10::optional<at
     printf("--%-50s %-30s \n", "[index_put_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 195 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-#line 16454 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu_index_put_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu_index_put_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16468,9 +16294,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\tindex_put_:\taccumulate:" << dumpArg(accumulate) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 191 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16474 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu_index_put_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu_index_put_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);
@@ -16508,16 +16334,9 @@ at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<c10::optio
     printf("--%-50s %-30s \n", "[_index_put_impl_]:", "diopiIndexPutInp");
   }
   dipu::profile::RecordBlockCreator _(__FUNCTION__);
-#line 210 "deeplink_gen/catalog/tensor.yaml"
-std::vector<at::Tensor> indexTensors;
-indexTensors.reserve(indices.size());  // handles point at these tensors: no reallocation
-std::vector<::diopiConstTensorHandle_t> indexHandles;
-for (size_t i = 0; i < indices.size(); ++i) {
-  const c10::optional<at::Tensor> index = indices.get(i);
-  indexTensors.push_back(index.has_value() && index->defined() ? index->to(self.device()) : at::Tensor());
-  indexHandles.push_back(indexTensors.back().defined() ? dipu::diopi_helper::toDiopiTensorHandle(indexTensors.back()) : nullptr);
-}
-#line 16521 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_beginning_dipu__index_put_impl_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_beginning_dipu__index_put_impl_
   ::diopiContext context(dipu::getCurrentDIPUStream().rawstream());
   auto ctx = &context;
   ::diopiTensorHandle_t selfDiopiTensorHandle = dipu::diopi_helper::toDiopiTensorHandle(self);
@@ -16536,9 +16355,9 @@ for (size_t i = 0; i < indices.size(); ++i) {
     std::cout << "\t_index_put_impl_:\tunsafe:" << dumpArg(unsafe) << std::endl;
   }
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiIndexPutInp)");
-#line 205 "deeplink_gen/catalog/tensor.yaml"
-  ::diopiError_t ret = ::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate);
-#line 16542 "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+#define DEEPLINK_GEN_PASTE_call_dipu__index_put_impl_
+#include DEEPLINK_GEN_PASTED
+#undef DEEPLINK_GEN_PASTE_call_dipu__index_put_impl_
   dipuRecorder.end();
   if (ret == ::diopiForceFallbackToCPU) {
     auto self_cpu = tensor_clone_to_host(self);

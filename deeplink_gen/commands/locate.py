@@ -1,0 +1,64 @@
+"""`deeplink-gen locate [LOG...]`: compiler output with every place in an op's
+pasted C++ written as a line of its YAML file. A rendered .pasted.inc numbers
+each op's C++ from the op's entry ("catalog/x.yaml:add.out:3" is the third line
+counted from add.out's own), so that an edit elsewhere renumbers nothing; this
+turns such a place into the file's line ("catalog/x.yaml:57"), as the
+workspace's files are now."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import IO, Iterable
+
+from deeplink_gen.commands import stored, torch_choice
+from deeplink_gen.input_paths import workspace_name
+from deeplink_gen.model import CatalogEntry, Workspace
+from deeplink_gen.request import Request
+
+
+def _entries(ws: Workspace) -> Iterable[CatalogEntry]:
+    """Every entry that can paste C++: the catalog's, and the vendors' replacements."""
+    yield from ws.catalog.entries
+    for vendor in ws.vendors:
+        yield from (o.replace for o in vendor.overrides if o.replace is not None)
+
+
+def anchors(ws: Workspace, root: Path) -> dict[str, int]:
+    """The line of each op entry, by the name its pasted C++'s #line gives it ("<file>:<op>")."""
+    return {f"{workspace_name(e.loc.file, root)}:{e.op}": e.loc.line for e in _entries(ws)}
+
+
+def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> int:
+    """Write *lines* with each "<file>:<op>:<n>" of *found* as "<file>:<line>"; how many were."""
+    if not found:
+        out.writelines(lines)
+        return 0
+    # Longest names first, so that a name that another one begins with never cuts it short.
+    pattern = re.compile("(" + "|".join(map(re.escape, sorted(found, key=len, reverse=True))) + r"):(\d+)")
+    count = 0
+
+    def place(m: re.Match) -> str:
+        nonlocal count
+        count += 1
+        label = m.group(1)
+        return f"{label.rsplit(':', 1)[0]}:{found[label] + int(m.group(2)) - 1}"
+
+    for line in lines:
+        out.write(pattern.sub(place, line))
+    return count
+
+
+def main(request: Request, logs: tuple[Path, ...]) -> None:
+    ws = stored.checked(request, torch_choice.of_request(request)).ws
+    found = anchors(ws, request.root)
+    # Bytes that are not UTF-8 (a file name in another encoding) pass through as they are.
+    sys.stdout.reconfigure(errors="surrogateescape")
+    if not logs:
+        sys.stdin.reconfigure(errors="surrogateescape")
+        rewrite(sys.stdin, found, sys.stdout)
+        return
+    for log in logs:
+        with open(log, encoding="utf-8", errors="surrogateescape") as f:
+            rewrite(f, found, sys.stdout)
