@@ -5,7 +5,7 @@ a user may expect of any input: exit 0, 1 or 2, no traceback and no signal, an e
 TIME_LIMIT seconds in MEMORY bytes, and an error about the file that names the file.
 
 DEEPLINK_GEN_FUZZ_EXAMPLES sets the examples per target (.ci/run runs more than the
-default). The examples are the same on every run, so that a run passes or fails as the
+default), DEEPLINK_GEN_FUZZ_SECONDS the time a target may take (later examples are not run). The examples are the same on every run, so that a run passes or fails as the
 last one did, unless DEEPLINK_GEN_FUZZ_RANDOM=1 (a long run by hand). A failing input is written to DEEPLINK_GEN_FUZZ_SAVE (default: a folder under
 the system's temp folder) as <target>.failing, the smallest one hypothesis found last; a
 copy in tests/fixtures/fuzz/<target>/ is replayed by test_saved_cases on every run."""
@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -31,6 +32,7 @@ from helpers import DIPU_CHECKOUT, REPO, copy_workspace, diopi_include, run_cli
 TIME_LIMIT = 20.0
 MEMORY = 4 << 30
 EXAMPLES = int(os.environ.get("DEEPLINK_GEN_FUZZ_EXAMPLES", "12"))
+SECONDS = float(os.environ.get("DEEPLINK_GEN_FUZZ_SECONDS", "inf"))
 RANDOM = os.environ.get("DEEPLINK_GEN_FUZZ_RANDOM") == "1"
 SAVED = REPO / "tests" / "fixtures" / "fuzz"
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
@@ -223,9 +225,12 @@ def test_fuzz(name: str, rendered: Path, baseline: Path):
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(rel=st.sampled_from(target.seeds), edits=st.lists(EDIT, min_size=1, max_size=5))
     def run(rel: str, edits: list) -> None:
+        if time.monotonic() > until:
+            return
         seed = _seed(target, rel)
         _run(targets, name, rel, mutate(seed, edits))
 
+    until = time.monotonic() + SECONDS
     run()
 
 
