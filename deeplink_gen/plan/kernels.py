@@ -77,8 +77,32 @@ class ResultValue:
     param: bool = False
 
 
-def _texts(*pasted: Located[str] | None) -> list[str]:
-    return [p.value for p in pasted if p is not None]
+@dataclass(frozen=True)
+class Mark:
+    """Where the compiler is told C++ from an op's entry was written (its #line): *line*
+    counted from the entry's first line, *op* its name; for text written outside the entry
+    (a YAML alias of another's), the file's own line and no op. So no mark moves when
+    lines are added or removed elsewhere in the file."""
+
+    file: str
+    line: int
+    op: str | None
+
+
+@dataclass(frozen=True)
+class Pasted:
+    text: str
+    mark: Mark
+
+
+def _marked(loc: Loc, entry: Loc, op: str) -> Mark:
+    if loc.file == entry.file and loc.line >= entry.line:
+        return Mark(loc.file, loc.line - entry.line + 1, op)
+    return Mark(loc.file, loc.line, None)
+
+
+def _texts(*pasted: Pasted | None) -> list[str]:
+    return [p.text for p in pasted if p is not None]
 
 
 @dataclass(frozen=True)
@@ -95,10 +119,10 @@ class AutogradPlan:
     return_type: str
     wrapper_decl: str
     # The C++ of the catalog's autograd: entry, where it was written (None: not given).
-    return_code: Located[str]
-    forward_code: Located[str] | None = None
-    grad_code: Located[str] | None = None
-    wrapper_return: Located[str] | None = None
+    return_code: Pasted
+    forward_code: Pasted | None = None
+    grad_code: Pasted | None = None
+    wrapper_return: Pasted | None = None
 
     @property
     def texts(self) -> list[str]:
@@ -132,9 +156,9 @@ class CustomCode:
     """The catalog entry's code: at each hook point, the C++ pasted there and where it was
     written (None: none), and the headers it needs besides the kernels' own."""
 
-    beginning: Located[str] | None = None
-    before_call: Located[str] | None = None
-    before_return: Located[str] | None = None
+    beginning: Pasted | None = None
+    before_call: Pasted | None = None
+    before_return: Pasted | None = None
     includes: tuple[str, ...] = ()
     memory_format: str | None = None    # what its placeholders become (None: their defaults)
 
@@ -181,9 +205,8 @@ class WrapperPlan:
     diopi: str
     args: tuple[CallArgPlan, ...]
     conversions: tuple[CallArgPlan, ...]
-    allocs: tuple[Located[str], ...]      # the declarations of the returns it allocates (alloc:)
-    call_loc: Loc | None                  # where the call was written, when it pastes C++ text from there
-    anchor: Loc                           # where the op's entry is written: its pasted C++ is numbered from there
+    allocs: tuple[Pasted, ...]            # the declarations of the returns it allocates (alloc:)
+    call_mark: Mark | None                # where the call was written, when it pastes C++ text from there
     device_checks: tuple[str, ...]
     optional_tensors: tuple[str, ...]
     dumped: tuple[str, ...]
@@ -315,8 +338,8 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
     backward = ops[ag.backward.value]
     forward_op = ag.forward.value if ag.forward is not None else r.op
 
-    def code(text: Located[str] | None) -> Located[str] | None:
-        return text if text is not None and text.value else None
+    def code(text: Located[str] | None) -> Pasted | None:
+        return Pasted(text.value, _marked(text.loc, r.entry.loc, r.op)) if text is not None and text.value else None
 
     return AutogradPlan(
         cls=autograd_class_name(r.op),
@@ -330,7 +353,7 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         backward_args=tuple(p.name for p in signature(backward).params),
         return_type=sig.return_type,
         wrapper_decl=sig.decl(wrapper + "_wrapper"),
-        return_code=ag.return_code,
+        return_code=Pasted(ag.return_code.value, _marked(ag.return_code.loc, r.entry.loc, r.op)),
         forward_code=code(ag.forward_code), grad_code=code(ag.grad_code), wrapper_return=code(ag.wrapper_return),
     )
 
@@ -389,13 +412,15 @@ def _switches(r: ResolvedOp) -> Switches:
 
 def _custom_code(r: ResolvedOp) -> CustomCode:
     written = dict(r.entry.code)
-    return CustomCode(**{hook: written[hook] for hook in HOOKS if hook in written and written[hook].value},
+    return CustomCode(**{hook: Pasted(written[hook].value, _marked(written[hook].loc, r.entry.loc, r.op))
+                         for hook in HOOKS if hook in written and written[hook].value},
                       includes=r.entry.includes,
                       memory_format=r.memory_format.value if r.memory_format is not None else None)
 
 
-def _allocs(r: ResolvedOp, sig: OpSignature) -> tuple[Located[str], ...]:
-    return tuple(Located(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {alloc.expr.value};", alloc.expr.loc)
+def _allocs(r: ResolvedOp, sig: OpSignature) -> tuple[Pasted, ...]:
+    return tuple(Pasted(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {alloc.expr.value};",
+                        _marked(alloc.expr.loc, r.entry.loc, r.op))
                  for ret in sig.fresh_returns for alloc in [r.entry.alloc_for(ret.name)] if alloc is not None)
 
 
@@ -432,8 +457,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         guard=_guard(r, sig),
         diopi=entry.call.function, args=tuple(args), conversions=tuple(conversions),
         allocs=_allocs(r, sig),
-        call_loc=entry.call.loc if any(a.kind == ArgKind.EXPR for a in args) else None,
-        anchor=entry.loc,
+        call_mark=_marked(entry.call.loc, entry.loc, r.op) if any(a.kind == ArgKind.EXPR for a in args) else None,
         device_checks=tuple(t for t in tensors if t not in entry.no_device_check),
         optional_tensors=tuple([p.name for p in sig.params if p.kind == ArgKind.OPT_TENSOR]
                                + [n for n, opt in entry.ins if opt]),
