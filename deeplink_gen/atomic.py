@@ -18,10 +18,11 @@ from pathlib import Path
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 
 
-def link_out(root: Path, folder: Path) -> tuple[Path, Path] | None:
-    """The first folder from below *root* down to *folder* (itself included) that is a link
-    leading out of *root*, with where it leads; None when there is none or *folder* is not
-    below *root*. A link that stays inside *root* is followed, as the file system does."""
+def link_out(root: Path, folder: Path) -> tuple[Path, str] | None:
+    """The first folder from below *root* down to *folder* (itself included) that is a link no
+    write may follow, and what is wrong with it: it leads out of *root*, to nothing, or round a
+    loop of links. None when there is none or *folder* is not below *root*. A link to a folder
+    inside *root* is followed, as the file system does."""
     base, here = Path(os.path.abspath(root)), Path(os.path.abspath(folder))
     if not here.is_relative_to(base):
         return None
@@ -36,20 +37,23 @@ def link_out(root: Path, folder: Path) -> tuple[Path, Path] | None:
         try:
             leads = step.resolve()
         except (OSError, RuntimeError):        # RuntimeError: a loop of links
-            leads = Path(os.readlink(step))
+            return step, "is a link that leads round a loop of links; nothing was written: replace it by a folder"
         if not leads.is_relative_to(real):
-            return step, leads
+            return step, (f"is a link to {leads}, outside {display_path(str(root))}; nothing was written, since a "
+                          "write through it would land there: replace the link by a folder")
+        if not leads.is_dir():
+            return step, (f"is a link to {os.readlink(step)}, which is not a folder; nothing was written: make "
+                          "that folder, or replace the link by a folder")
     return None
 
 
 def refuse_link_out(root: Path, folder: Path, key: str) -> None:
-    """Raise a UserError (under *key*) when writing into *folder* would follow a link out of *root*."""
+    """Raise a UserError (under *key*) when writing into *folder* would follow a link out of
+    *root*, or one that leads nowhere."""
     found = link_out(root, folder)
     if found is not None:
-        link, leads = found
-        raise UserError([Diagnostic(None, key, (
-            f"{display_path(str(link))} is a link to {leads}, outside {display_path(str(root))}; nothing was "
-            "written, since a write through it would land there: replace the link by a folder"))])
+        link, why = found
+        raise UserError([Diagnostic(None, key, f"{display_path(str(link))} {why}")])
 
 
 def bound(path: Path, root: Path) -> Path:

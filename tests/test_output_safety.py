@@ -381,6 +381,25 @@ def test_init_never_writes_through_a_folder_that_links_out(tmp_path: Path, rel: 
     assert made == sorted({rel, *(p.as_posix() for p in Path(rel).parents if p != Path("."))})     # nothing else
 
 
+@pytest.mark.parametrize("rel", ["schemas", ".github/workflows"])
+@pytest.mark.parametrize("leads, why", [("missing", "missing, which is not a folder; nothing was written"),
+                                        ("a_file", "a_file, which is not a folder; nothing was written"),
+                                        ("self", " is a link that leads round a loop of links; nothing was written")])
+def test_init_refuses_a_link_that_leads_to_no_folder_before_writing(tmp_path: Path, rel: str, leads: str, why: str):
+    """A folder init writes in that is a link to nothing, to a file or to itself stops init at
+    the start, naming the link: not "Not a directory" half-way, after vendors/ was made."""
+    root = tmp_path / "ws"
+    link = root / rel
+    link.parent.mkdir(parents=True)
+    (root / "a_file").write_text("mine\n")
+    link.symlink_to(link.name if leads == "self" else os.path.relpath(root / leads, link.parent))
+    before = tree_state(root)
+    result = run_cli("init", str(root))
+    assert result.exit_code == 1
+    assert [e for e in failing(result) if f"{rel} is a link" in e and why in e], result.output
+    assert tree_state(root) == before
+
+
 @pytest.mark.parametrize("rel, args", [("vendors", ()), ("vendors/acme", ("--with-sources",))])
 def test_new_vendor_never_writes_through_a_folder_that_links_out(workspace: Path, tmp_path: Path, rel: str,
                                                                 args: tuple):
