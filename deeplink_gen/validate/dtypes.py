@@ -34,7 +34,7 @@ def _check_tensor(p: Prototype, name: str, loc: Loc, where: tuple, diags: Diagno
     if param is None or not param.is_tensor:
         tensors = p.tensor_names()
         diags.add(loc, where, f"'{name}' is not a tensor argument of {p.name}",
-                  Suggestion(name, tensors, f" (tensors: {', '.join(tensors)})"))
+                  Suggestion(name, tensors, f" (tensors: {', '.join(tensors)}; declared at {p.loc})"))
         return False
     return True
 
