@@ -95,10 +95,15 @@ class Pasted:
     mark: Mark
 
 
-def _marked(loc: Loc, entry: Loc, op: str) -> Mark:
+def _marked(loc: Loc, r: ResolvedOp) -> Mark:
+    entry = r.entry.loc
     if loc.file == entry.file and loc.line >= entry.line:
-        return Mark(loc.file, loc.line - entry.line + 1, op)
+        return Mark(loc.file, loc.line - entry.line + 1, r.op)
     return Mark(loc.file, loc.line, None)
+
+
+def _pasted(text: Located[str], r: ResolvedOp) -> Pasted:
+    return Pasted(text.value, _marked(text.loc, r))
 
 
 def _texts(*pasted: Pasted | None) -> list[str]:
@@ -339,7 +344,7 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
     forward_op = ag.forward.value if ag.forward is not None else r.op
 
     def code(text: Located[str] | None) -> Pasted | None:
-        return Pasted(text.value, _marked(text.loc, r.entry.loc, r.op)) if text is not None and text.value else None
+        return _pasted(text, r) if text is not None and text.value else None
 
     return AutogradPlan(
         cls=autograd_class_name(r.op),
@@ -353,7 +358,7 @@ def _autograd_plan(r: ResolvedOp, sig: OpSignature, wrapper: str, ops: dict[str,
         backward_args=tuple(p.name for p in signature(backward).params),
         return_type=sig.return_type,
         wrapper_decl=sig.decl(wrapper + "_wrapper"),
-        return_code=Pasted(ag.return_code.value, _marked(ag.return_code.loc, r.entry.loc, r.op)),
+        return_code=_pasted(ag.return_code, r),
         forward_code=code(ag.forward_code), grad_code=code(ag.grad_code), wrapper_return=code(ag.wrapper_return),
     )
 
@@ -412,15 +417,14 @@ def _switches(r: ResolvedOp) -> Switches:
 
 def _custom_code(r: ResolvedOp) -> CustomCode:
     written = dict(r.entry.code)
-    return CustomCode(**{hook: Pasted(written[hook].value, _marked(written[hook].loc, r.entry.loc, r.op))
-                         for hook in HOOKS if hook in written and written[hook].value},
+    return CustomCode(**{hook: _pasted(written[hook], r) for hook in HOOKS if hook in written and written[hook].value},
                       includes=r.entry.includes,
                       memory_format=r.memory_format.value if r.memory_format is not None else None)
 
 
 def _allocs(r: ResolvedOp, sig: OpSignature) -> tuple[Pasted, ...]:
     return tuple(Pasted(f"{'at::Tensor' if ret.is_tensor else 'auto'} {ret.name} = {alloc.expr.value};",
-                        _marked(alloc.expr.loc, r.entry.loc, r.op))
+                        _marked(alloc.expr.loc, r))
                  for ret in sig.fresh_returns for alloc in [r.entry.alloc_for(ret.name)] if alloc is not None)
 
 
@@ -457,7 +461,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
         guard=_guard(r, sig),
         diopi=entry.call.function, args=tuple(args), conversions=tuple(conversions),
         allocs=_allocs(r, sig),
-        call_mark=_marked(entry.call.loc, entry.loc, r.op) if any(a.kind == ArgKind.EXPR for a in args) else None,
+        call_mark=_marked(entry.call.loc, r) if any(a.kind == ArgKind.EXPR for a in args) else None,
         device_checks=tuple(t for t in tensors if t not in entry.no_device_check),
         optional_tensors=tuple([p.name for p in sig.params if p.kind == ArgKind.OPT_TENSOR]
                                + [n for n, opt in entry.ins if opt]),
