@@ -87,11 +87,11 @@ def printable(text: str) -> str:
 EXCERPT = 60    # the most characters of an input's text a message quotes
 
 
-def excerpt(text: str) -> str:
-    """*text* as a message quotes it: its first EXCERPT characters, marked when cut
+def excerpt(text: str, length: int = EXCERPT) -> str:
+    """*text* as a message quotes it: its first *length* characters, marked when cut
     (a line of an input may be megabytes long)."""
     text = text.strip()
-    return text if len(text) <= EXCERPT else text[:EXCERPT - 3] + "..."
+    return text if len(text) <= length else text[:length - 3] + "..."
 
 
 def key_path(parts: Iterable[object]) -> str:

@@ -14,10 +14,13 @@ from deeplink_gen import digests
 from deeplink_gen.cache import Memo
 from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.load import unquoted
-from deeplink_gen.errors import Diagnostic, Suggestion, key_path, sort_key
+from deeplink_gen.errors import Diagnostic, Suggestion, excerpt, key_path, sort_key
 from deeplink_gen.model.dtypes import DTYPE_ALIASES
 from deeplink_gen.yamlfile import Document
 from deeplink_gen.input_paths import schema_dir
+
+# The characters of a value a schema error quotes.
+_SHOWN = 40
 
 _TYPE_NAMES = {
     "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
@@ -59,15 +62,14 @@ def _validator(name: str) -> jsonschema.Draft7Validator:
 def _describe(value: Any, written: str | None = None) -> str:
     """*value* as a message shows it: a number as it was written (2.10, which YAML reads as 2.1)."""
     if written is not None:
-        return written if len(written) <= 40 else written[:37] + "..."
+        return excerpt(written, _SHOWN)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, (dict, list)):
         return _TYPE_NAMES["object" if isinstance(value, dict) else "array"]
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return excerpt(repr(value), _SHOWN)
 
 
 def _expected(schema: dict) -> str:
