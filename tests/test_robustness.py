@@ -78,15 +78,33 @@ def _write(workspace: Path, rel: str, data) -> None:
     (workspace / rel).write_text(yaml.safe_dump(data, sort_keys=False))
 
 
+# Mappings whose keys are names the user chooses (ops, runtime functions, DIOPI functions...):
+# their entries share one shape, so the first *entries* of each stand for the rest.
+NAMED = {"ops", "functions", "checkers", "tensors"}
+
+
+def _sampled_out(data, path: tuple, entries: int) -> bool:
+    """Whether *path* goes through an entry past the first *entries* of a list or a NAMED mapping."""
+    node = data
+    for i, part in enumerate(path):
+        if isinstance(part, int) and part >= entries:
+            return True
+        if isinstance(part, str) and i and path[i - 1] in NAMED and isinstance(node, dict) \
+                and part not in list(node)[:entries]:
+            return True
+        node = node[part]
+    return False
+
+
 def _variants(rel: str, entries: int = 2):
-    """(label, mutated data) pairs for one file. In a catalog file only the first
-    *entries* ops are mutated: every depth is covered, and each variant costs a
-    full validation of the workspace."""
+    """(label, mutated data) pairs for one file. Only the first *entries* of each list
+    and of each mapping of named entries (ops, runtime functions) are mutated: every
+    depth and kind of key is covered, and each variant costs a full validation of the
+    workspace."""
     data = _original(rel)
-    sampled = set(list((data.get("ops") or {}))[:entries]) if rel.startswith("catalog/") else None
     out = []
     for path, value in _walk(data):
-        if sampled is not None and len(path) >= 2 and path[0] == "ops" and path[1] not in sampled:
+        if _sampled_out(data, path, entries):
             continue
         if isinstance(value, dict):
             mutated = copy.deepcopy(data)
