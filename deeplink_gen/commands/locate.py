@@ -30,24 +30,20 @@ def anchors(ws: Workspace, root: Path) -> dict[str, int]:
     return {f"{workspace_name(e.loc.file, root)}:{e.op}": e.loc.line for e in _entries(ws)}
 
 
-def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> int:
-    """Write *lines* with each "<file>:<op>:<n>" of *found* as "<file>:<line>"; how many were."""
+def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> None:
+    """Write *lines* with each "<file>:<op>:<n>" of *found* as "<file>:<line>"."""
     if not found:
         out.writelines(lines)
-        return 0
+        return
     # Longest names first, so that a name that another one begins with never cuts it short.
     pattern = re.compile("(" + "|".join(map(re.escape, sorted(found, key=len, reverse=True))) + r"):(\d+)")
-    count = 0
 
     def place(m: re.Match) -> str:
-        nonlocal count
-        count += 1
         label = m.group(1)
         return f"{label.rsplit(':', 1)[0]}:{found[label] + int(m.group(2)) - 1}"
 
     for line in lines:
         out.write(pattern.sub(place, line))
-    return count
 
 
 def main(request: Request, logs: tuple[Path, ...]) -> None:
