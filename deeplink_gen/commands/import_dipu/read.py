@@ -53,23 +53,23 @@ class UpstreamYaml:
     item_lines: tuple[int, ...] = ()
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML 1.1 as upstream reads it, noting where each item of the top-level list begins: an
-    alias item is the node of its anchor, whose marks are the anchor's."""
+# libyaml where PyYAML has it, as for the workspace's own files: the pure-Python scanner
+# takes a minute over a file of some MB.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.depth = 0
-        self.item_lines: list[int] = []
 
-    def compose_node(self, parent, index):
-        if self.depth == 1 and isinstance(parent, yaml.SequenceNode):
-            self.item_lines.append(self.peek_event().start_mark.line + 1)
-        self.depth += 1
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
+def _item_lines(text: str) -> tuple[int, ...]:
+    """The line where each item of the top-level list of *text* begins: an alias item's own
+    line, not its anchor's (the composed node of an alias is its anchor's)."""
+    lines, level = [], 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if level == 1 and isinstance(event, yaml.NodeEvent):
+            lines.append(event.start_mark.line + 1)
+        if isinstance(event, yaml.CollectionStartEvent):
+            level += 1
+        elif isinstance(event, yaml.CollectionEndEvent):
+            level -= 1
+    return tuple(lines)
 
 
 def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
@@ -84,10 +84,11 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
 
     loader = None
     try:
-        loader = _Loader(text)                 # reads the text: a character YAML forbids is an error here
+        yaml.reader.Reader(text)               # a character YAML forbids, at its character's place
+        loader = _Loader(text)
         root = loader.get_single_node()        # composed once, and built from its nodes
-        return UpstreamYaml(path, root, loader.construct_document(root) if root is not None else None,
-                            tuple(loader.item_lines))
+        data = loader.construct_document(root) if root is not None else None
+        return UpstreamYaml(path, root, data, _item_lines(text) if isinstance(root, yaml.SequenceNode) else ())
     except yaml.reader.ReaderError as exc:
         raise UserError([Diagnostic(Loc.at(str(path), text, exc.position), key,
                                     f"YAML error: {exc.reason}")]) from None
@@ -98,7 +99,7 @@ def read_yaml(path: Path, option: str, key: str) -> UpstreamYaml:
     except yaml.YAMLError as exc:
         raise fail(1, 1, f"YAML error: {exc}") from None
     except (ValueError, KeyError, TypeError, OverflowError):     # a tag its text does not fit: !!int "abc"
-        node = _unconstructible(yaml.compose(text, Loader=yaml.SafeLoader))
+        node = _unconstructible(yaml.compose(text, Loader=_Loader))
         mark = node.start_mark if node is not None else None
         raise fail(mark.line + 1 if mark else 1, mark.column + 1 if mark else 1,
                    f"'{node.value[:40]}' is not a valid {node.tag.rsplit(':', 1)[-1]}" if node is not None
