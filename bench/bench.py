@@ -202,34 +202,10 @@ def make_synthetic(root: Path, total: int) -> None:
         (root / "catalog" / "zz_synthetic.yaml").write_text("ops:\n" + "\n".join(entries) + "\n")
 
 
-def compile_rows() -> list:
-    """Wall time to syntax-check camb's kernels as one file and as 2 shards compiled in parallel."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    sys.path.insert(0, str(REPO / "tests"))
-    from conftest import syntax_check  # the tests' g++ command line (torch + our declaration headers)
-
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for shards in (1, 2):
-            out = Path(tmp) / f"s{shards}"
-            render(REPO, out, "--vendor", "camb", "--shards", str(shards))
-            sources = sorted((out / "camb").rglob("AutoGenedKernels*.cpp"))
-
-            def build():
-                with ThreadPoolExecutor(max_workers=2) as pool:
-                    results = list(pool.map(lambda src: syntax_check(src, warnings=[]), sources))
-                assert all(r.returncode == 0 for r in results), [r.stderr[-500:] for r in results]
-            rows.append((f"g++ camb kernels, {shards} file(s), 2 jobs", timed(build, 1)))
-    return rows
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scale", type=int, default=10)
-    parser.add_argument("--compile", action="store_true",
-                        help="also time g++ -fsyntax-only of camb's kernels: one file vs 2 shards with 2 jobs")
     parser.add_argument("--dipu", type=Path, metavar="CHECKOUT",
                         help="a deeplink.framework checkout: render the import of its op file beside its own "
                              "generator (needs its DIOPI submodule for camb's convert_config.yaml)")
@@ -270,8 +246,6 @@ def main() -> None:
                       max(2, runs // 2))
             scaling.append((factor, n, t))
 
-    if args.compile:
-        rows.extend(compile_rows())
     processes = process_rows(runs, args.dipu)
 
     base = rows[0][1][0]

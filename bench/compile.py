@@ -1,64 +1,271 @@
-"""Measure what the generated kernels cost the C++ compiler, as ratios within one run.
+"""Measure what the generated kernels cost the build, as ratios within one run.
 
-    python bench/compile.py [--runs 1] [--vendor camb] [--torch-python PY] [--jobs 2] [--shards 2,4]
-                            [--time-report]
+    python bench/compile.py --dipu CHECKOUT [--shards 2,4,8] [--pch 8] [--jobs 2]
+                            [--torch-python PY] [--anatomy] [--time-report]
 
-Renders the vendor's kernels (`render --vendor V --out TMP --allow-outside-workspace`)
-as one translation unit and as 2 and 4 shards (`--shards`), then compiles each file
-with g++ the way a DIPU build compiles a torch_dipu source, as closely as the repository
-allows: a full object compile `-std=c++17 -fPIC -O2 -c -o /dev/null`, the torch ABI flag
-of the chosen torch, -DDIPU_TORCH_VERSION, against that torch's headers, the DIPU
-declaration headers in tests/include and DIOPI headers written from the bundled prototype
-snapshot (the same headers tests/helpers.py `syntax_check` uses). DIPU's real headers
-define more inline code than those declarations, so absolute figures are a lower bound;
-the ratios are what to compare.
+The edit-build loop, against DIPU's own generated kernels file for the same op file.
+CHECKOUT is a deeplink.framework checkout at 9dd38082 with its submodules (DIOPI, and
+kineto with its fmt). Its op file (dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml)
+is imported for camb (`import-dipu --vendors camb --torch-version 2.2.2`, with DIOPI's
+camb convert_config.yaml) and rendered with each --shards count; DIPU's own generator
+is run on the same file as DIPU's build runs it for camb. Each of these is then built
+by ninja from a CMake project of its own that compiles the kernel files as DIPU's build
+compiles torch_dipu's sources: CMAKE_BUILD_TYPE Release with DIPU's link-time
+optimisation on (-O3 -flto), C++17, -fPIC, DIPU_TORCH_VERSION and torch's ABI flag,
+against the checkout's own DIPU, DIOPI and kineto headers and torch's (of --torch-python,
+which must be a torch DIPU builds with; default: the tests' torch 2.2.2). The rendered
+projects list their files through the rendered AutoGenedKernels.cmake, as DIPU's does.
+DIPU's headers include a vendor's vendorapi.h, and camb's needs its SDK: the bundled
+hostsim vendor's stands in for it. DIPU 9dd38082's DIPUEvent.h is read without the
+`constexpr` that gcc >= 11 rejects (the checkout is not changed).
 
-Reports, per configuration (min wall of --runs, max peak RSS; peak RSS is the
-compiler's, from wait4's rusage of each g++ process):
-  * the include block alone (the one-file render up to its first namespace): the fixed
-    cost every translation unit pays before any wrapper;
-  * the one file without its DIPU_LIBRARY_IMPL blocks: the wrappers alone, so that the
-    difference to the one-file build is what registering them costs;
-  * the one file with its blocks registering through TORCH_FN, as DIPU's own generated
-    file does, instead of through RegisterByPointer: what that registration costs;
-  * the one-file build: wall and peak RSS;
-  * 2 and 4 shards (--shards) compiled --jobs at a time: the wall of the whole build, each shard's
-    peak RSS, and the ratios shard wall / one-file wall and max shard peak / one-file peak.
+For each build: the full kernels build (ninja -jJOBS from nothing: wall, and the largest
+peak RSS of any one compile, from wait4's rusage through bench/rusage.py), then the loop
+a vendor engineer runs, each step through `render` and ninja as they are:
+  * a one-line edit in the custom code of the op in the middle of catalog/dipu.yaml;
+  * `add.out: {autocompare: true}` added to vendors/camb.yaml;
+each with the render's wall, ninja's wall and the files ninja compiled. For DIPU's own
+file, any edit regenerates the whole file, so its rebuild is its full build. --pch N
+also builds N shards with the include block of the rendered files as a precompiled
+header (target_precompile_headers), to measure whether one pays.
+
+--anatomy adds rows that tell where one file's compile time goes (g++ directly, -O2,
+against the declaration headers of tests/include): the include block alone, the one
+file without its DIPU_LIBRARY_IMPL blocks, and the one file registering through TORCH_FN
+as DIPU's generated file does; --time-report prints g++ -ftime-report's top phases.
+
 Wall-clock seconds on this machine; another process on the machine skews them, so
-compare the ratios of one run. --time-report prints g++ -ftime-report's top phases of
-the one-file build.
+compare the ratios of one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
-print = functools.partial(print, flush=True)  # noqa: A001 -- progress shows while g++ runs
+print = functools.partial(print, flush=True)  # noqa: A001 -- progress shows while the builds run
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "scripts"))
 
-from helpers import INCLUDE, diopi_include, torch_include_flags, torch_root, torch_version_code  # noqa: E402
+from helpers import (INCLUDE, diopi_include, dipu_torch_python, torch_include_flags, torch_root,  # noqa: E402
+                     torch_version_code)
+from try_without_a_chip import EVENT_HEADER, EVENT_LINE  # noqa: E402
 
 OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
+GENERATOR = "dipu/scripts/autogen_diopi_wrapper"
+VENDOR = "camb"
+CONVERT = f"dipu/third_party/DIOPI/impl/{VENDOR}/convert_config.yaml"
+# The checkout's headers, beside its csrc_dipu: (include directory, a file it must hold).
+THIRD_PARTY = (("dipu/third_party/DIOPI/proto/include", "diopi/functions.h"),
+               ("dipu/third_party/kineto/libkineto/include", "libkineto.h"),
+               ("dipu/third_party/kineto/libkineto/src", "ActivityBuffers.h"),
+               ("dipu/third_party/kineto/libkineto/third_party/fmt/include", "fmt/format.h"))
+CATALOG_EDIT = "// one line added by bench/compile.py"
+VENDOR_EDIT = "  add.out: {autocompare: true}"
+PROJECT = """cmake_minimum_required(VERSION 3.18)
+project(kernels LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_INTERPROCEDURAL_OPTIMIZATION ON)
+set(UsedVendor {vendor})
+set(DIPU_TORCH_VERSION {version})
+{sources}
+add_library(kernels OBJECT ${{GENERATED_KERNELS}})
+target_compile_definitions(kernels PRIVATE DIPU_TORCH_VERSION={version} USE_KINETO _GLIBCXX_USE_CXX11_ABI={abi})
+target_include_directories(kernels PRIVATE {includes})
+target_include_directories(kernels SYSTEM PRIVATE {system})
+target_compile_options(kernels PRIVATE -iquote {ops} -w)
+{pch}"""
 
 
-def render(out: Path, vendor: str, shards: int) -> list[Path]:
-    """The kernels translation units of *vendor* rendered into *out* by this checkout."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    subprocess.run([sys.executable, "-m", "deeplink_gen", "render", "--vendor", vendor, "--out", str(out),
-                    "--allow-outside-workspace", "--shards", str(shards)],
-                   cwd=REPO, env=env, check=True, capture_output=True)
-    return sorted((out / vendor / OPS).glob("AutoGenedKernels*.cpp"))
+def run(*argv, **kwargs) -> subprocess.CompletedProcess:
+    """*argv* run to its end; its output is shown only if it fails."""
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kwargs)
+    if proc.returncode:
+        sys.exit(f"{' '.join(str(a) for a in argv)} failed:\n{(proc.stdout + proc.stderr)[-4000:]}")
+    return proc
+
+
+def deeplink_gen(*args, cache: Path) -> float:
+    """Wall seconds of one deeplink-gen command, run as a user runs it (a process of its own)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), DEEPLINK_GEN_CACHE_DIR=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # as installed from a wheel: bytecode, not source
+    start = time.perf_counter()
+    run(sys.executable, "-m", "deeplink_gen", *args, env=env, cwd=REPO)
+    return time.perf_counter() - start
+
+
+def dipu_includes(checkout: Path, tmp: Path) -> list[Path]:
+    """The include directories of DIPU's own headers: csrc_dipu's headers copied (DIPUEvent.h
+    without its `constexpr`, the hostsim vendor's vendorapi.h as csrc_dipu/vendor/vendorapi.h),
+    then the checkout's DIOPI, kineto and fmt headers."""
+    missing = [f"{inc}/{probe}" for inc, probe in THIRD_PARTY if not (checkout / inc / probe).is_file()]
+    if missing:
+        sys.exit(f"{checkout}: not a deeplink.framework checkout with its submodules (missing {', '.join(missing)}); "
+                 "git submodule update --init --recursive dipu/third_party/DIOPI dipu/third_party/kineto")
+    root = tmp / "include"
+    source = checkout / "dipu" / "torch_dipu"
+    for header in (*source.rglob("*.h"), *source.rglob("*.hpp")):
+        dest = root / header.relative_to(source)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(header, dest)
+    event = root / Path(EVENT_HEADER).relative_to("dipu/torch_dipu")
+    event.write_text(EVENT_LINE.sub(r"\1\2", event.read_text()))
+    hostsim = tmp / "hostsim"
+    deeplink_gen("render", "--vendor", "hostsim", "--out", hostsim, "--allow-outside-workspace", cache=tmp / "cache")
+    vendorapi = root / "csrc_dipu" / "vendor" / "vendorapi.h"
+    shutil.copyfile(hostsim / "hostsim" / "dipu/torch_dipu/csrc_dipu/vendor/hostsim/vendorapi.h", vendorapi)
+    return [root, *(checkout / inc for inc, _ in THIRD_PARTY)]
+
+
+def dipu_generated(checkout: Path, dest: Path) -> None:
+    """DIPU's own kernels file for camb, as autogen_wrapped_code.sh has DIPU's build write it."""
+    scripts = checkout / GENERATOR
+    convert = checkout / CONVERT
+    run(sys.executable, scripts / "autogen_diopi_wrapper.py", f"--out={dest}",
+        f"--config={scripts / 'diopi_functions.yaml'}", "--print_op_arg=True", "--use_diopi_adapter=False",
+        "--print_func_call_info=True", "--generate_device_guard=True", "--enable_dipu_extra_feature=True",
+        f'--fun_config_dict={{"current_device":"{VENDOR}","current_torch_ver":"2.2.2"}}',
+        *([f"--convert_config={convert}"] if convert.is_file() else []), cwd=scripts)
+
+
+@dataclass(frozen=True)
+class Build:
+    label: str
+    shards: int | None        # None: DIPU's own generated file
+    pch: bool = False
+
+
+@dataclass
+class Step:
+    label: str
+    render: float             # seconds; 0 for DIPU's file
+    wall: float               # ninja's seconds
+    compiled: list[str]
+    peak: int                 # MiB, the largest compile of the step
+
+
+class Project:
+    """One build's CMake project, its render and its ninja build folder."""
+
+    def __init__(self, build: Build, tmp: Path, args, includes: list[Path]):
+        self.build, self.args = build, args
+        self.dir = tmp / build.label.replace(" ", "-").replace(",", "")
+        self.ws, self.out, self.log = self.dir / "ws", self.dir / "out", self.dir / "compiles.jsonl"
+        self.cache = tmp / "cache"
+        if build.shards is None:
+            ops = includes[0] / "csrc_dipu" / "aten" / "ops"
+            dipu_generated(args.dipu, ops / "AutoGenedKernels.cpp")
+            sources = f'set(GENERATED_KERNELS "{ops / "AutoGenedKernels.cpp"}")'
+        else:
+            shutil.copytree(tmp / "ws", self.ws)
+            self.render()
+            ops = self.out / VENDOR / OPS
+            sources = f'include("{ops / "AutoGenedKernels.cmake"}")'
+        pch = ""
+        if build.pch:
+            pch = f'target_precompile_headers(kernels PRIVATE "{include_block(ops, self.dir / "includes.h")}")'
+        torch = torch_include_flags(args.torch_python)[1::2]
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "CMakeLists.txt").write_text(PROJECT.format(
+            vendor=VENDOR, version=torch_version_code(args.torch_python), abi=cxx_abi(args.torch_python),
+            sources=sources, includes=" ".join(f'"{i}"' for i in includes), system=" ".join(f'"{t}"' for t in torch),
+            ops=f'"{includes[0] / "csrc_dipu" / "aten" / "ops"}"', pch=pch))
+        run("cmake", "-G", "Ninja", "-S", self.dir, "-B", self.dir / "build", "-DCMAKE_BUILD_TYPE=Release",
+            f"-DCMAKE_CXX_COMPILER_LAUNCHER={sys.executable};{REPO / 'bench' / 'rusage.py'}")
+
+    def render(self) -> float:
+        return deeplink_gen("-C", self.ws, "render", "--vendor", VENDOR, "--shards", self.build.shards,
+                            "--out", self.out, "--allow-outside-workspace", cache=self.cache)
+
+    def ninja(self, label: str, render: float = 0.0) -> Step:
+        self.log.unlink(missing_ok=True)
+        env = dict(os.environ, DEEPLINK_GEN_BENCH_LOG=str(self.log))
+        start = time.perf_counter()
+        run("ninja", "-C", self.dir / "build", f"-j{self.args.jobs}", env=env)
+        wall = time.perf_counter() - start
+        done = [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.is_file() else []
+        return Step(label, render, wall, sorted(Path(d["output"]).name.removesuffix(".o") for d in done),
+                    max((d["peak"] for d in done), default=0))
+
+    def loop(self) -> list[Step]:
+        steps = [self.ninja("full build")]
+        if self.build.shards is None:
+            return steps
+        edit_catalog(self.ws / "catalog" / "dipu.yaml")
+        steps.append(self.ninja("one-line catalog edit", self.render()))
+        edit_vendor(self.ws / "vendors" / f"{VENDOR}.yaml")
+        steps.append(self.ninja("one-op vendor edit", self.render()))
+        return steps
+
+
+def edit_catalog(path: Path) -> None:
+    """One line added to the custom code (`code:` ... `|`) of the op nearest the middle of *path*."""
+    lines = path.read_text().splitlines(keepends=True)
+    blocks = [i for i, line in enumerate(lines) if re.match(r"\s+\w+: \|$", line) and i + 1 < len(lines)]
+    if not blocks:
+        sys.exit(f"{path}: no block of custom code to edit")
+    at = min(blocks, key=lambda i: abs(i - len(lines) // 2)) + 1
+    indent = re.match(r"\s*", lines[at]).group(0)
+    lines.insert(at, f"{indent}{CATALOG_EDIT}\n")
+    path.write_text("".join(lines))
+
+
+def edit_vendor(path: Path) -> None:
+    """`add.out: {autocompare: true}` as the first entry of *path*'s `ops:`."""
+    text = path.read_text()
+    if "\nops:\n" not in text:
+        sys.exit(f"{path}: no `ops:` section to add an entry to")
+    path.write_text(text.replace("\nops:\n", f"\nops:\n{VENDOR_EDIT}\n", 1))
+
+
+def include_block(ops: Path, dest: Path) -> Path:
+    """The includes of the rendered kernel files (the first's, up to its first namespace), as one header."""
+    first = sorted(ops.glob("AutoGenedKernels*.cpp"))[0].read_text()
+    block = [line for line in first[:first.index("\nnamespace ")].splitlines() if line.startswith("#include")]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text("#pragma once\n" + "\n".join(block) + "\n")
+    return dest
+
+
+def loop(args) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="deeplink-gen-bench-compile-"))
+    includes = dipu_includes(args.dipu, tmp)
+    deeplink_gen("import-dipu", "--functions", args.dipu / GENERATOR / "diopi_functions.yaml",
+                 *(["--convert-config", f"{VENDOR}={args.dipu / CONVERT}"] if (args.dipu / CONVERT).is_file() else []),
+                 "--vendors", VENDOR, "--torch-version", "2.2.2", "--out", tmp / "ws", cache=tmp / "cache")
+    builds = [Build("DIPU's generated file", None),
+              *(Build(f"{n} shards" if n > 1 else "one file", n) for n in args.shards),
+              *(Build(f"{n} shards, PCH", n, pch=True) for n in args.pch)]
+    version = run("g++", "-dumpfullversion").stdout.strip()
+    print(f"{VENDOR} import of {args.dipu / GENERATOR / 'diopi_functions.yaml'}; g++ {version}; "
+          f"torch {torch_root(args.torch_python)} (DIPU_TORCH_VERSION={torch_version_code(args.torch_python)}); "
+          f"{os.cpu_count()} cores; ninja -j{args.jobs}; in {tmp}")
+    results = []
+    for build in builds:
+        print(f"  {build.label} ...")
+        results.append((build, Project(build, tmp, args, includes).loop()))
+    (dipu_full,) = results[0][1]
+    print(f"\n{'build':<22} {'step':<22} {'render s':>8} {'ninja s':>8} {'x DIPU':>7} "
+          f"{'peak MiB':>9} {'x DIPU':>7}  compiled")
+    for build, steps in results:
+        for step in steps:
+            print(f"{build.label:<22} {step.label:<22} {step.render:8.2f} {step.wall:8.1f} "
+                  f"{step.wall / dipu_full.wall:7.2f} {step.peak:9d} {step.peak / dipu_full.peak:7.2f}  "
+                  f"{len(step.compiled)}: {' '.join(step.compiled)}")
 
 
 def cxx_abi(python: Path | None) -> str:
@@ -88,15 +295,7 @@ def compile_one(cmd: list[str], source: Path) -> tuple[float, int]:
     return wall, usage.ru_maxrss // 1024
 
 
-def build(cmd: list[str], sources: list[Path], jobs: int) -> tuple[float, list[int]]:
-    """(wall seconds of the whole build, peak RSS of each source) with *jobs* compiles at a time."""
-    start = time.perf_counter()
-    with ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(lambda s: compile_one(cmd, s), sources))
-    return time.perf_counter() - start, [peak for _, peak in results]
-
-
-def include_block(kernels: Path, dest: Path) -> Path:
+def first_includes(kernels: Path, dest: Path) -> Path:
     """A translation unit holding only the includes of *kernels* (everything before its first namespace)."""
     text = kernels.read_text()
     dest.write_text(text[:text.index("\nnamespace ")] + "\n")
@@ -137,61 +336,51 @@ def time_report(cmd: list[str], source: Path, top: int = 12) -> None:
         print(f"  {name:<40} {secs:7.2f}s {pct:3d}%")
 
 
+def anatomy(args) -> None:
+    """Where one file's compile time goes: g++ directly, against tests/include's declarations."""
+    cmd = compile_command(args.torch_python)
+    tmp = Path(tempfile.mkdtemp(prefix="deeplink-gen-bench-anatomy-"))
+    out = tmp / "out"
+    deeplink_gen("render", "--vendor", VENDOR, "--shards", 1, "--out", out, "--allow-outside-workspace",
+                 cache=tmp / "cache")
+    one = out / VENDOR / OPS / "AutoGenedKernels.cpp"
+    # beside the file, which includes its .pasted.inc from its own folder
+    rows = [("include block only", first_includes(one, one.with_name("includes.cpp"))),
+            ("one file, no registrations", without_registrations(one, one.with_name("unregistered.cpp"))),
+            ("one file, registered via TORCH_FN", through_torch_fn(one, one.with_name("torch_fn.cpp"))),
+            (f"one file ({len(one.read_text().splitlines())} lines)", one)]
+    measured = [(label, compile_one(cmd, source)) for label, source in rows]
+    one_wall, one_peak = measured[-1][1]
+    print(f"\n{'g++ -O2, declaration headers':<34} {'wall s':>7} {'peak MiB':>9}  {'wall/1':>6} {'peak/1':>6}")
+    for label, (wall, peak) in measured:
+        print(f"{label:<34} {wall:7.1f} {peak:9d}  {wall / one_wall:6.2f} {peak / one_peak:6.2f}")
+    if args.time_report:
+        time_report(cmd, one)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=1)
-    ap.add_argument("--vendor", default="camb")
+    ap.add_argument("--dipu", type=Path, metavar="CHECKOUT",
+                    help="a deeplink.framework checkout at 9dd38082 with its submodules (the loop needs it)")
     ap.add_argument("--torch-python", type=Path, default=None,
-                    help="a Python whose torch's headers to compile against (default: this one's)")
+                    help="a Python whose torch's headers to compile against (default: the tests' torch 2.2.2)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--shards", type=lambda text: [int(n) for n in text.split(",")], default=[2, 4],
-                    metavar="N,N", help="the shard counts to build (default: 2,4)")
-    ap.add_argument("--time-report", action="store_true")
+    counts = lambda text: [int(n) for n in text.split(",") if n]  # noqa: E731
+    ap.add_argument("--shards", type=counts, default=[2, 4, 8], metavar="N,N",
+                    help="the shard counts to build (default: 2,4,8)")
+    ap.add_argument("--pch", type=counts, default=[], metavar="N,N",
+                    help="shard counts to build again with a precompiled header (default: none)")
+    ap.add_argument("--anatomy", action="store_true", help="also the rows of where one file's time goes")
+    ap.add_argument("--time-report", action="store_true", help="with --anatomy: g++ -ftime-report's top phases")
     args = ap.parse_args()
-
-    cmd = compile_command(args.torch_python)
-    tmp = Path(tempfile.mkdtemp(prefix="deeplink-gen-bench-compile-"))
-    one = render(tmp / "s1", args.vendor, 1)
-    shards = {n: render(tmp / f"s{n}", args.vendor, n) for n in args.shards}
-    empty = include_block(one[0], tmp / "includes.cpp")
-    unregistered = without_registrations(one[0], tmp / "unregistered.cpp")
-    torch_fn = through_torch_fn(one[0], tmp / "torch_fn.cpp")
-    version = subprocess.run(["g++", "-dumpfullversion"], capture_output=True, text=True).stdout.strip()
-    torch_dir = torch_root(args.torch_python)
-    print(f"vendor {args.vendor}; g++ {version}; torch {torch_dir.parent.name}/{torch_dir.name} "
-          f"(DIPU_TORCH_VERSION={torch_version_code(args.torch_python)}); {os.cpu_count()} cores; "
-          f"{args.runs} run(s); -j{args.jobs}")
-    print("flags: " + " ".join(a for a in cmd[1:] if a.startswith(("-std", "-f", "-O", "-D", "-c"))))
-
-    samples = {"includes": [], "unregistered": [], "torch_fn": [], "one": [], **{n: [] for n in args.shards}}
-    for _ in range(args.runs):
-        samples["includes"].append(build(cmd, [empty], 1))
-        samples["unregistered"].append(build(cmd, [unregistered], 1))
-        samples["torch_fn"].append(build(cmd, [torch_fn], 1))
-        samples["one"].append(build(cmd, one, 1))
-        for n in args.shards:
-            samples[n].append(build(cmd, shards[n], args.jobs))
-
-    def best(key):
-        runs = samples[key]
-        return min(w for w, _ in runs), [max(p) for p in zip(*(peaks for _, peaks in runs))]
-
-    one_wall, (one_peak,) = best("one")
-    lines = sum(len(p.read_text().splitlines()) for p in one)
-
-    def row(label, wall, peaks, detail=""):
-        print(f"{label:<34} {wall:7.1f} {max(peaks):9d}  {wall / one_wall:6.2f} {max(peaks) / one_peak:6.2f}{detail}")
-
-    print(f"\n{'build':<34} {'wall s':>7} {'peak MiB':>9}  {'wall/1':>6} {'peak/1':>6}")
-    row("include block only", *best("includes"))
-    row("one file, no registrations", *best("unregistered"))
-    row("one file, registered via TORCH_FN", *best("torch_fn"))
-    row(f"one file ({lines} lines)", one_wall, [one_peak])
-    for n in args.shards:
-        wall, peaks = best(n)
-        row(f"{n} shards, -j{args.jobs}", wall, peaks, f"   per shard: {' '.join(str(p) for p in peaks)} MiB")
-    if args.time_report:
-        time_report(cmd, one[0])
+    if args.dipu is None and not args.anatomy:
+        ap.error("--dipu CHECKOUT is needed to measure the loop (or give --anatomy alone)")
+    if args.torch_python is None:
+        args.torch_python = dipu_torch_python()
+    if args.dipu is not None:
+        loop(args)
+    if args.anatomy:
+        anatomy(args)
 
 
 if __name__ == "__main__":
