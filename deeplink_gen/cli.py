@@ -167,8 +167,9 @@ def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -
 @click.option("--shards", type=click.IntRange(1, 64), metavar="N",
               help="Split the kernels into N translation units that DIPU can compile in parallel: "
                    "AutoGenedKernels_0.cpp .. _<N-1>.cpp, each declaring the wrappers of other shards it calls; "
-                   "an op's shard depends only on its name (stable hash). Default: the vendor file's defaults.shards, else 1 "
-                   "(one AutoGenedKernels.cpp). AutoGenedKernels.cmake lists the files for DIPU's build.")
+                   "an op's shard depends only on its name (stable hash). Default: the vendor file's "
+                   "defaults.shards, else 2 (1: one AutoGenedKernels.cpp, as DIPU's own generator writes). "
+                   "AutoGenedKernels.cmake lists the files for DIPU's build.")
 @click.option("--into", "into_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
               help="Put one --vendor into the deeplink.framework checkout DIR (its root, holding dipu/): write the "
                    "rendered dipu/ files (those of dipu/third_party/DIOPI/ only if that submodule is populated) and "

@@ -32,7 +32,20 @@ DIPU_TORCH = "2.2.2"
 INCLUDE = REPO / "tests" / "include"
 # The example vendors this repository bundles (vendors/*.yaml), sorted.
 BUNDLED_VENDORS = tuple(sorted(p.stem for p in (REPO / "vendors").glob("*.yaml")))
-KERNELS = "dipu/torch_dipu/csrc_dipu/aten/ops/AutoGenedKernels.cpp"
+OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
+KERNELS = f"{OPS}/AutoGenedKernels.cpp"     # the kernels rendered as one file (--shards 1)
+KERNELS_0 = f"{OPS}/AutoGenedKernels_0.cpp"  # the first of the shards a render writes by default
+
+
+def kernel_files(vendor: Path) -> list[Path]:
+    """The rendered kernel files of the vendor folder *vendor* (generated/<name>): its shards, or its one file."""
+    return sorted((vendor / OPS).glob("AutoGenedKernels*.cpp"))
+
+
+def kernels(vendor: Path, pasted: bool = True) -> str:
+    """The text of every kernel file of the vendor folder *vendor*, one after another; *pasted*: each
+    as the compiler reads it (with_pasted)."""
+    return "".join(with_pasted(f) if pasted else f.read_text(encoding="utf-8") for f in kernel_files(vendor))
 
 
 def with_pasted(cpp: Path) -> str:
@@ -376,6 +389,15 @@ def torch_include_flags(python: Path | None = None) -> list[str]:
     # -isystem: warnings in torch's own headers are not ours to fix.
     return ["-isystem", str(inc), "-isystem", str(inc / "torch" / "csrc" / "api" / "include"),
             "-isystem", str(inc / "kineto")]
+
+
+def syntax_check_kernels(vendor: Path, **kwargs) -> subprocess.CompletedProcess:
+    """syntax_check (with *kwargs*) of every kernel file of the vendor folder *vendor*, two at a
+    time: the result of the first that failed, else of the last."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda f: syntax_check(f, **kwargs), kernel_files(vendor)))
+    assert results, f"no kernel file in {vendor}"
+    return next((r for r in results if r.returncode), results[-1])
 
 
 def syntax_check(source: Path, *, extra: list[str] = (), warnings: list[str] = ("-Wall", "-Wextra"),

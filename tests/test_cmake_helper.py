@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO
+from helpers import KERNELS, OPS, REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("deeplink-gen") is None,
                                 reason="needs cmake and the installed deeplink-gen command")
@@ -36,7 +36,7 @@ deeplink_gen_render(VENDOR camb WORKSPACE {workspace.as_posix()} OUTPUT_DIR ${{C
 
 
 def test_build_time_render(workspace: Path, tmp_path: Path):
-    project = _project(tmp_path, workspace, "", """
+    project = _project(tmp_path, workspace, " SHARDS 1", """
 list(LENGTH deeplink_gen_camb_OUTPUTS n)
 message(STATUS "deeplink-gen outputs: ${n}")""")
     build = tmp_path / "build"
@@ -64,14 +64,13 @@ message(STATUS "deeplink-gen outputs: ${n}")""")
 def test_build_time_render_takes_renders_options(workspace: Path, tmp_path: Path):
     """deeplink_gen_render() passes SHARDS and AUTOCOMPARE on; the tree records them, so a plain
     `render --check` (CI) checks it as it was rendered."""
-    project = _project(tmp_path, workspace, " SHARDS 2 AUTOCOMPARE")
+    project = _project(tmp_path, workspace, " SHARDS 3 AUTOCOMPARE")
     build = tmp_path / "build"
     _run("cmake", "-S", str(project), "-B", str(build), cwd=tmp_path)
-    ops = build / "gen" / "camb" / KERNELS.replace("AutoGenedKernels.cpp", "")
-    assert sorted(p.name for p in ops.glob("AutoGenedKernels*.cpp")) == ["AutoGenedKernels_0.cpp",
-                                                                         "AutoGenedKernels_1.cpp"]
+    ops = build / "gen" / "camb" / OPS
+    assert sorted(p.name for p in ops.glob("AutoGenedKernels*.cpp")) == [f"AutoGenedKernels_{i}.cpp" for i in range(3)]
     assert "_autocompare(" in (ops / "AutoGenedKernels_0.cpp").read_text()
     check = subprocess.run(["deeplink-gen", "-C", str(workspace), "render", "--vendor", "camb", "--check",
                             "--out", str(build / "gen")], capture_output=True, text=True, timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "--autocompare --shards 2" in check.stdout
+    assert "--autocompare --shards 3" in check.stdout

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import (
-    KERNELS, REPO, edit, line_of, native_functions_yaml, run_cli, syntax_check,
-)
+from helpers import REPO, edit, line_of, native_functions_yaml, run_cli, syntax_check_kernels
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 DATA = REPO / "deeplink_gen" / "interfaces" / "data"
@@ -198,7 +196,7 @@ def test_the_imported_workspace_without_its_schema_breaks_on_2_13(imported: Path
     edit(ws / "deeplink-gen.yaml", "torch: 2.1.1", "torch: 2.13.0")
     result = run_cli("render", "--vendor", "camb", cwd=ws)
     assert result.exit_code == 0, result.output
-    compiled = syntax_check(ws / "generated" / "camb" / KERNELS, warnings=["-w"])
+    compiled = syntax_check_kernels(ws / "generated" / "camb", warnings=["-w"])
     assert compiled.returncode != 0
     errors = [line for line in compiled.stderr.splitlines() if ": error: " in line]
     assert errors and all("SymInt" in line or "int64_t" in line for line in errors[:3]), compiled.stderr[-3000:]

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from torchgen.model import FunctionSchema
 
-from helpers import DIPU_CHECKOUT, KERNELS, REPO, dipu_checkout, run_cli, syntax_check, with_pasted
+from helpers import DIPU_CHECKOUT, REPO, dipu_checkout, kernels, run_cli, syntax_check_kernels
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
 FUNCTIONS = FIXTURES / "diopi_functions.yaml"
@@ -67,9 +67,11 @@ def upstream_expectation(vendor: str, torch_code: str, torch_ops: set[str]) -> d
 
 def rendered_registrations(text: str) -> tuple[dict[str, tuple], list[str]]:
     def block(key: str) -> list[tuple[str, str, str]]:
-        m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {key}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
+        """The registrations of every *key* block (one a kernel file)."""
+        bodies = re.findall(rf"DIPU_LIBRARY_IMPL\(aten, {key}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
         # An op reaching several DIOPI functions registers through a local named after them, its call's first.
-        return re.findall(r'^ +(\w+_REGISTER)\("([^"]+)", (?:::)?(\w+?)(?:_and_\w+)?,', m.group(1), re.M) if m else []
+        return [r for body in bodies
+                for r in re.findall(r'^ +(\w+_REGISTER)\("([^"]+)", (?:::)?(\w+?)(?:_and_\w+)?,', body, re.M)]
     xpu = block("DIPU_DEVICE_TYPE_MACRO")
     autograd = [op for _, op, _ in block("DIPU_AUTOGRAD_DEVICE_TYPE_MACRO")]
     assert len({op for _, op, _ in xpu}) == len(xpu), "an op is registered twice"
@@ -97,7 +99,7 @@ def torch_ops() -> dict[str, list[str]]:
 def render(ws: Path, vendor: str) -> str:
     result = run_cli("render", "--vendor", vendor, "--autocompare", cwd=ws)
     assert result.exit_code == 0, result.output
-    return with_pasted(ws / "generated" / vendor / KERNELS)
+    return kernels(ws / "generated" / vendor)
 
 
 # ---------------------------------------------------------------- tests
@@ -247,7 +249,7 @@ def test_bad_arguments(tmp_path: Path):
 def test_imported_kernels_compile(imported):
     ws, _ = imported
     render(ws, "camb")
-    result = syntax_check(ws / "generated" / "camb" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    result = syntax_check_kernels(ws / "generated" / "camb", warnings=["-Wall", "-Wextra", "-Werror"])
     assert result.returncode == 0, result.stderr[-6000:]
 
 
@@ -267,7 +269,7 @@ def test_unregistered_helper_keeps_its_own_schema(tmp_path: Path):
     text = render(ws, "topsrider")
     assert "dipu_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & input, " in text
     assert '"max_pool2d_backward"' not in text
-    compiled = syntax_check(ws / "generated" / "topsrider" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    compiled = syntax_check_kernels(ws / "generated" / "topsrider", warnings=["-Wall", "-Wextra", "-Werror"])
     assert compiled.returncode == 0, compiled.stderr[-6000:]
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import (KERNELS, copy_workspace, dipu_checkout, diopi_include, edit, error_lines, line_of, run_cli,
+from helpers import (copy_workspace, diopi_include, dipu_checkout, edit, error_lines, kernels, line_of, run_cli,
                      run_subprocess)
 
 LONG = 260      # longer than any file name may be (255 bytes)
@@ -104,9 +104,9 @@ def test_a_vendor_file_symlinked_from_outside_the_workspace_is_read_and_named_by
     link.symlink_to(outside)
     result = run_cli("render", "--vendor", "droplet", cwd=workspace)
     assert result.exit_code == 0, result.output
-    kernels = (workspace / "generated" / "droplet" / KERNELS).read_text()
-    assert "vendors/droplet.yaml" in kernels.splitlines()[0]
-    assert str(outside.parent) not in kernels
+    kernels_text = kernels(workspace / "generated" / "droplet", pasted=False)
+    assert "vendors/droplet.yaml" in kernels_text.splitlines()[0]
+    assert str(outside.parent) not in kernels_text
 
 
 def test_drift_names_bundled_catalog_files_in_a_workspace_of_its_own(tmp_path: Path):
@@ -198,7 +198,7 @@ def test_a_non_ascii_workspace_path_under_the_c_locale(tmp_path: Path, env: dict
     plain = copy_workspace(tmp_path / "plain")
     _shim(plain)
     assert run_cli("render", "--vendor", "droplet", cwd=plain).exit_code == 0
-    assert (ws / "generated" / "droplet" / KERNELS).read_bytes() == (plain / "generated" / "droplet" / KERNELS).read_bytes()
+    assert kernels(ws / "generated" / "droplet", pasted=False) == kernels(plain / "generated" / "droplet", pasted=False)
     (ws / "vendors" / "droplet.yaml").write_text("vendor: [\n")
     proc = run_subprocess("-C", str(ws), "validate", env=env, timeout=HANG)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, run_cli, syntax_check, with_pasted
+from helpers import KERNELS, REPO, kernels, run_cli, syntax_check
 
 FEATURES = REPO / "tests" / "fixtures" / "kernels" / "features"
 GOLDEN = REPO / "tests" / "fixtures" / "kernels" / "golden"
@@ -30,7 +30,7 @@ def rendered(tmp_path_factory) -> tuple[Path, str]:
     shutil.copytree(FEATURES, ws)
     result = run_cli("render", "--vendor", "droplet", cwd=ws)
     assert result.exit_code == 0, result.output
-    return ws, with_pasted(ws / "generated" / "droplet" / KERNELS)
+    return ws, kernels(ws / "generated" / "droplet")
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,9 @@ def function(text: str, name: str) -> str:
 
 
 def registrations(text: str, block: str) -> list[str]:
-    m = re.search(rf"DIPU_LIBRARY_IMPL\(aten, {block}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
-    return re.findall(r'^ +(\w+_REGISTER)\("([^"]+)"', m.group(1), re.M) if m else []
+    """The registrations of every *block* block of *text* (one a kernel file)."""
+    bodies = re.findall(rf"DIPU_LIBRARY_IMPL\(aten, {block}, library\) \{{\n(.*?)^}}", text, re.S | re.M)
+    return [r for body in bodies for r in re.findall(r'^ +(\w+_REGISTER)\("([^"]+)"', body, re.M)]
 
 
 @pytest.mark.parametrize("name", RENDERED)
@@ -66,7 +67,7 @@ def test_render_is_deterministic(rendered, tmp_path: Path):
     ws = tmp_path / "again"
     shutil.copytree(FEATURES, ws)
     assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
-    assert with_pasted(ws / "generated" / "droplet" / KERNELS) == rendered[1]
+    assert kernels(ws / "generated" / "droplet") == rendered[1]
 
 
 def test_hooks_are_byte_for_byte_and_in_order(text: str):
@@ -178,7 +179,7 @@ def test_autograd(text: str):
 def test_no_autograd_block_without_autograd_ops(workspace: Path):
     result = run_cli("render", "--vendor", "camb", cwd=workspace)
     assert result.exit_code == 0, result.output
-    text = (workspace / "generated" / "camb" / KERNELS).read_text()
+    text = kernels(workspace / "generated" / "camb", pasted=False)
     assert "DIPU_AUTOGRAD_DEVICE_TYPE_MACRO" not in text
     # DIPU's custom fallbacks (diopi_functions.yaml's custom_fallback: True) for the ops the catalog has:
     # without them copy_ would loop through _copy_from back into copy_, and the *_overrideable and
@@ -227,7 +228,7 @@ def test_memory_format_from_vendor_layouts(tmp_path: Path, layouts: str, expecte
     vendor.write_text(text + layouts)
     result = run_cli("render", "--vendor", "droplet", cwd=ws)
     assert result.exit_code == 0, result.output
-    bn = function(with_pasted(ws / "generated" / "droplet" / KERNELS), "dipu_native_batch_norm")
+    bn = function(kernels(ws / "generated" / "droplet"), "dipu_native_batch_norm")
     assert f"input.options(), c10::optional<at::MemoryFormat>({expected}));" in bn \
         or f"input.options(), {expected}); // {{}}" in bn
 
@@ -243,8 +244,8 @@ def test_an_unregistered_op_has_no_twin_everywhere(workspace: Path):
     out = run_cli("explain", "mul.out", "--vendor", "droplet", cwd=workspace).output
     assert re.search(r"autocompare\s+false from register: false \(catalog\) \(.*pointwise.yaml:\d+:\d+\)", out), out
     assert run_cli("render", "--vendor", "droplet", cwd=workspace).exit_code == 0
-    kernels = (workspace / "generated" / "droplet" / KERNELS).read_text()
-    assert "dipu_mul_out(" in kernels and "dipu_mul_out_autocompare(" not in kernels
+    kernels_text = kernels(workspace / "generated" / "droplet", pasted=False)
+    assert "dipu_mul_out(" in kernels_text and "dipu_mul_out_autocompare(" not in kernels_text
     manifest = json.loads((workspace / "generated" / "droplet" / "manifest.json").read_text())
     (mul,) = [op for op in manifest["ops"] if op["op"] == "mul.out"]
     assert mul["flags"]["autocompare"] is False and mul["flags"]["register"] is False
@@ -295,5 +296,5 @@ def test_sort_values_stable_forwards_stable_to_diopi_sort():
     assert result.exit_code == 0, result.output
     call = next(line for line in result.output.splitlines() if line.strip().startswith("DIOPI call"))
     assert "diopiSort(" in call and "stable.has_value() ? &*stable : nullptr" in call
-    kernels = (REPO / "generated" / "hostsim" / KERNELS).read_text()
-    assert 'REGISTER("sort.values_stable", ::diopiSort, dipu::native::dipu_sort_values_stable)' in kernels
+    kernels_text = kernels(REPO / "generated" / "hostsim", pasted=False)
+    assert 'REGISTER("sort.values_stable", ::diopiSort, dipu::native::dipu_sort_values_stable)' in kernels_text

@@ -15,10 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import (
-    BUNDLED_VENDORS, INCLUDE, KERNELS, REPO, copy_workspace, diopi_include, run_cli, run_subprocess, sdk_include_flags,
-    syntax_check, torch_include_flags, torch_root, vendor_dir,
-)
+from helpers import (BUNDLED_VENDORS, INCLUDE, REPO, copy_workspace, diopi_include, run_cli, run_subprocess,
+                     sdk_include_flags, syntax_check_kernels, torch_include_flags, torch_root, vendor_dir)
 
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
 FLAGS = ["g++", "-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Werror=missing-declarations"]
@@ -86,7 +84,7 @@ def test_rendered_runtime_compiles(scaffolded: Path, name: str, tmp_path: Path):
 
 
 def test_stub_kernels_compile(scaffolded: Path):
-    result = syntax_check(scaffolded / "generated" / "acme" / KERNELS, warnings=["-Wall", "-Wextra", "-Werror"])
+    result = syntax_check_kernels(scaffolded / "generated" / "acme", warnings=["-Wall", "-Wextra", "-Werror"])
     assert result.returncode == 0, result.stderr[-6000:]
 
 

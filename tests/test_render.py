@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, copy_workspace, run_cli, run_subprocess
+from helpers import KERNELS_0, REPO, copy_workspace, kernels, run_cli, run_subprocess
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -41,19 +41,19 @@ def test_render_writes_kernels_and_manifest(workspace: Path):
     result = run_cli("render", "--vendor", "camb", cwd=workspace)
     assert result.exit_code == 0, result.output
     out = workspace / "generated" / "camb"
-    kernels = (out / KERNELS).read_text()
+    kernels_text = kernels(out, pasted=False)
     manifest = json.loads((out / "manifest.json").read_text())
     registered = [o["op"] for o in manifest["ops"] if o["enabled"] and o["flags"]["register"]]
     assert registered, manifest
     for op in registered:
-        assert f'_REGISTER("{op}", ' in kernels, op
+        assert f'_REGISTER("{op}", ' in kernels_text, op
     # Helpers DIPU core calls are defined, not registered.
     for o in manifest["ops"]:
         if o["enabled"] and not o["flags"]["register"]:
-            assert f'_REGISTER("{o["op"]}", ' not in kernels and f' {o["wrapper"]}(' in kernels, o["op"]
+            assert f'_REGISTER("{o["op"]}", ' not in kernels_text and f' {o["wrapper"]}(' in kernels_text, o["op"]
     listed = {f["path"] for f in manifest["files"]}
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
-    assert KERNELS in listed and listed == on_disk - {"manifest.json"}
+    assert KERNELS_0 in listed and listed == on_disk - {"manifest.json"}
     assert not (workspace / "generated" / "ascend").exists()
 
 
@@ -85,8 +85,8 @@ def test_unchanged_render_touches_nothing(workspace: Path):
 
 def test_changing_one_vendor_rewrites_only_its_files(workspace: Path):
     assert run_cli("render", "--all", cwd=workspace).exit_code == 0
-    camb_kernels = workspace / "generated" / "camb" / KERNELS
-    ascend_kernels = workspace / "generated" / "ascend" / KERNELS
+    camb_kernels = workspace / "generated" / "camb" / KERNELS_0
+    ascend_kernels = workspace / "generated" / "ascend" / KERNELS_0
     camb_before, ascend_before = camb_kernels.stat().st_mtime_ns, ascend_kernels.stat().st_mtime_ns
     vendor = workspace / "vendors" / "camb.yaml"
     vendor.write_text(vendor.read_text().replace("  profiler: true", "  profiler: false"))
@@ -100,16 +100,16 @@ def test_changing_one_vendor_rewrites_only_its_files(workspace: Path):
 def test_check_reports_stale_missing_and_unexpected(workspace: Path):
     assert run_cli("render", "--all", cwd=workspace).exit_code == 0
     gen = workspace / "generated"
-    kernels = gen / "camb" / KERNELS
+    kernels = gen / "camb" / KERNELS_0
     kernels.write_text(kernels.read_text().replace("return out;", "return out; // hand edit", 1))
     (gen / "ascend" / "manifest.json").unlink()
     (gen / "droplet" / "notes.txt").write_text("stray")
     result = run_cli("render", "--all", "--check", "--diff", cwd=workspace)
     assert result.exit_code == 1
-    assert f"stale: camb/{KERNELS}" in result.stderr
+    assert f"stale: camb/{KERNELS_0}" in result.stderr
     assert "missing: ascend/manifest.json" in result.stderr
     assert "unexpected: droplet/notes.txt" in result.stderr
-    assert "-  return out; // hand edit" in result.stdout and f"+++ b/camb/{KERNELS}" in result.stdout
+    assert "-  return out; // hand edit" in result.stdout and f"+++ b/camb/{KERNELS_0}" in result.stdout
     # --check wrote nothing.
     assert "hand edit" in kernels.read_text() and not (gen / "ascend" / "manifest.json").exists()
     # A real render repairs the edit, but deletes neither the stray file nor a folder it cannot tell is its own.
@@ -126,14 +126,14 @@ def test_check_reports_stale_missing_and_unexpected(workspace: Path):
 def test_check_without_output_fails(workspace: Path):
     result = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
     assert result.exit_code == 1
-    assert f"missing: camb/{KERNELS}" in result.stderr
+    assert f"missing: camb/{KERNELS_0}" in result.stderr
 
 
 def test_autocompare_flag_overrides_vendor_defaults(workspace: Path, tmp_path: Path):
     def twins(flag: str) -> int:
         out = tmp_path / flag.strip("-")
         assert run_cli("render", "--vendor", "camb", flag, "--out", str(out), "--allow-outside-workspace", cwd=workspace).exit_code == 0
-        return (out / "camb" / KERNELS).read_text().count("_autocompare(")
+        return kernels(out / "camb", pasted=False).count("_autocompare(")
 
     on, off = twins("--autocompare"), twins("--no-autocompare")
     assert off == 0
@@ -150,7 +150,7 @@ def test_torch_gate_selects_entries(workspace: Path, tmp_path: Path):
     assert old.output.startswith("bmm.out  (") and "DIOPI call      diopiBmm(" in old.output
     new = tmp_path / "new"
     assert run_cli("render", "--vendor", "camb", "--out", str(new), "--allow-outside-workspace", cwd=workspace).exit_code == 0
-    assert '"bmm.out"' not in (new / "camb" / KERNELS).read_text()
+    assert '"bmm.out"' not in kernels(new / "camb", pasted=False)
     skipped = json.loads((new / "camb" / "manifest.json").read_text())["skipped"]
     assert {"op": "bmm.out", "reason": "torch 2.13.0 is outside '<2.5'"} in skipped
     now = run_cli("explain", "bmm.out", "--vendor", "camb", cwd=workspace)
@@ -172,14 +172,14 @@ def test_render_torch_version_renders_for_a_torch_not_installed(workspace: Path)
         result = run_cli("render", "--vendor", "camb", "--torch-version", wanted, cwd=workspace)
         assert result.exit_code == 0, result.output
         assert json.loads(manifest.read_text())["torch_version"] == rendered
-    kernels = (workspace / "generated" / "camb" / KERNELS).read_text()
-    assert "const c10::optional<at::Tensor> & bias" in kernels and "::std::optional" not in kernels
+    kernels_text = kernels(workspace / "generated" / "camb", pasted=False)
+    assert "const c10::optional<at::Tensor> & bias" in kernels_text and "::std::optional" not in kernels_text
 
 
 def test_disabled_op_is_not_registered(workspace: Path):
     assert run_cli("render", "--vendor", "ascend", "--vendor", "camb", cwd=workspace).exit_code == 0
-    ascend = (workspace / "generated" / "ascend" / KERNELS).read_text()
-    camb = (workspace / "generated" / "camb" / KERNELS).read_text()
+    ascend = kernels(workspace / "generated" / "ascend", pasted=False)
+    camb = kernels(workspace / "generated" / "camb", pasted=False)
     assert '"_log_softmax.out"' not in ascend and '"_log_softmax.out"' in camb
 
 
@@ -235,11 +235,11 @@ def test_symlinks_in_the_output_tree_are_not_followed(workspace: Path, tmp_path:
     assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
     outside = tmp_path / "outside.txt"
     outside.write_text("precious")
-    kernels = workspace / "generated" / "camb" / KERNELS
+    kernels = workspace / "generated" / "camb" / KERNELS_0
     kernels.unlink()
     kernels.symlink_to(outside)
     result = run_cli("render", "--vendor", "camb", "--check", cwd=workspace)
-    assert result.exit_code == 1 and f"stale: camb/{KERNELS}" in result.stderr
+    assert result.exit_code == 1 and f"stale: camb/{KERNELS_0}" in result.stderr
     assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
     assert outside.read_text() == "precious"
     assert not kernels.is_symlink() and kernels.read_text().startswith("//")
@@ -257,7 +257,7 @@ def test_out_outside_the_workspace_needs_a_flag(workspace: Path, tmp_path: Path)
 
 def test_unchanged_render_skips_work_but_not_hand_edits(workspace: Path):
     assert run_cli("render", "--all", cwd=workspace).exit_code == 0
-    kernels = workspace / "generated" / "camb" / KERNELS
+    kernels = workspace / "generated" / "camb" / KERNELS_0
     original = kernels.read_text()
     # Nothing changed: the stamp short-cut answers without rendering.
     assert run_cli("render", "--all", cwd=workspace).output.startswith("0 written")

@@ -168,7 +168,7 @@ def test_shards_are_balanced(tmp_path: Path, vendor: str):
 
 def test_check_reports_the_single_file_left_behind(tmp_path: Path):
     ws = copy_workspace(tmp_path)
-    render(ws, "camb")
+    render(ws, "camb", "--shards", "1")
     result = run_cli("render", "--vendor", "camb", "--shards", "2", "--check", cwd=ws)
     assert result.exit_code == 1
     assert f"unexpected: camb/{KERNELS}" in result.stderr

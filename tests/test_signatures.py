@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, run_cli
+from helpers import kernels, run_cli
 from helpers import copy_workspace
 
 VENDOR = "camb"
@@ -132,7 +132,7 @@ def test_rendered_signatures_register_with_torch(tmp_path: Path):
     ws = copy_workspace(tmp_path / "ws")
     result = run_cli("render", "--vendor", VENDOR, cwd=ws)
     assert result.exit_code == 0, result.output
-    text = (ws / "generated" / VENDOR / KERNELS).read_text(encoding="utf-8")
+    text = kernels(ws / "generated" / VENDOR, pasted=False)
     regs = registered_wrappers(text)
     assert len(regs) > 200, "registrations not found"
     wrappers = dict(regs)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import BUNDLED_VENDORS, KERNELS, REPO, run_cli, run_subprocess
+from helpers import BUNDLED_VENDORS, REPO, kernels, run_cli, run_subprocess
 
 
 def test_init_makes_a_workspace_and_keeps_what_the_user_edited(tmp_path: Path):
@@ -57,7 +57,7 @@ def test_a_vendor_in_an_empty_folder(tmp_path: Path):
     modeline = (ws / "vendors" / "droplet.yaml").read_text().splitlines()[0]
     assert modeline == "# yaml-language-server: $schema=../schemas/vendor.schema.json"
     assert (ws / "vendors" / "../schemas/vendor.schema.json").is_file()
-    assert "_autocompare(" in (ws / "generated" / "droplet" / KERNELS).read_text()
+    assert "_autocompare(" in kernels(ws / "generated" / "droplet", pasted=False)
     assert not (ws / "catalog").exists()
 
 

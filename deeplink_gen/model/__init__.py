@@ -11,7 +11,7 @@ from deeplink_gen.model.interfaces import (
     RuntimeHeader,
 )
 from deeplink_gen.model.layouts import FunctionLayouts, LayoutRules
-from deeplink_gen.model.resolved import ResolvedOp, ResolvedVendor, Setting, Skipped
+from deeplink_gen.model.resolved import DEFAULT_SHARDS, ResolvedOp, ResolvedVendor, Setting, Skipped
 from deeplink_gen.model.runtime import (
     BuildSpec, CallTemplate, Checker, CommSpec, DiopiTestSpec, GeneratorSpec, HandleTypes, Impl,
     RuntimeSpec, Toolkit, VendorApi,
@@ -24,7 +24,7 @@ __all__ = [
     "HOOKS", "Autograd", "CallArg", "Catalog", "CatalogEntry", "DiopiCall", "Located", "TorchGate",
     "TorchVersion", "DtypeRules", "FunctionDtypes", "Rule", "Implemented", "Namespace", "AtenOp", "DiopiArgKind", "DiopiLibrary", "DiopiParam",
     "DipuFunction", "DipuParam", "OpTable", "Prototype", "Prototypes", "RuntimeHeader", "FunctionLayouts", "LayoutRules", "ResolvedOp",
-    "ResolvedVendor", "Setting", "Skipped", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
+    "ResolvedVendor", "Setting", "Skipped", "DEFAULT_SHARDS", "BuildSpec", "CallTemplate", "Checker", "CommSpec",
     "DiopiTestSpec", "GeneratorSpec", "HandleTypes", "Impl", "RuntimeSpec", "Toolkit", "VendorApi", "DiopiTestRule",
     "DisabledClass", "DisabledTest", "Precision", "TensorSkip", "TestConfig", "BUILTIN_DEFAULTS", "FACTS", "SWITCHES", "OpOverride", "SourceFile",
     "Vendor", "VendorIdentity", "Workspace",

@@ -60,13 +60,19 @@ class Skipped:
     loc: Loc | None = None      # the catalog entry left out
 
 
+# Kernel translation units when neither --shards nor defaults.shards says: on two cores, two
+# build DIPU's kernels as fast as one file or faster, rebuild one edit faster and peak lower
+# (bench/compile.py; docs/performance.md).
+DEFAULT_SHARDS = 2
+
+
 @dataclass(frozen=True)
 class ResolvedVendor:
     vendor: Vendor
     torch_version: TorchVersion
     ops: tuple[ResolvedOp, ...]      # enabled and disabled, catalog order
     skipped: tuple[Skipped, ...]     # not applicable to this torch version
-    shards: Setting[int] = Setting(1, "built-in default")   # kernel translation units
+    shards: Setting[int] = Setting(DEFAULT_SHARDS, "built-in default")   # kernel translation units
     op_table: OpTable | None = field(default=None, compare=False, repr=False)   # the ATen ops resolved against
 
     @property

@@ -10,7 +10,7 @@ them decides a switch again."""
 from __future__ import annotations
 
 from deeplink_gen.model import (
-    BUILTIN_DEFAULTS, FACTS, SWITCHES, AtenOp, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
+    BUILTIN_DEFAULTS, DEFAULT_SHARDS, FACTS, SWITCHES, AtenOp, CatalogEntry, OpTable, ResolvedOp, ResolvedVendor, Setting, Skipped, Vendor,
     Workspace,
 )
 from deeplink_gen.options import Options
@@ -102,4 +102,4 @@ def _shards(vendor: Vendor, options: Options) -> Setting[int]:
         return Setting(options.shards, "command line")
     if vendor.shards is not None:
         return Setting(vendor.shards.value, "vendor default", vendor.shards.loc)
-    return Setting(1, "built-in default")
+    return Setting(DEFAULT_SHARDS, "built-in default")
