@@ -31,6 +31,11 @@ FUNCTION_KEYS = ("dtype", "tensor_dtype", "layout", "contiguous", "supportCompos
 COMMON_KEYS = ("dtype", "layout", "contiguous")
 
 
+def _shown(value) -> str:
+    """A value that is not the string expected, as a message quotes it."""
+    return "nothing" if value is None else excerpt(repr(value))
+
+
 @dataclass
 class Conversions:
     """What one convert_config.yaml says, as deeplink-gen's vendor sections."""
@@ -55,7 +60,7 @@ class _Reader:
         """deal_dtype: `(a, b)->c, (d)->e`, spaces ignored, case-insensitive."""
         if not isinstance(text, str):
             raise self.fail(line, where, "expected rules such as '(int64)->int32, (float64)->float32', "
-                                         f"got {excerpt(text)!r}")
+                                         f"got {_shown(text)}")
         compact = text.replace(" ", "").lower()
         out: dict[str, str] = {}
         for m in _RULE.finditer(compact):
@@ -75,7 +80,7 @@ class _Reader:
     def layout_tokens(self, text, line: int, where: str) -> tuple[list[str], dict[str, str]]:
         """A function's layout string: accepted layouts, and tensor(LAYOUT) items."""
         if not isinstance(text, str):
-            raise self.fail(line, where, f"expected a string of layouts such as 'NHWC,NCHW', got {excerpt(text)!r}")
+            raise self.fail(line, where, f"expected a string of layouts such as 'NHWC,NCHW', got {_shown(text)}")
         tokens, tensors = [], {}
         for token in text.replace(" ", "").split(","):
             if not token:
