@@ -59,11 +59,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from helpers import (INCLUDE, diopi_include, dipu_torch_python, torch_include_flags, torch_root,  # noqa: E402
+from bench import dipu_generator  # noqa: E402
+from helpers import (INCLUDE, OPS, diopi_include, dipu_torch_python, torch_include_flags, torch_root,  # noqa: E402
                      torch_version_code)
 from try_without_a_chip import EVENT_HEADER, EVENT_LINE  # noqa: E402
 
-OPS = "dipu/torch_dipu/csrc_dipu/aten/ops"
 GENERATOR = "dipu/scripts/autogen_diopi_wrapper"
 VENDOR = "camb"
 CONVERT = f"dipu/third_party/DIOPI/impl/{VENDOR}/convert_config.yaml"
@@ -131,17 +131,6 @@ def dipu_includes(checkout: Path, tmp: Path) -> list[Path]:
     return [root, *(checkout / inc for inc, _ in THIRD_PARTY)]
 
 
-def dipu_generated(checkout: Path, dest: Path) -> None:
-    """DIPU's own kernels file for camb, as autogen_wrapped_code.sh has DIPU's build write it."""
-    scripts = checkout / GENERATOR
-    convert = checkout / CONVERT
-    run(sys.executable, scripts / "autogen_diopi_wrapper.py", f"--out={dest}",
-        f"--config={scripts / 'diopi_functions.yaml'}", "--print_op_arg=True", "--use_diopi_adapter=False",
-        "--print_func_call_info=True", "--generate_device_guard=True", "--enable_dipu_extra_feature=True",
-        f'--fun_config_dict={{"current_device":"{VENDOR}","current_torch_ver":"2.2.2"}}',
-        *([f"--convert_config={convert}"] if convert.is_file() else []), cwd=scripts)
-
-
 @dataclass(frozen=True)
 class Build:
     label: str
@@ -168,7 +157,7 @@ class Project:
         self.cache = tmp / "cache"
         if build.shards is None:
             ops = includes[0] / "csrc_dipu" / "aten" / "ops"
-            dipu_generated(args.dipu, ops / "AutoGenedKernels.cpp")
+            run(*dipu_generator(args.dipu, ops / "AutoGenedKernels.cpp"))
             sources = f'set(GENERATED_KERNELS "{ops / "AutoGenedKernels.cpp"}")'
         else:
             shutil.copytree(tmp / "ws", self.ws)
