@@ -26,8 +26,8 @@ a vendor engineer runs, each step through `render` and ninja as they are:
   * `add.out: {autocompare: true}` added to vendors/camb.yaml;
 each with the render's wall, ninja's wall and the files ninja compiled. For DIPU's own
 file, any edit regenerates the whole file, so its rebuild is its full build. --pch N
-also builds N shards with the include block of the rendered files as a precompiled
-header (target_precompile_headers), to measure whether one pays.
+also builds N shards with the vendor file's defaults.precompiled_header chosen, set up by
+the rendered AutoGenedKernels.cmake as in DIPU's build, to measure whether it pays.
 
 --anatomy adds rows that tell where one file's compile time goes (g++ directly, -O2,
 against the declaration headers of tests/include): the include block alone, the one
@@ -75,7 +75,7 @@ THIRD_PARTY = (("dipu/third_party/DIOPI/proto/include", "diopi/functions.h"),
 CATALOG_EDIT = "// one line added by bench/compile.py"
 VENDOR_EDIT = "  add.out: {autocompare: true}"
 PROJECT = """cmake_minimum_required(VERSION 3.18)
-project(kernels LANGUAGES CXX)
+project(torch_dipu LANGUAGES CXX)
 set(CMAKE_CXX_STANDARD 17)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
@@ -83,12 +83,12 @@ set(CMAKE_INTERPROCEDURAL_OPTIMIZATION ON)
 set(UsedVendor {vendor})
 set(DIPU_TORCH_VERSION {version})
 {sources}
-add_library(kernels OBJECT ${{GENERATED_KERNELS}})
-target_compile_definitions(kernels PRIVATE DIPU_TORCH_VERSION={version} USE_KINETO _GLIBCXX_USE_CXX11_ABI={abi})
-target_include_directories(kernels PRIVATE {includes})
-target_include_directories(kernels SYSTEM PRIVATE {system})
-target_compile_options(kernels PRIVATE -iquote {ops} -w)
-{pch}"""
+add_library(torch_dipu OBJECT ${{GENERATED_KERNELS}})
+target_compile_definitions(torch_dipu PRIVATE DIPU_TORCH_VERSION={version} USE_KINETO _GLIBCXX_USE_CXX11_ABI={abi})
+target_include_directories(torch_dipu PRIVATE {includes})
+target_include_directories(torch_dipu SYSTEM PRIVATE {system})
+target_compile_options(torch_dipu PRIVATE -iquote {ops} -w)
+"""
 
 
 def run(*argv, **kwargs) -> subprocess.CompletedProcess:
@@ -161,18 +161,17 @@ class Project:
             sources = f'set(GENERATED_KERNELS "{ops / "AutoGenedKernels.cpp"}")'
         else:
             shutil.copytree(tmp / "ws", self.ws)
+            if build.pch:
+                choose_precompiled_header(self.ws / "vendors" / f"{VENDOR}.yaml")
             self.render()
             ops = self.out / VENDOR / OPS
             sources = f'include("{ops / "AutoGenedKernels.cmake"}")'
-        pch = ""
-        if build.pch:
-            pch = f'target_precompile_headers(kernels PRIVATE "{include_block(ops, self.dir / "includes.h")}")'
         torch = torch_include_flags(args.torch_python)[1::2]
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "CMakeLists.txt").write_text(PROJECT.format(
             vendor=VENDOR, version=torch_version_code(args.torch_python), abi=cxx_abi(args.torch_python),
             sources=sources, includes=" ".join(f'"{i}"' for i in includes), system=" ".join(f'"{t}"' for t in torch),
-            ops=f'"{includes[0] / "csrc_dipu" / "aten" / "ops"}"', pch=pch))
+            ops=f'"{includes[0] / "csrc_dipu" / "aten" / "ops"}"'))
         run("cmake", "-G", "Ninja", "-S", self.dir, "-B", self.dir / "build", "-DCMAKE_BUILD_TYPE=Release",
             f"-DCMAKE_CXX_COMPILER_LAUNCHER={sys.executable};{REPO / 'bench' / 'rusage.py'}")
 
@@ -221,13 +220,13 @@ def edit_vendor(path: Path) -> None:
     path.write_text(text.replace("\nops:\n", f"\nops:\n{VENDOR_EDIT}\n", 1))
 
 
-def include_block(ops: Path, dest: Path) -> Path:
-    """The includes of the rendered kernel files (the first's, up to its first namespace), as one header."""
-    first = sorted(ops.glob("AutoGenedKernels*.cpp"))[0].read_text()
-    block = [line for line in first[:first.index("\nnamespace ")].splitlines() if line.startswith("#include")]
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text("#pragma once\n" + "\n".join(block) + "\n")
-    return dest
+def choose_precompiled_header(path: Path) -> None:
+    """`precompiled_header: true` as the first key of *path*'s `defaults:` (added at its end if it has none)."""
+    text = path.read_text()
+    if "\ndefaults:\n" in text:
+        path.write_text(text.replace("\ndefaults:\n", "\ndefaults:\n  precompiled_header: true\n", 1))
+    else:
+        path.write_text(text.rstrip("\n") + "\ndefaults:\n  precompiled_header: true\n")
 
 
 def loop(args) -> None:

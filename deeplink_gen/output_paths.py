@@ -11,6 +11,8 @@ from deeplink_gen.model import Vendor
 CSRC_DIR = "dipu/torch_dipu/csrc_dipu"
 KERNELS_DIR = f"{CSRC_DIR}/aten/ops"
 KERNELS_CMAKE = f"{KERNELS_DIR}/AutoGenedKernels.cmake"
+# defaults.precompiled_header: the headers every kernel file includes, precompiled once.
+KERNELS_PRECOMPILED = f"{KERNELS_DIR}/AutoGenedKernelsPrecompiled.h"
 MANIFEST = "manifest.json"
 ONBOARDING_DIR = "onboarding"
 DIPU_PATCH = f"{ONBOARDING_DIR}/dipu.patch"

@@ -145,12 +145,14 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
         else:
             changes[rel] = data
             out.written.append(rel)
-    # Kernel files of an earlier render (another shard count) or of DIPU's own generator.
+    # Kernel files of an earlier render (another shard count, a precompiled header no longer chosen)
+    # or of DIPU's own generator.
     ops = dest / output_paths.KERNELS_DIR
     if ops.is_dir():
         for p in sorted(ops.glob("AutoGenedKernels*")):
             rel = p.relative_to(dest).as_posix()
-            if rel not in wanted and p.is_file() and p.suffix in (".cpp", ".inc", ".cmake"):
+            if (rel not in wanted and p.is_file()
+                    and (p.suffix in (".cpp", ".inc", ".cmake") or rel == output_paths.KERNELS_PRECOMPILED)):
                 changes[rel] = None
                 out.removed.append(rel)
     folder = dest / output_paths.vendor_dir(vendor)

@@ -34,18 +34,22 @@ def parse_identity(doc: Document) -> VendorIdentity:
     )
 
 
+# defaults: keys about how the kernels build, not about each op (Vendor fields of these names).
+_BUILD_DEFAULTS = ("shards", "precompiled_header")
+
+
 def parse_vendor(doc: Document, diags: Diagnostics) -> Vendor:
     raw = doc.data
     identity = parse_identity(doc)
     defaults_raw = raw.get("defaults") or {}
+    builds = {k: Located(defaults_raw[k], doc.loc(("defaults", k))) for k in _BUILD_DEFAULTS if k in defaults_raw}
     defaults = tuple((k, Located(v, doc.loc(("defaults", k)))) for k, v in sorted(defaults_raw.items())
-                     if k != "shards")
-    shards = Located(defaults_raw["shards"], doc.loc(("defaults", "shards"))) if "shards" in defaults_raw else None
+                     if k not in _BUILD_DEFAULTS)
     overrides = tuple(_override(doc, op, o, diags) for op, o in (raw.get("ops") or {}).items())
     runtime, build = parse_runtime(doc, diags), parse_build(doc)
     return Vendor(doc.path, identity, defaults, overrides, dtypes=parse_dtypes(doc), layouts=parse_layouts(doc),
                   implemented=parse_implemented(doc),
-                  tests=parse_tests(doc, diags), runtime=runtime, build=build, shards=shards,
+                  tests=parse_tests(doc, diags), runtime=runtime, build=build, **builds,
                   sources=read_sources(doc.path, build, diags), rejected=frozenset(doc.rejected),
                   diopi_library=Located(raw["diopi_library"], doc.loc(("diopi_library",)))
                   if "diopi_library" in raw else None)

@@ -83,6 +83,7 @@ class Vendor:
     runtime: RuntimeSpec | None = None
     build: BuildSpec | None = None
     shards: Located[int] | None = None            # defaults.shards: kernel translation units
+    precompiled_header: Located[bool] | None = None   # defaults.precompiled_header
     sources: tuple[SourceFile, ...] = ()
     diopi_library: Located[str] | None = None     # aten_cpu: render a host DIOPI library
     rejected: frozenset = frozenset()             # paths the schema rejected (taken out; see load/prune.py)

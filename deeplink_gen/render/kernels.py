@@ -1,7 +1,8 @@
 """AutoGenedKernels.cpp (or its shards): the DIOPI wrapper for every enabled
 op, its autocompare twin, and the DIPU_LIBRARY_IMPL registrations; and
 AutoGenedKernels.cmake, the list of those files that DIPU's build includes
-in place of its own kernel generator (see onboarding/dipu.patch)."""
+in place of its own kernel generator (see onboarding/dipu.patch), and with
+defaults.precompiled_header the header it precompiles for them."""
 
 from __future__ import annotations
 
@@ -88,9 +89,15 @@ def render(job: Job) -> dict[str, str]:
     for wrapper, text in op_code(job, plan.wrappers).items():
         code[wrapper], pasted[wrapper] = lift_pasted(text)
     targets = output_paths.kernels(plan.shards)
+    chosen = job.vendor.precompiled_header
+    precompiled = output_paths.KERNELS_PRECOMPILED if chosen is not None and chosen.value else None
     out = {output_paths.KERNELS_CMAKE: render_template(
         "kernels/AutoGenedKernels.cmake.j2", vendor=job.vendor, source=job.source,
-        files=[t.rsplit("/", 1)[1] for t in targets], torch_version=job.rv.torch_version)}
+        files=[t.rsplit("/", 1)[1] for t in targets], torch_version=job.rv.torch_version,
+        precompiled=precompiled and precompiled.rsplit("/", 1)[1])}
+    if precompiled:
+        out[precompiled] = render_template("kernels/AutoGenedKernelsPrecompiled.h.j2", vendor=job.vendor,
+                                           source=job.source)
     for i, path in enumerate(targets):
         mine, declared = plan.shard(i) if plan.shards > 1 else (plan.wrappers, ())
         shard = {"index": i, "count": plan.shards, "declared": declared} if plan.shards > 1 else None

@@ -54,6 +54,7 @@ def render(job: Job, files: dict[str, str]) -> dict[str, str]:
         ],
         "kernels": {
             "shards": shards,
+            "precompiled_header": output_paths.KERNELS_PRECOMPILED in files,
             "files": [{"path": path, "ops": sum(1 for o in ops if o["shard"] == i),
                        "lines": files[path].count("\n") if path in files else 0}
                       for i, path in enumerate(output_paths.kernels(shards))],
