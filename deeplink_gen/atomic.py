@@ -83,7 +83,7 @@ def _create_beside(path: Path) -> tuple[int, str]:
             continue
 
 
-def write_atomic(path: Path, data: bytes, *, within: Path, sync: bool = False) -> None:
+def write_atomic(path: Path, data: bytes, *, within: Path) -> None:
     """Replace *path* with *data*; readers see the old or the new file, never a part. No
     folder on the way from *within* is a link leading out of it (refuse_link_out)."""
     refuse_link_out(within, path.parent, str(path))
@@ -97,9 +97,6 @@ def write_atomic(path: Path, data: bytes, *, within: Path, sync: bool = False) -
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

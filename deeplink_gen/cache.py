@@ -8,7 +8,8 @@ failed write only costs time later, and DEEPLINK_GEN_NO_CACHE=1 reads and
 writes nothing. Deleting the folder is always safe. The store stays under
 DEEPLINK_GEN_CACHE_MB megabytes (default 256): storing a new entry that
 takes it over deletes the least recently used entries, of any kind, down to
-three quarters of that."""
+three quarters of that. Links found in the store are never followed: an
+entry behind one is a miss, and nothing is written or deleted through one."""
 
 from __future__ import annotations
 
@@ -49,6 +50,16 @@ def _path(kind: str, key: str) -> Path:
     return _store() / kind / key[:2] / key[2:]
 
 
+def _in_store(path: Path) -> bool:
+    """Whether the entry at *path* and no folder from the store down to it is a link: an
+    entry is only ever read, deleted or written inside the store, whatever links someone
+    put there."""
+    try:
+        return not any(p.is_symlink() for p in (_store(), path.parent.parent, path.parent, path))
+    except OSError:
+        return False
+
+
 def _read(path: Path) -> bytes | None:
     """An entry's bytes: a regular file of bounded size (never a FIFO or device someone put there), else None."""
     try:
@@ -62,7 +73,7 @@ def load(kind: str, key: str | None):
     if key is None or not enabled():
         return None
     path = _path(kind, key)
-    raw = _read(path)
+    raw = _read(path) if _in_store(path) else None
     if raw is None:
         return None
     header, _, body = raw.partition(b"\n")
@@ -88,6 +99,8 @@ def store(kind: str, key: str | None, value) -> None:
     except (TypeError, ValueError):
         return
     path = _path(kind, key)
+    if _store().is_symlink():
+        return
     new = not path.exists()
     try:
         write_atomic(path, _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, within=_store())
@@ -127,11 +140,14 @@ def _prune() -> None:
     """Keep the store under limit(), deleting the least recently used entries first."""
     entries = []
     try:
+        if _store().is_symlink():
+            return
+        # Links are neither followed nor counted: only the store's own entries are ever deleted.
         for kind in os.scandir(_store()):
-            for group in os.scandir(kind.path) if kind.is_dir() else ():
-                for entry in os.scandir(group.path) if group.is_dir() else ():
-                    if entry.is_file() and not entry.name.startswith("."):
-                        st = entry.stat()
+            for group in os.scandir(kind.path) if kind.is_dir(follow_symlinks=False) else ():
+                for entry in os.scandir(group.path) if group.is_dir(follow_symlinks=False) else ():
+                    if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+                        st = entry.stat(follow_symlinks=False)
                         entries.append((st.st_mtime_ns, st.st_size, entry.path))
     except OSError:        # another process pruned first
         return

@@ -129,6 +129,11 @@ def write(out_root: Path, rendered: dict[str, dict[str, str]], within: Path) -> 
     from deeplink_gen.output import lock, writer
 
     report = writer.Report()
+    strays = [f"{name}/{rel}" for name, files in rendered.items() for rel in files if writer.outside(name, rel)]
+    if strays:      # never made by a render: a stored result someone rewrote
+        raise UserError([Diagnostic(None, str(out_root), (
+            f"a rendered file's path leads out of its vendor folder ({strays[0]!r}); nothing was written: "
+            "delete the cache folder (DEEPLINK_GEN_CACHE_DIR) and render again"))])
     refuse_link_out(within, out_root, str(out_root))
     try:
         out_root.mkdir(parents=True, exist_ok=True)

@@ -369,3 +369,108 @@ def test_a_flipped_bit_in_any_entry_kind_is_a_miss(workspace, tmp_path, monkeypa
         assert tree(out / "camb") == expected, kind
         shutil.rmtree(out)
         assert render(workspace, out) == expected, kind         # from whatever the cache holds now
+
+
+def _forge(path: Path, body: bytes) -> None:
+    """Write *body* as the entry at *path*, with the checksum that makes it pass as one."""
+    import hashlib
+
+    from deeplink_gen import cache as stored_values
+
+    header = b"deeplink-gen cache %d " % stored_values.FORMAT
+    path.write_bytes(header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+
+def test_the_store_never_prunes_or_writes_through_a_link(cache, tmp_path, monkeypatch):
+    """A link put in the store (as a kind, or as the store itself) leads nowhere: the pruning that
+    a full store starts deletes only the store's own entries, and nothing is stored through a
+    linked store."""
+    import hashlib
+    import os
+
+    from deeplink_gen import cache as stored_values
+
+    monkeypatch.setenv("DEEPLINK_GEN_CACHE_MB", "1")
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "sub" / "precious.txt").write_text("keep me")
+    (victim / "sub" / "big.img").write_bytes(b"\0" * 2 * 1024 * 1024)     # alone over the bound
+    for f in (victim / "sub").iterdir():
+        os.utime(f, (0, 0))                                              # the oldest of all
+    key = hashlib.sha256(b"k").hexdigest()
+    stored_values.store("demo", key, "x")
+    store = next(cache.glob("store-*"))
+    (store / "linked").symlink_to(victim, target_is_directory=True)
+    for i in range(3):
+        stored_values.store("demo", hashlib.sha256(str(i).encode()).hexdigest(), "y" * 1000)
+    assert sorted(p.name for p in (victim / "sub").iterdir()) == ["big.img", "precious.txt"]
+
+    shutil.rmtree(store)
+    store.symlink_to(victim, target_is_directory=True)
+    stored_values.store("demo", key, "x")
+    assert stored_values.load("demo", key) is None
+    assert sorted(p.name for p in victim.rglob("*")) == ["big.img", "precious.txt", "sub"]
+
+
+def test_an_entry_names_only_value_types_and_imports_nothing_else(cache):
+    """A class is looked up only in the value modules: an entry naming the CLI's entry point
+    (whose import would run the CLI again) or a name a value module merely imports is a miss,
+    and the module is never imported."""
+    import hashlib
+
+    from deeplink_gen import cache as stored_values
+
+    key = hashlib.sha256(b"k").hexdigest()
+    stored_values.store("render", key, {"camb": {}})
+    (path,) = stored(cache, "render")
+    for body in (b'{"c":"deeplink_gen.__main__:main","f":[]}', b'{"c":"deeplink_gen.cli:main","f":[]}',
+                 b'{"c":"deeplink_gen.model:Path","f":["/"]}', b'{"e":"deeplink_gen.model.catalog:TorchVersion","v":1}'):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _forge(path, body)
+        assert stored_values.load("render", key) is None, body
+    assert "deeplink_gen.__main__" not in sys.modules
+
+
+def test_an_entry_of_the_wrong_shape_is_a_miss(workspace, tmp_path, cache):
+    """An entry whose checksum was made to match but whose fields do not hold what their types
+    say (a call's arguments replaced by a number; a rendered file named outside its vendor's
+    folder) is a miss: the command does its work anew and writes only where it would have."""
+    env = {"DEEPLINK_GEN_CACHE_DIR": str(cache)}
+    out = tmp_path / "out"
+    outside = tmp_path / "outside"
+    args = ("-C", str(workspace), "render", "--vendor", "camb", "--out", str(out), "--allow-outside-workspace")
+    assert run_subprocess(*args, env=env).returncode == 0
+    before = tree(out / "camb")
+    call_args = b'{"t":[{"c":"deeplink_gen.model.catalog:CallArg","f":["ctx"]},'
+    files = b'["camb",{"d":['          # the vendor's files in the render entry: {"camb": {path: text}}
+    strays = b'["%s/abs.txt","x"],["../../../../outside/rel.txt","x"],' % str(outside).encode()
+    for kind, forge in (("model", lambda body: body.replace(call_args, b'7,{"t":[', 1)),
+                        ("render", lambda body: body.replace(files, files + strays, 1))):
+        (entry,) = stored(cache, kind)
+        body = entry.read_bytes().partition(b"\n")[2]
+        assert forge(body) != body, kind
+        _forge(entry, forge(body))
+        for p in stored(cache, "stamps") + (stored(cache, "render") if kind == "model" else []):
+            p.unlink()       # else a render reuses its stored files, and never reads the workspace
+        shutil.rmtree(out)
+        result = run_subprocess(*args, env=env)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+        assert tree(out / "camb") == before and not outside.exists()
+
+
+def test_every_value_type_states_what_each_field_holds():
+    """Each dataclass an entry may hold has annotations that resolve (to check a decoded
+    field against): one that did not would make every entry holding it a miss."""
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    from deeplink_gen import codec, model
+
+    names = ["deeplink_gen.errors", "deeplink_gen.pipeline", "deeplink_gen.model",
+             *(f"deeplink_gen.model.{m.name}" for m in pkgutil.iter_modules(model.__path__))]
+    classes = {cls for name in names for cls in vars(importlib.import_module(name)).values()
+               if dataclasses.is_dataclass(cls) and isinstance(cls, type) and cls.__module__ == name}
+    assert len(classes) > 40
+    for cls in classes:
+        assert codec._field_checks(cls), cls

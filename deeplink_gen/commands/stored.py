@@ -31,9 +31,13 @@ def warnings(request: Request) -> tuple[Diagnostic, ...] | None:
 
 def files(request: Request) -> dict[str, dict[str, str]] | None:
     """The files this request rendered before, by vendor, if stored."""
+    from deeplink_gen.output.writer import outside
+
     found = cache.load("render", request.key("render"))
     if not (isinstance(found, dict) and sorted(found) == sorted(request.names)
-            and all(isinstance(f, dict) for f in found.values())):
+            and all(isinstance(f, dict) and all(type(rel) is str and type(text) is str and not outside(name, rel)
+                                                for rel, text in f.items())
+                    for name, f in found.items())):
         return None
     return found
 

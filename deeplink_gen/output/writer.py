@@ -121,6 +121,15 @@ def check_tree(target: Path, files: dict[str, str], label: str, report: Report, 
         report.unexpected.append(f"{label}/{rel}")
 
 
+def outside(name: str, rel: str = "x") -> bool:
+    """Whether the file *rel* of vendor *name* would land anywhere but in its own folder:
+    a name that is not one plain folder name, or a path that is not plain relative
+    folder names down to a file (absolute, `..`, `.`, empty, a backslash or a NUL)."""
+    parts = rel.split("/")
+    return (name in ("", ".", "..") or any(c in name for c in "/\\\0")
+            or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts))
+
+
 def refusal(out_root: Path, name: str) -> Diagnostic | None:
     """Why a render must not replace ``out_root/name``, as an error, or None."""
     target = out_root / name
@@ -155,7 +164,8 @@ def write_tree(out_root: Path, name: str, files: dict[str, str], report: Report)
             if rel in on_disk and rel not in changed:
                 os.link(on_disk[rel], dest, follow_symlinks=False)
             else:
-                write_atomic(dest, files[rel].encode("utf-8"), within=out_root, sync=True)
+                write_atomic(dest, files[rel].encode("utf-8"), within=out_root)
+        os.sync()        # the whole staged tree on disk before it replaces the old one: one wait, not one per file
         (staging / MARKER).unlink()
         _swap_in(staging, target, out_root / (ASIDE + name))
     except BaseException:
