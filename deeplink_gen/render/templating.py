@@ -7,6 +7,8 @@ templates compare kinds, not strings."""
 from __future__ import annotations
 
 import functools
+import json
+import re
 from pathlib import Path
 
 import jinja2
@@ -27,13 +29,20 @@ from deeplink_gen.translate.args import ArgKind
 GENERATED = "@" + "generated"
 
 
+# Printable ASCII but for the three characters cstr escapes: such text is its own C string.
+_CSTR_PLAIN = re.compile(r'[ !#-/0-9:-=>@-\[\]-~]*')
+
+
 def cstr(text: str) -> str:
     """A C string literal for *text* that any compiler takes, whatever the text: printable ASCII
     as it is (backslash, quote and question mark escaped: no trigraph), every other byte of its
     UTF-8 as a three-digit octal escape (which, unlike \\x, never runs on into the next character,
     and, unlike \\u, takes any character, beyond the BMP and control ones too)."""
+    text = str(text)
+    if _CSTR_PLAIN.fullmatch(text):
+        return f'"{text}"'
     out = []
-    for byte in str(text).encode("utf-8", "surrogatepass"):
+    for byte in text.encode("utf-8", "surrogatepass"):
         char = chr(byte)
         out.append("\\" + char if char in '\\"?' else char if 0x20 <= byte < 0x7F else f"\\{byte:03o}")
     return '"' + "".join(out) + '"'
@@ -43,6 +52,20 @@ def comment(text: str) -> str:
     """*text* as one line for a comment: each run of control characters or line breaks (which
     would end the comment, so that the rest runs as code) becomes one space."""
     return CONTROL.sub(" ", str(text)).strip()
+
+
+# What a YAML plain scalar may hold as it is in the files deeplink-gen writes: no character that
+# could start a comment, a mapping, a flow collection, a tag, an alias or a quote.
+_YAML_PLAIN = re.compile(r"[A-Za-z0-9_./=<>~!+-][A-Za-z0-9 _./=<>~!+,@'-]*")
+
+
+def yaml_str(text: str) -> str:
+    """*text* as one YAML scalar that reads back as exactly *text*: plain when it is safe so,
+    else double-quoted with JSON's escapes (which YAML's double quotes read the same)."""
+    text = str(text)
+    if _YAML_PLAIN.fullmatch(text) and not text.endswith(" "):
+        return text
+    return json.dumps(text)
 
 
 # A line templates write after C++ pasted from YAML (preceded by #line N "file.yaml"), so
@@ -85,7 +108,7 @@ def environment() -> jinja2.Environment:
     env.globals.update(ArgKind=ArgKind, DiopiArgKind=DiopiArgKind, CpuUse=CpuUse, ValueKind=ValueKind,
                        SchemaKind=SchemaKind, Status=Status, ImplKind=ImplKind, Pattern=Pattern, Part=Part,
                        GeneratorKind=GeneratorKind, Expect=Expect, OnFailure=OnFailure, Glue=Glue, Store=Store)
-    filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment}
+    filters = {"rstrip": lambda text: str(text).rstrip(), "cstr": cstr, "comment": comment, "yaml_str": yaml_str}
     env.filters.update({name: filters[name] for name in precompile.FILTERS})
     return env
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from torchgen.model import SchemaKind
 
+from deeplink_gen import cpplex
 from deeplink_gen.cpptext import referenced_names
 from deeplink_gen.errors import Diagnostics, Suggestion, display_path
 from deeplink_gen.interfaces import aten
@@ -69,7 +70,25 @@ def _signature(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> OpSig
     return entry_signature(entry, op)
 
 
+def check_pasted(entry: CatalogEntry, diags: Diagnostics) -> None:
+    """Each piece of C++ the entry pastes as it is can stand there: its statements (code, autograd)
+    and its expressions (alloc, the call's arguments) close what they open."""
+    texts = [(("code", key), text, False) for key, text in entry.code]
+    texts += [(("autograd", key), text, False) for key, text in (entry.autograd.texts() if entry.autograd else ())]
+    texts += [(("alloc", a.name.value), a.expr, True) for a in entry.alloc]
+    for key, text, expression in texts:
+        why = cpplex.problem(text.value, expression=expression)
+        if why is not None:
+            diags.add(text.loc, entry.where + key, f"this C++ cannot be pasted as it is: {why} "
+                                                   "(counted from its first line)")
+    for arg in entry.call.args:
+        why = cpplex.problem(arg.text, expression=True)
+        if why is not None:
+            diags.add(entry.call.loc, entry.where + ("call",), f"argument '{arg.text}' cannot be pasted as it is: {why}")
+
+
 def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None:
+    check_pasted(entry, diags)
     sig = _signature(entry, ctx, diags)
     if sig is None:
         return

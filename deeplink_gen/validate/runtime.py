@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from deeplink_gen import cpplex
 from deeplink_gen.errors import Diagnostics, Suggestion, did_you_mean
 from deeplink_gen.interfaces.dipu import (
     COMM_FUNCTIONS, DEVICE_FUNCTIONS, DIOPI_TEST_SOURCES, FUNCTIONS, MEMCPY_KIND, STRUCT_FIELDS, SUCCESS_RETURN,
@@ -36,12 +37,17 @@ def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
         out.append(f"unbalanced parentheses in '{t.text}'")
     if "{" in stripped or "}" in stripped:
         out.append(f"stray brace in '{t.text}' (write {{{{ or }}}} for a literal brace)")
-    if t.is_call:
+    lexical = cpplex.problem(stripped, expression=True) if not out else None
+    if lexical is not None:
+        out.append(f"'{t.text}' cannot stand as one expression: {lexical}")
+    if t.is_call and not out:
         m = _CALL.match(t.text)
         if not m:
             out.append(f"'{t.text}' is not a call (expected name(arguments))")
         elif not QUALIFIED.match(m.group(1)):
             out.append(f"call name '{m.group(1)}' is not a C identifier")
+        elif cpplex.problem(_CALL.match(stripped).group(2)) is not None:
+            out.append(f"'{t.text}' is not one call: its first parenthesis closes before its end")
     for name in t.placeholders():
         if not IDENT.match(name):
             out.append(f"'{{{name}}}' is not a placeholder (placeholders are C identifiers)")
@@ -55,8 +61,20 @@ def _where(impl: Impl) -> tuple:
     return ("runtime", impl.function.section, "functions", impl.function.key)
 
 
+def pasted_code(spec: RuntimeSpec) -> list[tuple[tuple, Located[str]]]:
+    """(key path, text) of each piece of C++ the runtime section pastes as it is."""
+    texts = [(("runtime", "device", "prelude"), spec.device_prelude), (("runtime", "comm", "prelude"), spec.comm.prelude),
+             (("runtime", "generator", "code"), spec.generator.code), (("runtime", "vendorapi", "code"), spec.vendorapi.code)]
+    texts += [(_where(impl) + ("custom",), impl.custom) for impl in spec.device_impls + spec.comm.impls]
+    return [(path, text) for path, text in texts if text is not None]
+
+
 def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = frozenset()) -> None:
     """*rejected*: the paths the schema rejected, whose absence is not another mistake."""
+    for path, text in pasted_code(spec):
+        why = cpplex.problem(text.value)
+        if why is not None:
+            diags.add(text.loc, path, f"this C++ cannot be pasted as it is: {why} (counted from its first line)")
     checker_names = [c.name for c in spec.checkers]
 
     def check_ref(named: Located[str | None] | None, path: tuple) -> None:

@@ -115,7 +115,7 @@ at::Tensor & dipu_threshold_out(const at::Tensor & self, const at::Scalar & thre
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiThreshold(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -152,7 +152,7 @@ at::Tensor & dipu_threshold_(at::Tensor & self, const at::Scalar & threshold, co
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiThresholdInp(ctx, selfDiopiTensorHandle, &thresholdDiopiScalar, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -193,7 +193,7 @@ at::Tensor & dipu_gelu_out(const at::Tensor & self, c10::string_view approximate
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -239,7 +239,7 @@ at::Tensor & dipu_gelu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGeluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str())",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -278,7 +278,7 @@ at::Tensor dipu_silu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -311,7 +311,7 @@ at::Tensor & dipu_silu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSiluInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -350,7 +350,7 @@ at::Tensor dipu_sigmoid(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -393,7 +393,7 @@ at::Tensor & dipu_sigmoid_backward_grad_input(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSigmoidBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -432,7 +432,7 @@ at::Tensor dipu_tanh(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -475,7 +475,7 @@ at::Tensor & dipu_tanh_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -512,7 +512,7 @@ at::Tensor & dipu_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardtanhInp(ctx, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -559,7 +559,7 @@ at::Tensor & dipu_hardtanh_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardtanhBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -592,7 +592,7 @@ at::Tensor & dipu_hardswish_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardswishInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -636,7 +636,7 @@ at::Tensor dipu_hardswish_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardswishBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -677,7 +677,7 @@ at::Tensor dipu__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -723,7 +723,7 @@ at::Tensor dipu__softmax_backward_data(const at::Tensor & grad_output, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -769,7 +769,7 @@ at::Tensor dipu__log_softmax_backward_data(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -833,7 +833,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiConvolution2d(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -911,7 +911,7 @@ at::Tensor dipu_convolution_overrideable(const at::Tensor & input, const at::Ten
     tensor_copy_host_to_device(grad_bias, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiConvolution2dBackward(ctx, grad_inputDiopiTensorHandle, grad_weightDiopiTensorHandle, grad_biasDiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] \? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups)",
               ret));
   synchronizeIfEnable();
   return std::tie(grad_input, grad_weight, grad_bias);
@@ -958,7 +958,7 @@ at::Tensor dipu_embedding(const at::Tensor & weight, const at::Tensor & indices,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEmbedding(ctx, outDiopiTensorHandle, weightDiopiTensorHandle, indicesDiopiTensorHandle, padding_idx.expect_int(), scale_grad_by_freq, sparse)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -998,7 +998,7 @@ at::Tensor & dipu_embedding_renorm_(at::Tensor & self, const at::Tensor & indice
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEmbeddingRenorm_(ctx, selfDiopiTensorHandle, indicesDiopiTensorHandle, max_norm, norm_type)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -1063,7 +1063,7 @@ at::Tensor dipu_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1109,7 +1109,7 @@ at::Tensor & dipu_mse_loss_out(const at::Tensor & self, const at::Tensor & targe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1156,7 +1156,7 @@ at::Tensor dipu_mse_loss(const at::Tensor & self, const at::Tensor & target, int
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMSELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1207,7 +1207,7 @@ at::Tensor & dipu_mse_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMSELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1266,7 +1266,7 @@ at::Tensor & dipu_binary_cross_entropy_backward_grad_input(const at::Tensor & gr
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBCELossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1318,7 +1318,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSmoothL1LossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1399,7 +1399,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
@@ -1446,7 +1446,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormStats(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
@@ -1519,7 +1519,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormGatherStatsWithCounts(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), static_cast<float>(momentum), static_cast<float>(eps), countsDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
@@ -1605,7 +1605,7 @@ at::Tensor & dipu_smooth_l1_loss_backward_grad_input(const at::Tensor & grad_out
     tensor_copy_host_to_device(out3, std::get<3>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormBackwardReduce(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, out3DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, input_g, weight_g, bias_g)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2, out3);
@@ -1682,7 +1682,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormBackwardElemt(ctx, outDiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, weightDiopiTensorHandle, sum_dyDiopiTensorHandle, sum_dy_xmuDiopiTensorHandle, countDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1758,7 +1758,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLayerNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, normalized_shapeDiopiSize, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -1832,7 +1832,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGroupNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, group, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -1913,7 +1913,7 @@ at::Tensor dipu_batch_norm_backward_elemt(const at::Tensor & grad_out, const at:
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGroupNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, group)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -1953,7 +1953,7 @@ void dipu__foreach_mul__tensor(at::TensorList self, const at::Tensor & other) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiForeachmulInpTensor(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
 }
@@ -2001,7 +2001,7 @@ at::Tensor & dipu__amp_update_scale_(at::Tensor & self, at::Tensor & growth_trac
     tensor_copy_host_to_device(growth_tracker, growth_tracker_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAmpUpdateScaleInp(ctx, selfDiopiTensorHandle, growth_trackerDiopiTensorHandle, found_infDiopiTensorHandle, scale_growth_factor, scale_backoff_factor, static_cast<int32_t>(growth_interval))",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2025,7 +2025,7 @@ void dipu__foreach_div__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, self, other, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivInp(ctx, self, other, RoundModeNone)",
               ret));
   synchronizeIfEnable();
 }
@@ -2050,7 +2050,7 @@ void dipu__foreach_addcmul__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcmulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcmulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcmulInp(ctx, self, tensor1, tensor2, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -2092,7 +2092,7 @@ at::Tensor & dipu_add__tensor(at::Tensor & self, const at::Tensor & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2141,7 +2141,7 @@ at::Tensor dipu_add_tensor(const at::Tensor & self, const at::Tensor & other, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2178,7 +2178,7 @@ at::Tensor & dipu_add__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2226,7 +2226,7 @@ at::Tensor & dipu_sub_out(const at::Tensor & self, const at::Tensor & other, con
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2275,7 +2275,7 @@ at::Tensor dipu_sub_tensor(const at::Tensor & self, const at::Tensor & other, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSub(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2321,7 +2321,7 @@ at::Tensor & dipu_mul_out(const at::Tensor & self, const at::Tensor & other, at:
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2362,7 +2362,7 @@ at::Tensor & dipu_mul__tensor(at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMulInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2397,7 +2397,7 @@ at::Tensor & dipu_mul__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMulInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2445,7 +2445,7 @@ at::Tensor & dipu_div_out(const at::Tensor & self, const at::Tensor & other, at:
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2488,7 +2488,7 @@ at::Tensor & dipu_div__tensor(at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2537,7 +2537,7 @@ at::Tensor dipu_div_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2577,7 +2577,7 @@ at::Tensor & dipu_ne_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2620,7 +2620,7 @@ at::Tensor & dipu_lt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2660,7 +2660,7 @@ at::Tensor & dipu_lt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2703,7 +2703,7 @@ at::Tensor & dipu_le_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2743,7 +2743,7 @@ at::Tensor & dipu_le_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2783,7 +2783,7 @@ at::Tensor & dipu_gt_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGtScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2826,7 +2826,7 @@ at::Tensor & dipu_ge_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2866,7 +2866,7 @@ at::Tensor & dipu_ge_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2904,7 +2904,7 @@ at::Tensor & dipu_abs_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2937,7 +2937,7 @@ at::Tensor & dipu_abs_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbsInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAbsInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -2975,7 +2975,7 @@ at::Tensor & dipu_neg_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3008,7 +3008,7 @@ at::Tensor & dipu_exp_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExpInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiExpInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3041,7 +3041,7 @@ at::Tensor & dipu_sqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSqrtInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3071,7 +3071,7 @@ at::Tensor & dipu_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiRsqrt)");
   ::diopiError_t ret = ::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3104,7 +3104,7 @@ at::Tensor & dipu_rsqrt_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrtInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRsqrtInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3137,7 +3137,7 @@ at::Tensor & dipu_sin_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSinInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSinInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3176,7 +3176,7 @@ at::Tensor dipu_relu(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3211,7 +3211,7 @@ at::Tensor & dipu_fill__scalar(at::Tensor & self, const at::Scalar & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiFill(ctx, selfDiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3253,7 +3253,7 @@ at::Tensor & dipu_add_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3293,7 +3293,7 @@ at::Tensor & dipu_mul_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3334,7 +3334,7 @@ at::Tensor dipu_mul_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMulScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3380,7 +3380,7 @@ at::Tensor & dipu_div_out_mode(const at::Tensor & self, const at::Tensor & other
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or(\"none\"))))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3419,7 +3419,7 @@ at::Tensor dipu_sqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3458,7 +3458,7 @@ at::Tensor dipu_rsqrt(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRsqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3497,7 +3497,7 @@ at::Tensor dipu_log(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3536,7 +3536,7 @@ at::Tensor dipu_abs(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAbs(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3574,7 +3574,7 @@ at::Tensor & dipu_erf_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiErf(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3607,7 +3607,7 @@ at::Tensor & dipu_erf_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiErfInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiErfInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3645,7 +3645,7 @@ at::Tensor & dipu_floor_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiFloor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3683,7 +3683,7 @@ at::Tensor & dipu_ceil_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCeil(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3724,7 +3724,7 @@ at::Tensor dipu_pow_tensor_scalar(const at::Tensor & self, const at::Scalar & ex
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3759,7 +3759,7 @@ at::Tensor & dipu_pow__scalar(at::Tensor & self, const at::Scalar & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPowInp(ctx, selfDiopiTensorHandle, &exponentDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3802,7 +3802,7 @@ at::Tensor & dipu_pow_tensor_tensor_out(const at::Tensor & self, const at::Tenso
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPowTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, exponentDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3854,7 +3854,7 @@ at::Tensor & dipu_clamp_out(const at::Tensor & self, const c10::optional<at::Sca
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3908,7 +3908,7 @@ at::Tensor & dipu_clamp_tensor_out(const at::Tensor & self, const c10::optional<
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClamp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3948,7 +3948,7 @@ at::Tensor & dipu_clamp_min_out(const at::Tensor & self, const at::Scalar & min,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampMinScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &minDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3988,7 +3988,7 @@ at::Tensor & dipu_clamp_max_out(const at::Tensor & self, const at::Scalar & max,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampMaxScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &maxDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4023,7 +4023,7 @@ at::Tensor & dipu_clamp_max_(at::Tensor & self, const at::Scalar & max) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampMaxInpScalar(ctx, selfDiopiTensorHandle, &maxDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4073,7 +4073,7 @@ at::Tensor & dipu_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcdiv(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4121,7 +4121,7 @@ at::Tensor & dipu_lerp_tensor_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLerpTensor(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4167,7 +4167,7 @@ at::Tensor & dipu_logical_and_out(const at::Tensor & self, const at::Tensor & ot
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogicalAnd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4213,7 +4213,7 @@ at::Tensor & dipu_logical_or_out(const at::Tensor & self, const at::Tensor & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogicalOr(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4254,7 +4254,7 @@ at::Tensor dipu_eq_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4295,7 +4295,7 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNeScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4348,7 +4348,7 @@ at::Tensor dipu_ne_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaxPool2dWithIndices(ctx, outDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode)",
               ret));
   synchronizeIfEnable();
   return std::tie(out, indices);
@@ -4405,7 +4405,7 @@ at::Tensor & dipu_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaxPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -4463,7 +4463,7 @@ at::Tensor dipu_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaxPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode, indicesDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4512,7 +4512,7 @@ at::Tensor & dipu_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() \? &divisor_override.value() : nullptr)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4566,7 +4566,7 @@ at::Tensor & dipu_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAvgPool2dBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() \? &divisor_override.value() : nullptr)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -4611,7 +4611,7 @@ at::Tensor dipu__adaptive_avg_pool2d(const at::Tensor & self, c10::SymIntArrayRe
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4654,7 +4654,7 @@ at::Tensor & dipu_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4706,7 +4706,7 @@ at::Tensor & dipu_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4751,7 +4751,7 @@ at::Tensor & dipu_sum_intlist_out(const at::Tensor & self, at::OptionalIntArrayR
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4793,7 +4793,7 @@ at::Tensor & dipu_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4833,7 +4833,7 @@ at::Tensor & dipu__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4881,7 +4881,7 @@ at::Tensor & dipu_where_self_out(const at::Tensor & condition, const at::Tensor 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4925,7 +4925,7 @@ at::Tensor dipu_bmm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4977,7 +4977,7 @@ at::Tensor & dipu_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5024,7 +5024,7 @@ at::Tensor & dipu_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBaddbmmInp(ctx, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble())",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5077,7 +5077,7 @@ at::Tensor dipu_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBaddbmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, batch1DiopiTensorHandle, batch2DiopiTensorHandle, beta.toDouble(), alpha.toDouble())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5120,7 +5120,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMean(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5171,7 +5171,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(max_values, max_values_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMax(ctx, maxDiopiTensorHandle, max_valuesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()))",
               ret));
   synchronizeIfEnable();
   return std::tie(max, max_values);
@@ -5221,7 +5221,7 @@ at::Tensor dipu_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim())))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMax(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()))",
               ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
@@ -5263,7 +5263,7 @@ at::Tensor & dipu_argmax_out(const at::Tensor & self, c10::optional<int64_t> dim
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() \? &dim.value() : nullptr, keepdim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5304,7 +5304,7 @@ at::Tensor & dipu_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize, keepdim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5344,7 +5344,7 @@ at::Tensor & dipu_all_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5386,7 +5386,7 @@ at::Tensor & dipu_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAll(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5430,7 +5430,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &ordDiopiScalar, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5478,7 +5478,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k.expect_int(), dim, largest, sorted)",
               ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
@@ -5528,7 +5528,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(indices, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTopk(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, k, dim, largest, sorted)",
               ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
@@ -5576,7 +5576,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, nullptr)",
               ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
@@ -5625,7 +5625,7 @@ at::Tensor & dipu_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
     tensor_copy_host_to_device(indices, indices_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() ? &*stable : nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSort(ctx, valuesDiopiTensorHandle, indicesDiopiTensorHandle, selfDiopiTensorHandle, c10::maybe_wrap_dim(dim, self.dim()), descending, stable.has_value() \? &*stable : nullptr)",
               ret));
   synchronizeIfEnable();
   return std::tie(values, indices);
@@ -5658,7 +5658,7 @@ at::Tensor & dipu_zero_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiZeroInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiZeroInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5696,7 +5696,7 @@ at::Tensor dipu_stack(at::TensorList tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5740,7 +5740,7 @@ at::Tensor & dipu_index_select_out(const at::Tensor & self, int64_t dim, const a
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5785,7 +5785,7 @@ at::Tensor & dipu_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5833,7 +5833,7 @@ at::Tensor & dipu_scatter_value_out(const at::Tensor & self, int64_t dim, const 
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, ""))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiScatterScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, &valueDiopiScalar, indexDiopiTensorHandle, \"\")",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5873,7 +5873,7 @@ at::Tensor dipu_tril(const at::Tensor & self, int64_t diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5912,7 +5912,7 @@ at::Tensor & dipu_uniform_(at::Tensor & self, double from, double to, c10::optio
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiUniformInp(ctx, selfDiopiTensorHandle, from, to, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5951,7 +5951,7 @@ at::Tensor & dipu_normal_(at::Tensor & self, double mean, double std, c10::optio
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNormalInp(ctx, selfDiopiTensorHandle, mean, std, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5989,7 +5989,7 @@ at::Tensor & dipu_bernoulli__float(at::Tensor & self, double p, c10::optional<at
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBernoulliScalar(ctx, selfDiopiTensorHandle, p, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -6031,7 +6031,7 @@ at::Tensor & dipu_bernoulli_out(const at::Tensor & self, c10::optional<at::Gener
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBernoulli(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6085,7 +6085,7 @@ at::Tensor dipu_native_dropout_backward(const at::Tensor & grad_output, const at
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMul(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, scaledMaskDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6116,7 +6116,7 @@ at::Tensor & dipu_copy_(at::Tensor & self, const at::Tensor & src, bool non_bloc
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiCopyInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -6141,7 +6141,7 @@ at::Tensor & dipu_wrap_diopi_copy_inp(at::Tensor & self, const at::Tensor & src,
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCopyInp)");
   ::diopiError_t ret = ::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle);
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCopyInp(ctx, srcDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -6175,7 +6175,7 @@ at::Tensor dipu_wrap_diopi_cast_dtype(const at::Tensor & self, at::ScalarType dt
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiCastDtype)");
   ::diopiError_t ret = ::diopiCastDtype(ctx, outDiopiTensorHandle, selfDiopiTensorHandle);
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCastDtype(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCastDtype(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6209,7 +6209,7 @@ at::Tensor dipu_index_tensor(const at::Tensor & self, const c10::List<c10::optio
 #include DEEPLINK_GEN_PASTED
 #undef DEEPLINK_GEN_PASTE_call_dipu_index_tensor
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size())))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIndex(ctx, &outHandle, selfDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()))",
               ret));
 #define DEEPLINK_GEN_PASTE_before_return_dipu_index_tensor
 #include DEEPLINK_GEN_PASTED
@@ -6259,7 +6259,7 @@ at::Tensor & dipu__index_put_impl_(at::Tensor & self, const c10::List<c10::optio
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate)",
               ret));
   synchronizeIfEnable();
   return self;

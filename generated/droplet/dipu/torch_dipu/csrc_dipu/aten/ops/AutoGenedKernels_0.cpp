@@ -107,7 +107,7 @@ at::Tensor & dipu_relu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -165,7 +165,7 @@ at::Tensor & dipu_threshold_backward_grad_input(const at::Tensor & grad_output, 
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiThresholdBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -226,7 +226,7 @@ at::Tensor dipu_threshold_backward(const at::Tensor & grad_output, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiThresholdBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &thresholdDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -282,7 +282,7 @@ at::Tensor dipu_gelu(const at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -330,7 +330,7 @@ at::Tensor & dipu_gelu_(at::Tensor & self, c10::string_view approximate) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGelu(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str())",
               ret));
   synchronizeIfEnable();
   return self;
@@ -388,7 +388,7 @@ at::Tensor dipu_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGeluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, std::string(approximate).c_str())",
               ret));
   synchronizeIfEnable();
   return out;
@@ -440,7 +440,7 @@ at::Tensor & dipu_silu_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSilu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -496,7 +496,7 @@ at::Tensor & dipu_silu_backward_grad_input(const at::Tensor & grad_output, const
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSiluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -555,7 +555,7 @@ at::Tensor dipu_silu_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSiluBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -613,7 +613,7 @@ at::Tensor dipu_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSigmoidBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -671,7 +671,7 @@ at::Tensor dipu_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTanhBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -727,7 +727,7 @@ at::Tensor & dipu_hardtanh_out(const at::Tensor & self, const at::Scalar & min_v
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardtanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &min_valDiopiScalar, &max_valDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -780,7 +780,7 @@ at::Tensor & dipu_leaky_relu_out(const at::Tensor & self, const at::Scalar & neg
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLeakyRelu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -828,7 +828,7 @@ at::Tensor & dipu_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLeakyReluInp(ctx, selfDiopiTensorHandle, &negative_slopeDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -885,7 +885,7 @@ at::Tensor & dipu_leaky_relu_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLeakyReluBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, &negative_slopeDiopiScalar, self_is_result)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -938,7 +938,7 @@ at::Tensor & dipu_hardswish_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiHardswish(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -996,7 +996,7 @@ at::Tensor & dipu__softmax_backward_data_out(const at::Tensor & grad_output, con
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSoftmaxBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1052,7 +1052,7 @@ at::Tensor dipu__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1109,7 +1109,7 @@ at::Tensor & dipu__log_softmax_backward_data_out(const at::Tensor & grad_output,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogSoftmaxBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, outputDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1203,7 +1203,7 @@ at::Tensor & dipu__log_softmax_backward_data_out_autocompare(const at::Tensor & 
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] ? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiConvolution2dBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outputDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, output_mask[2] \? const_cast<::diopiSize_t*>(&static_cast<const ::diopiSize_t&>(::diopiSize_t{grad_output.sizes().data() + 1, 1})) : nullptr, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, groups)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -1272,7 +1272,7 @@ at::Tensor dipu_embedding_dense_backward(const at::Tensor & grad_output, const a
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEmbeddingBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, indicesDiopiTensorHandle, num_weights.expect_int(), padding_idx.expect_int(), scale_grad_by_freq, false)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1346,7 +1346,7 @@ at::Tensor dipu_embedding_dense_backward_autocompare(const at::Tensor & grad_out
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
 #define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward_output
 #include DEEPLINK_GEN_PASTED
@@ -1430,7 +1430,7 @@ at::Tensor dipu_embedding_dense_backward_autocompare(const at::Tensor & grad_out
     tensor_copy_host_to_device(total_weight, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
 #define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss_forward
 #include DEEPLINK_GEN_PASTED
@@ -1514,7 +1514,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input(const at::Tensor & grad_output, c
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1594,7 +1594,7 @@ at::Tensor & dipu_nll_loss_backward_grad_input_autocompare(const at::Tensor & gr
     tensor_copy_host_to_device(total_weight, total_weight_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLoss(ctx, outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
 #define DEEPLINK_GEN_PASTE_before_return_dipu_nll_loss2d_forward_output
 #include DEEPLINK_GEN_PASTED
@@ -1680,7 +1680,7 @@ at::Tensor & dipu_nll_loss2d_backward_grad_input(const at::Tensor & grad_output,
     tensor_copy_host_to_device(grad_input, grad_input_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int()))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNLLLossBackward(ctx, grad_inputDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), ignore_index.expect_int())",
               ret));
   synchronizeIfEnable();
   return grad_input;
@@ -1752,7 +1752,7 @@ at::Tensor dipu_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMSELossBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1822,7 +1822,7 @@ at::Tensor & dipu_binary_cross_entropy_out(const at::Tensor & self, const at::Te
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBCELoss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, weightDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1885,7 +1885,7 @@ at::Tensor & dipu_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor &
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSmoothL1Loss(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, targetDiopiTensorHandle, static_cast<::diopiReduction_t>(reduction), beta)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -1982,7 +1982,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2081,7 +2081,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
@@ -2205,7 +2205,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, train, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2312,7 +2312,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(running_var, running_var_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, running_meanDiopiTensorHandle, running_varDiopiTensorHandle, training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2410,7 +2410,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2499,7 +2499,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(save_invstd, save_invstd_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, outDiopiTensorHandle, save_meanDiopiTensorHandle, save_invstdDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, nullptr, nullptr, training, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out, save_mean, save_invstd);
@@ -2601,7 +2601,7 @@ at::Tensor & dipu_smooth_l1_loss_out_autocompare(const at::Tensor & self, const 
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNorm(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_mean)), const_cast<::diopiTensorHandle_t>(dipu::diopi_helper::toDiopiTensorHandle(running_var)), false, momentum, eps)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2691,7 +2691,7 @@ at::Tensor dipu_batch_norm_elemt(const at::Tensor & input, const c10::optional<a
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBatchNormElemt(ctx, outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, invstdDiopiTensorHandle, static_cast<float>(eps))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2800,7 +2800,7 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const c10
     tensor_copy_host_to_device(out2, std::get<2>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLayerNormBackward(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, out2DiopiTensorHandle, grad_outDiopiTensorHandle, inputDiopiTensorHandle, weightDiopiTensorHandle, biasDiopiTensorHandle, meanDiopiTensorHandle, rstdDiopiTensorHandle, normalized_shapeDiopiSize)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1, out2);
@@ -2861,7 +2861,7 @@ at::Tensor dipu_batch_norm_elemt_autocompare(const at::Tensor & input, const c10
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiForeachnormScalar(ctx, outHandles.data(), inputHandles.data(), static_cast<int64_t>(inputHandles.size()), &ordDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -2906,7 +2906,7 @@ void dipu__foreach_add__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiForeachaddInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -2949,7 +2949,7 @@ void dipu__foreach_mul__scalar(at::TensorList self, const at::Scalar & scalar) {
     }
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiForeachmulInpScalar(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), &scalarDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -3004,7 +3004,7 @@ void dipu__amp_foreach_non_finite_check_and_unscale_(at::TensorList self, at::Te
     tensor_copy_host_to_device(found_inf, found_inf_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAmpForeachNonFiniteCheckAndUnscaleInp(ctx, dipu::diopi_helper::toDiopiTensorHandleVector(self).data(), static_cast<int64_t>(self.size()), found_infDiopiTensorHandle, inv_scaleDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
 }
@@ -3028,7 +3028,7 @@ void dipu__foreach_add__list(at::TensorList self, at::TensorList other, const at
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddInp(ctx, self, other, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddInp(ctx, self, other, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -3062,7 +3062,7 @@ void dipu__foreach_mul__list(at::TensorList self, at::TensorList other) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiMulInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiMulInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMulInp(ctx, self, other))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMulInp(ctx, self, other)",
               ret));
   synchronizeIfEnable();
 }
@@ -3096,7 +3096,7 @@ void dipu__foreach_div__scalar(at::TensorList self, const at::Scalar & scalar) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiDivInpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiDivInpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivInpScalar(ctx, self, &scalarDiopiScalar, RoundModeNone)",
               ret));
   synchronizeIfEnable();
 }
@@ -3131,7 +3131,7 @@ void dipu__foreach_addcdiv__scalar(at::TensorList self, at::TensorList tensor1, 
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAddcdivInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAddcdivInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcdivInp(ctx, self, tensor1, tensor2, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -3165,7 +3165,7 @@ void dipu__foreach_sqrt_(at::TensorList self) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrtInp)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrtInp
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrtInp(ctx, self))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSqrtInp(ctx, self)",
               ret));
   synchronizeIfEnable();
 }
@@ -3200,7 +3200,7 @@ void dipu__foreach_sqrt__autocompare(at::TensorList self) {
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiSqrt)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiSqrt
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, out, self))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSqrt(ctx, out, self)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3236,7 +3236,7 @@ void dipu__foreach_lerp__scalar(at::TensorList self, at::TensorList tensors1, co
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiLerpScalar)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiLerpScalar
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLerpScalar(ctx, self, self, tensors1, &weightDiopiScalar)",
               ret));
   synchronizeIfEnable();
 }
@@ -3292,7 +3292,7 @@ void dipu__fused_adamw_(at::TensorList self, at::TensorList grads, at::TensorLis
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdamW)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdamW
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdamW(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad)",
               ret));
   synchronizeIfEnable();
 }
@@ -3362,7 +3362,7 @@ void dipu__fused_adam_(at::TensorList self, at::TensorList grads, at::TensorList
   dipu::profile::RecordBlockCreator dipuRecorder(R"(diopiAdam)");
   ::diopiError_t ret = ::diopiSuccess;  // dummy_call: the custom code above does the work instead of diopiAdam
   dipuRecorder.end();
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdam(ctx, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, lr, beta1, beta2, eps, weight_decay, step, amsgrad)",
               ret));
   synchronizeIfEnable();
 }
@@ -3434,7 +3434,7 @@ at::Tensor & dipu_add_out(const at::Tensor & self, const at::Tensor & other, con
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdd(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3492,7 +3492,7 @@ at::Tensor & dipu_sub__tensor(at::Tensor & self, const at::Tensor & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSubInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3542,7 +3542,7 @@ at::Tensor & dipu_sub__scalar(at::Tensor & self, const at::Scalar & other, const
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSubInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3600,7 +3600,7 @@ at::Tensor dipu_mul_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3657,7 +3657,7 @@ at::Tensor & dipu_eq_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3712,7 +3712,7 @@ at::Tensor & dipu_eq_scalar_out(const at::Tensor & self, const at::Scalar & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEqScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3768,7 +3768,7 @@ at::Tensor & dipu_ne_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNe(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3826,7 +3826,7 @@ at::Tensor & dipu_gt_tensor_out(const at::Tensor & self, const at::Tensor & othe
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3874,7 +3874,7 @@ at::Tensor & dipu_neg_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNegInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNegInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -3923,7 +3923,7 @@ at::Tensor & dipu_exp_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -3974,7 +3974,7 @@ at::Tensor & dipu_log_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLog(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4020,7 +4020,7 @@ at::Tensor & dipu_log_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4069,7 +4069,7 @@ at::Tensor & dipu_sqrt_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSqrt(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4120,7 +4120,7 @@ at::Tensor & dipu_sin_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSin(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4171,7 +4171,7 @@ at::Tensor & dipu_cos_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCos(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4217,7 +4217,7 @@ at::Tensor & dipu_cos_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCosInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCosInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4266,7 +4266,7 @@ at::Tensor & dipu_tanh_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTanh(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4312,7 +4312,7 @@ at::Tensor & dipu_tanh_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTanhInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTanhInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4361,7 +4361,7 @@ at::Tensor & dipu_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSigmoid(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4407,7 +4407,7 @@ at::Tensor & dipu_sigmoid_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSigmoidInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSigmoidInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4451,7 +4451,7 @@ at::Tensor & dipu_relu_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReluInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiReluInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4504,7 +4504,7 @@ at::Tensor & dipu_sub_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSubScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4559,7 +4559,7 @@ at::Tensor & dipu_div_scalar_out(const at::Tensor & self, const at::Scalar & oth
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4609,7 +4609,7 @@ at::Tensor & dipu_div__scalar(at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivInpScalar(ctx, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4663,7 +4663,7 @@ at::Tensor dipu_div_scalar(const at::Tensor & self, const at::Scalar & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &otherDiopiScalar, RoundModeNone)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4716,7 +4716,7 @@ at::Tensor & dipu_div__tensor_mode(at::Tensor & self, const at::Tensor & other, 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or("none")))))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDivInp(ctx, selfDiopiTensorHandle, otherDiopiTensorHandle, dipu::diopi_helper::toDiopiRoundMode(std::string(rounding_mode.value_or(\"none\"))))",
               ret));
   synchronizeIfEnable();
   return self;
@@ -4768,7 +4768,7 @@ at::Tensor dipu_exp(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiExp(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4819,7 +4819,7 @@ at::Tensor dipu_neg(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNeg(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4869,7 +4869,7 @@ at::Tensor & dipu_log2_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLog2(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4920,7 +4920,7 @@ at::Tensor & dipu_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiReciprocal(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -4966,7 +4966,7 @@ at::Tensor & dipu_reciprocal_(at::Tensor & self) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiReciprocalInp(ctx, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiReciprocalInp(ctx, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5015,7 +5015,7 @@ at::Tensor & dipu_sign_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSign(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5066,7 +5066,7 @@ at::Tensor & dipu_sgn_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSgn(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5119,7 +5119,7 @@ at::Tensor & dipu_pow_tensor_scalar_out(const at::Tensor & self, const at::Scala
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPow(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &exponentDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5170,7 +5170,7 @@ at::Tensor & dipu_pow__tensor(at::Tensor & self, const at::Tensor & exponent) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPowInpTensor(ctx, selfDiopiTensorHandle, exponentDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5223,7 +5223,7 @@ at::Tensor & dipu_pow_scalar_out(const at::Scalar & self, const at::Tensor & exp
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiPowScalar(ctx, outDiopiTensorHandle, &selfDiopiScalar, exponentDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5283,7 +5283,7 @@ at::Tensor & dipu_clamp_(at::Tensor & self, const c10::optional<at::Scalar> & mi
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampInpScalar(ctx, selfDiopiTensorHandle, minDiopiScalarPtr, maxDiopiScalarPtr)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5343,7 +5343,7 @@ at::Tensor & dipu_clamp__tensor(at::Tensor & self, const c10::optional<at::Tenso
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampInp(ctx, selfDiopiTensorHandle, minDiopiTensorHandle, maxDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5391,7 +5391,7 @@ at::Tensor & dipu_clamp_min_(at::Tensor & self, const at::Scalar & min) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiClampMinInpScalar(ctx, selfDiopiTensorHandle, &minDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5445,7 +5445,7 @@ at::Tensor & dipu_maximum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaximum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5503,7 +5503,7 @@ at::Tensor & dipu_minimum_out(const at::Tensor & self, const at::Tensor & other,
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMinimum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5568,7 +5568,7 @@ at::Tensor & dipu_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcmul(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5630,7 +5630,7 @@ at::Tensor & dipu_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcmulInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5690,7 +5690,7 @@ at::Tensor & dipu_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddcdivInp(ctx, selfDiopiTensorHandle, tensor1DiopiTensorHandle, tensor2DiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5750,7 +5750,7 @@ at::Tensor & dipu_lerp_scalar_out(const at::Tensor & self, const at::Tensor & en
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLerpScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5805,7 +5805,7 @@ at::Tensor & dipu_lerp__scalar(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLerpScalar(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, &weightDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5861,7 +5861,7 @@ at::Tensor & dipu_lerp__tensor(at::Tensor & self, const at::Tensor & end, const 
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLerpTensor(ctx, selfDiopiTensorHandle, selfDiopiTensorHandle, endDiopiTensorHandle, weightDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -5917,7 +5917,7 @@ at::Tensor & dipu_logical_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogicalNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -5968,7 +5968,7 @@ at::Tensor & dipu_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiBitwiseNot(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6020,7 +6020,7 @@ at::Tensor dipu_isnan(const at::Tensor & self) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIsNan(ctx, outDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6076,7 +6076,7 @@ at::Tensor dipu_eq_tensor(const at::Tensor & self, const at::Tensor & other) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiEq(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6145,7 +6145,7 @@ at::Tensor dipu_eq_tensor_autocompare(const at::Tensor & self, const at::Tensor 
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaxPool2dWithIndices(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, dilationDiopiSize, ceil_mode)",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
@@ -6214,7 +6214,7 @@ at::Tensor dipu_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() ? &divisor_override.value() : nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle, kernel_sizeDiopiSize, strideDiopiSize, paddingDiopiSize, ceil_mode, count_include_pad, divisor_override.has_value() \? &divisor_override.value() : nullptr)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6272,7 +6272,7 @@ at::Tensor & dipu_adaptive_avg_pool2d_out(const at::Tensor & self, c10::SymIntAr
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdaptiveAvgPool2d(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, output_sizeDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6329,7 +6329,7 @@ at::Tensor dipu__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAdaptiveAvgPool2dBackward(ctx, outDiopiTensorHandle, grad_outputDiopiTensorHandle, selfDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6386,7 +6386,7 @@ at::Tensor & dipu_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6441,7 +6441,7 @@ at::Tensor & dipu__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiLogSoftmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6498,7 +6498,7 @@ at::Tensor dipu_mm(const at::Tensor & self, const at::Tensor & mat2) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat2DiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6565,7 +6565,7 @@ at::Tensor dipu_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAddmm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, mat1DiopiTensorHandle, mat2DiopiTensorHandle, &betaDiopiScalar, &alphaDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6624,7 +6624,7 @@ at::Tensor dipu_sum_dim_intlist(const at::Tensor & self, at::OptionalIntArrayRef
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiSum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6676,7 +6676,7 @@ at::Tensor & dipu_any_all_out(const at::Tensor & self, at::Tensor & out) {
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, nullptr)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6731,7 +6731,7 @@ at::Tensor & dipu_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiAny(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, &dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6792,7 +6792,7 @@ at::Tensor & dipu_norm_out(const at::Tensor & self, const c10::optional<at::Scal
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNorm(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, pDiopiScalarPtr, dimDiopiSize)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6848,7 +6848,7 @@ at::Tensor dipu_argmax(const at::Tensor & self, c10::optional<int64_t> dim, bool
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() ? &dim.value() : nullptr, keepdim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiArgmax(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim.has_value() \? &dim.value() : nullptr, keepdim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6900,7 +6900,7 @@ at::Tensor & dipu_cumsum_out(const at::Tensor & self, int64_t dim, c10::optional
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCumsum(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -6962,7 +6962,7 @@ at::Tensor dipu_where_self(const at::Tensor & condition, const at::Tensor & self
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiWhere(ctx, outDiopiTensorHandle, conditionDiopiTensorHandle, selfDiopiTensorHandle, otherDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7017,7 +7017,7 @@ at::Tensor & dipu_fill__tensor(at::Tensor & self, const at::Tensor & value) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item()))))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiFill(ctx, selfDiopiTensorHandle, &static_cast<const ::diopiScalar_t&>(dipu::diopi_helper::toDiopiScalar(value.item())))",
               ret));
   synchronizeIfEnable();
   return self;
@@ -7068,7 +7068,7 @@ at::Tensor & dipu_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7118,7 +7118,7 @@ at::Tensor dipu_cat(const at::ITensorListRef & tensors, int64_t dim) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiCat(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(std::vector<at::Tensor>(tensors.begin(), tensors.end())).data(), static_cast<int64_t>(tensors.size()), dim)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7167,7 +7167,7 @@ at::Tensor & dipu_stack_out(at::TensorList tensors, int64_t dim, at::Tensor & ou
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1)))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiStack(ctx, outDiopiTensorHandle, dipu::diopi_helper::toDiopiConstTensorHandleVector(tensors).data(), static_cast<int64_t>(tensors.size()), c10::maybe_wrap_dim(dim, tensors.front().dim() + 1))",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7224,7 +7224,7 @@ at::Tensor dipu_index_select(const at::Tensor & self, int64_t dim, const at::Ten
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIndexSelect(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7284,7 +7284,7 @@ at::Tensor dipu_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiGather(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, indexDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7349,7 +7349,7 @@ at::Tensor & dipu_scatter_src_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, ""))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, \"\")",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7417,7 +7417,7 @@ at::Tensor & dipu_scatter_add_out(const at::Tensor & self, int64_t dim, const at
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, "add"))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiScatter(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, dim, srcDiopiTensorHandle, indexDiopiTensorHandle, \"add\")",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7474,7 +7474,7 @@ at::Tensor & dipu_masked_fill__scalar(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaskedFillInpScalar(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -7530,7 +7530,7 @@ at::Tensor & dipu_masked_fill__tensor(at::Tensor & self, const at::Tensor & mask
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaskedFillInp(ctx, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -7591,7 +7591,7 @@ at::Tensor dipu_masked_fill_scalar(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaskedFillScalar(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, &valueDiopiScalar)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7654,7 +7654,7 @@ at::Tensor dipu_masked_fill_tensor(const at::Tensor & self, const at::Tensor & m
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiMaskedFill(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, maskDiopiTensorHandle, valueDiopiTensorHandle)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7709,7 +7709,7 @@ at::Tensor & dipu_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTril(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7761,7 +7761,7 @@ at::Tensor & dipu_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7814,7 +7814,7 @@ at::Tensor dipu_triu(const at::Tensor & self, int64_t diagonal) {
     tensor_copy_host_to_device(out, result_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTriu(ctx, outDiopiTensorHandle, selfDiopiTensorHandle, diagonal)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7860,7 +7860,7 @@ at::Tensor & dipu_triu_(at::Tensor & self, int64_t diagonal) {
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiTriuInp(ctx, selfDiopiTensorHandle, diagonal)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -7914,7 +7914,7 @@ at::Tensor & dipu_normal_tensor_float_out(const at::Tensor & mean, double std, c
     tensor_copy_host_to_device(out, out_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiNormalTensorScalar(ctx, outDiopiTensorHandle, meanDiopiTensorHandle, std, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return out;
@@ -7953,7 +7953,7 @@ at::Tensor & dipu_random_(at::Tensor & self, c10::optional<at::Generator> genera
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, nullptr, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -7993,7 +7993,7 @@ at::Tensor & dipu_random__to(at::Tensor & self, int64_t to, c10::optional<at::Ge
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRandomInp(ctx, selfDiopiTensorHandle, 0, &to, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -8034,7 +8034,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() ? &to.value() : nullptr, generatorDiopiGenerator))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiRandomInp(ctx, selfDiopiTensorHandle, from, to.has_value() \? &to.value() : nullptr, generatorDiopiGenerator)",
               ret));
   synchronizeIfEnable();
   return self;
@@ -8084,7 +8084,7 @@ at::Tensor & dipu_random__from(at::Tensor & self, int64_t from, c10::optional<in
     tensor_copy_host_to_device(out1, std::get<1>(result_cpu), current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index()))))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiDropout(ctx, out0DiopiTensorHandle, out1DiopiTensorHandle, inputDiopiTensorHandle, p, train.value_or(true), dipu::diopi_helper::toDiopiGeneratorHandle(dipu::getDefaultDIPUGenerator(input.device().index())))",
               ret));
   synchronizeIfEnable();
   return std::tie(out0, out1);
@@ -8130,7 +8130,7 @@ at::Tensor & dipu_index_put_(at::Tensor & self, const c10::List<c10::optional<at
     tensor_copy_host_to_device(self, self_cpu, current_stream);
     ret = ::diopiSuccess;
   }
-  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) R"DIPU(::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate))DIPU",
+  TORCH_CHECK(ret == ::diopiSuccess, diopi_call_failure(__FILE__ ":" C10_STRINGIZE(__LINE__) "::diopiIndexPutInp(ctx, selfDiopiTensorHandle, valuesDiopiTensorHandle, indexHandles.data(), static_cast<int64_t>(indexHandles.size()), accumulate)",
               ret));
   synchronizeIfEnable();
   return self;
