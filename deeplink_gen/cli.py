@@ -473,7 +473,9 @@ def torch_snapshot(out: Path | None, into_package: bool) -> None:
 @click.option("--torch-version", metavar="X.Y.Z", help="The torch to import for: it decides DIPU's torch_ver "
               "filters, and its ops (the installed torch's, or the op table shipped for it) decide which entries "
               "are valid. Default: the installed torch.")
-@click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR.")
+@click.option("--force", is_flag=True, help="Overwrite the files of an existing workspace at DIR; of its "
+              "vendor, catalog and settings files, those an earlier import wrote and this one does not are removed, "
+              "the others kept (and listed).")
 @click.pass_obj
 def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, runtimes, variants, vendors, out_dir,
                     torch_version, force) -> None:

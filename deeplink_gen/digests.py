@@ -18,31 +18,27 @@ import sys
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.errors import UserError
-from deeplink_gen.input_paths import PACKAGE, package_dir, schema_dir, torch_version_file, torchgen_native_dir, workspace_file
+from deeplink_gen.errors import Diagnostic, UserError
+from deeplink_gen.input_paths import (
+    MAX_HAND_WRITTEN, PACKAGE, bundled_catalog_files, catalog_files, hand_written_dir, package_dir, schema_dir,
+    torch_version_file, torchgen_native_dir, vendor_files, workspace_file,
+)
 
 # Libraries whose code shapes output besides torchgen (covered by the torch identity).
 _LIBRARIES = ("jinja2", "yaml", "jsonschema", "click")
 
 
-def _files(root: Path, skip: tuple[str, ...] = (), *, folders: bool = False) -> list[Path]:
+def _files(root: Path, skip: tuple[str, ...] = (), *, folders: bool = False, limit: int | None = None) -> list[Path]:
     """Every file below *root* outside folders named in *skip* (with *folders*,
-    every folder too), sorted; none for a missing root."""
+    every folder too), sorted; none for a missing root. More than *limit* is a
+    UserError: such a tree is no input, and is not walked to its end."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in skip]
         found += [Path(dirpath) / name for name in filenames + (dirnames if folders else [])]
+        if limit is not None and len(found) > limit:
+            raise UserError([Diagnostic(None, str(root), f"holds more than {limit} files")])
     return sorted(found)
-
-
-def _linked_folders(base: Path) -> list[Path]:
-    """What is below each top-level link to a folder in *base*: the loader reads a vendor's
-    hand-written folder vendors/<name>/ through such a link (not links deeper down)."""
-    found = []
-    for entry in sorted(base.iterdir()) if base.is_dir() else ():
-        if entry.is_symlink() and entry.is_dir():
-            found += _files(entry, folders=True)
-    return found
 
 
 def key_bytes(text: str) -> bytes:
@@ -102,20 +98,26 @@ def _hash_tree(h, label: str, paths: list[Path], base: Path) -> None:
 
 
 def workspace_digest(root: Path, diopi_include: Path | None) -> str | None:
-    """Every input file of the workspace at *root* (all of vendors/ and catalog/,
-    deeplink-gen.yaml, the bundled catalog, the --diopi-include headers), the
-    tool and torch; keys are made from it with digest() and what else the
-    result depends on."""
+    """Every input file of the workspace at *root* (what a load reads: vendors/*.yaml,
+    the hand-written folder vendors/<name>/ of each, catalog/*.yaml, deeplink-gen.yaml,
+    the bundled catalog, the --diopi-include headers), the tool and torch; keys are made
+    from it with digest() and what else the result depends on. None (no key: nothing is
+    reused or stored) where a file cannot be read or a folder holds more files than an
+    input folder may (the load says which)."""
     h = hashlib.sha256(f"{tool_digest()}\0{torch_digest()}\0".encode())
     h.update(json.dumps({"root": str(root), "resolved_root": str(root.resolve()),
                          "diopi_include": diopi_include and str(diopi_include.resolve())},
                         sort_keys=True).encode())
     try:
-        for label, base in (("vendors", root / "vendors"), ("catalog", root / "catalog"),
-                            ("bundled", PACKAGE / "catalog"),
-                            ("diopi", diopi_include if diopi_include is not None else None)):
-            if base is not None:
-                _hash_tree(h, label, _files(base, folders=True) + _linked_folders(base), base)
+        vendors = vendor_files(root)
+        for folder in (hand_written_dir(p) for p in list(vendors)):
+            if folder.is_dir():
+                vendors += [folder, *_files(folder, folders=True, limit=MAX_HAND_WRITTEN)]
+        _hash_tree(h, "vendors", vendors, root / "vendors")
+        _hash_tree(h, "catalog", catalog_files(root), root / "catalog")
+        _hash_tree(h, "bundled", bundled_catalog_files(), PACKAGE / "catalog")
+        if diopi_include is not None:
+            _hash_tree(h, "diopi", _files(diopi_include, folders=True, limit=MAX_HAND_WRITTEN), diopi_include)
         settings = workspace_file(root)
         if os.path.lexists(settings):
             _hash_tree(h, "settings", [settings], root)

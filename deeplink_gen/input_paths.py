@@ -80,6 +80,10 @@ def example_vendors_dir() -> Path:
     return packaged if packaged.is_dir() else PACKAGE.parent / "vendors"
 
 
+# The most files a vendor's hand-written folder may hold (and the digest walks in an input folder).
+MAX_HAND_WRITTEN = 10_000
+
+
 def hand_written_dir(vendor_path: str | Path) -> Path:
     """vendors/<name>/ beside vendors/<name>.yaml: the vendor's hand-written files."""
     return Path(vendor_path).with_suffix("")

@@ -169,3 +169,28 @@ def test_snapshot_commands_write_the_package_only_when_asked_from_a_source_check
     assert result.returncode == 1, result.stdout + result.stderr
     assert "runs from an installed package (site/deeplink_gen), not a source checkout" in result.stderr
     assert installed.read_bytes() == shipped
+
+
+def test_snapshot_out_is_only_ever_a_regular_file_and_the_commit_only_a_name(tmp_path):
+    """--out naming a pipe or a device is refused before anything is read or
+    written (a pipe would block the read, a device would be replaced); --commit, written into
+    the YAML as it is, is a git name or refused."""
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    device = tmp_path / "null"
+    device.symlink_to("/dev/null")
+    for out in (fifo, device):
+        for command in (("diopi-snapshot", "--include", str(diopi_include())), ("torch-snapshot",)):
+            result = run_subprocess(*command, "--out", str(out), timeout=60)
+            assert result.returncode == 1, (command, out, result.stderr)
+            assert "is not a regular file" in result.stderr and "Traceback" not in result.stderr
+    assert fifo.is_fifo() and os.readlink(device) == "/dev/null"
+    out = tmp_path / "s.yaml"
+    for commit in ("abc\ninjected: 1", "a # b", "-x", ""):
+        result = run_cli("diopi-snapshot", "--include", str(diopi_include()), "--out", str(out), "--commit", commit)
+        assert result.exit_code == 1 and "--commit" in result.stderr and not out.exists(), commit
+    result = run_cli("diopi-snapshot", "--include", str(diopi_include()), "--out", str(out), "--commit", "v1.2/rc-3")
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(out.read_text())["diopi_commit"] == "v1.2/rc-3"

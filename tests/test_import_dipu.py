@@ -438,3 +438,35 @@ def test_what_is_not_a_checkout(tmp_path: Path):
     neither = run_cli("import-dipu", "--vendors", "camb", "--out", str(tmp_path / "o2"))
     assert neither.exit_code == 2 and "give --dipu CHECKOUT (a deeplink.framework checkout) or --functions PATH" \
         in neither.output
+
+
+def test_import_force_replaces_only_what_an_import_wrote(tmp_path: Path):
+    """--force rewrites the files an earlier import wrote and removes those it no longer writes;
+    a vendor or catalog file someone else wrote stays, and the import says so."""
+    import shutil
+
+    ws = tmp_path / "ws"
+    assert run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb", "--out", str(ws)).exit_code == 0
+    (ws / "catalog" / "mine.yaml").write_text("ops: {}\n")
+    shutil.copy(REPO / "vendors" / "droplet.yaml", ws / "vendors" / "droplet.yaml")
+    stale = ws / "vendors" / "ascend.yaml"
+    stale.write_text("# Imported by deeplink-gen import-dipu from DIPU's diopi_functions.yaml.\nvendor: {}\n")
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb", "--out", str(ws), "--force")
+    assert result.exit_code == 0, result.output
+    assert (ws / "catalog" / "mine.yaml").read_text() == "ops: {}\n"
+    assert (ws / "vendors" / "droplet.yaml").read_bytes() == (REPO / "vendors" / "droplet.yaml").read_bytes()
+    assert not stale.exists()
+    assert f"note: kept {ws / 'catalog' / 'mine.yaml'}, {ws / 'vendors' / 'droplet.yaml'}: import-dipu did not write" \
+        in result.stderr.replace("\n", " ")
+
+
+@pytest.mark.parametrize("field", ["ins: 5", "outs: true", "size_attr: 5", "size_attr: [1, [2]]",
+                                   "no_device_check_args: true", "saved_data: {a: 1}", "device: [[camb]]"])
+def test_a_list_of_names_of_another_shape_skips_the_entry_at_its_line(tmp_path: Path, field: str):
+    functions = tmp_path / "f.yaml"
+    functions.write_text('- schema: "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> '
+                         f'Tensor(a!)"\n  interface: diopiAdd(ctx, out, self, other, alpha)\n  {field}\n')
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    key = field.split(":")[0]
+    assert f"f.yaml:3:1: warning: {key}: must be a list of " in result.stderr and "entry skipped" in result.stderr

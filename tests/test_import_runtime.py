@@ -148,8 +148,13 @@ def test_sdk_conditions_are_resolved_with_a_warning_and_build_defines_are_known(
     (["--runtime", "gpulike=/nonexistent"], "no folder /nonexistent"),
     (["--runtime", f"gpulike={FIXTURES / 'tablelike'}", "--variant", "gpulike=rt_9.x"], "not rt_9.x"),
     (["--runtime", f"gpulike={DIPU_CHECKOUT}"], "defines none of DIPU's device or communicator functions"),
+    (["no vendorapi.h"], "vendorapi.h: error: --runtime: is missing: a DIPU vendor runtime folder's vendorapi.h names"),
 ])
 def test_a_folder_that_is_not_a_runtime_is_an_error(tmp_path, args, message):
+    if args == ["no vendorapi.h"]:
+        folder = shutil.copytree(FIXTURES / "gpulike", tmp_path / "gpulike")
+        (folder / "vendorapi.h").unlink()
+        args = ["--runtime", f"gpulike={folder}"]
     result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "gpulike",
                      "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"), *args)
     assert result.exit_code == 1

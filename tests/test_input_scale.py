@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import error_lines, line_of, run_cli, run_subprocess
+from helpers import copy_workspace, error_lines, line_of, run_cli, run_subprocess
 
 BOUND = 8       # seconds: each case took minutes before its reader was made linear
 HANG = 60
@@ -177,3 +177,26 @@ def test_a_long_op_name_is_quoted_in_part():
     assert result.exit_code == 1
     assert "'aaaa" in result.output and "...' is neither in the op catalog" in result.output
     assert len(result.output) < 1000
+
+
+def test_only_what_a_vendor_reads_is_an_input(tmp_path: Path, monkeypatch):
+    """A folder of vendors/ that no vendor file names (vendors/junk/ beside no junk.yaml) is
+    not read, however full: here it holds a pipe that would block a read, and the render's
+    results are still stored under its inputs' key. A vendor's own hand-written folder of
+    more files than any vendor's sources is an error at its vendor file, read no further."""
+    import os
+
+    monkeypatch.setenv("DEEPLINK_GEN_CACHE_DIR", str(tmp_path / "cache"))
+    ws = copy_workspace(tmp_path / "ws", own_catalog=False)
+    junk = ws / "vendors" / "junk"
+    junk.mkdir()
+    os.mkfifo(junk / "pipe")
+    assert run_cli("render", "--vendor", "droplet", cwd=ws).exit_code == 0
+    assert list((tmp_path / "cache").glob("store-*/stamps/*/*"))
+    many = ws / "vendors" / "droplet"
+    many.mkdir()
+    for i in range(10_001):
+        (many / f"f{i}.cpp").touch()
+    errors = error_lines(run_cli("validate", cwd=ws))
+    assert any("vendors/droplet.yaml:1:1: error:" in e and "vendors/droplet/ holds more than 10000 files" in e
+               for e in errors), errors

@@ -525,3 +525,26 @@ def test_each_render_ends_with_the_next_step(workspace: Path, tmp_path: Path):
     assert last.startswith(f"next: build DIPU on hostsim's DIOPI library: cmake -S {library} -B build-diopi"), last
     assert "-DDEVICE=HOSTSIM -DWITH_DIOPI_LIBRARY=$PWD/build-diopi" in last
     assert "scripts/try_without_a_chip.py" in last and (REPO / "scripts" / "try_without_a_chip.py").is_file()
+
+
+def test_into_removes_only_kernel_files_it_or_dipus_generator_wrote(workspace: Path, tmp_path: Path):
+    """A file named like a kernel file that neither deeplink-gen nor DIPU's generator wrote is
+    someone's: --into leaves it and says so; DIPU's own generated file and shards of an earlier
+    render go."""
+    tree = dipu_checkout(tmp_path / "dipu")
+    ops = tree / OPS
+    ops.mkdir(parents=True, exist_ok=True)
+    (ops / "AutoGenedKernels.cpp").write_text("// autogened file\n#include <array>\n")
+    (ops / "AutoGenedKernels_7.cpp").write_text("// mine\n")
+    (ops / "AutoGenedKernels_9.pasted.inc").write_text("// mine too\n")
+    result = _into(workspace, "camb", tree, "--shards", "2")
+    assert result.exit_code == 0, result.output
+    assert (ops / "AutoGenedKernels_7.cpp").read_text() == "// mine\n"
+    assert (ops / "AutoGenedKernels_9.pasted.inc").read_text() == "// mine too\n"
+    assert not (ops / "AutoGenedKernels.cpp").exists() and f"removed: {OPS}/AutoGenedKernels.cpp" in result.stdout
+    assert (f"neither deeplink-gen nor DIPU's kernel generator wrote them (DIPU's build compiles only the files "
+            f"AutoGenedKernels.cmake lists): {OPS}/AutoGenedKernels_7.cpp, {OPS}/AutoGenedKernels_9.pasted.inc"
+            in result.output.replace("\n", " ").replace("  ", " ")), result.output
+    # A shard of this render is removed by the next render with fewer.
+    assert _into(workspace, "camb", tree, "--shards", "1").exit_code == 0
+    assert not (ops / "AutoGenedKernels_1.cpp").exists() and (ops / "AutoGenedKernels_7.cpp").exists()

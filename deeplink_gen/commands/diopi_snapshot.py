@@ -3,6 +3,7 @@ DIOPI's proto headers; the file is rewritten only when it changed."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from deeplink_gen.errors import Diagnostic, UserError, display_path
@@ -22,8 +23,15 @@ def snapshot_text(protos: Prototypes, source: str) -> str:
     return render("diopi/diopi_prototypes.yaml.j2", protos=protos, source=source)
 
 
+# A commit hash, a tag or a branch name: what git names a commit with (it goes into the YAML as is).
+COMMIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]{0,99}")
+
+
 def run(include: Path, out: Path | None, into_package: bool, commit: str) -> str:
     """Returns the line to print."""
+    if not COMMIT.fullmatch(commit):
+        raise UserError([Diagnostic(None, "--commit", (
+            f"{commit[:60]!r} is not a commit: give its hash (or a tag), letters, digits and . _ / + - only"))])
     target = snapshot_out.target(out, into_package, diopi.SNAPSHOT)
     protos = diopi.from_headers(include, commit)
     # Named by commit, not by this machine's path, so the file is the same wherever it is refreshed.

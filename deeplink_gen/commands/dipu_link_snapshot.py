@@ -51,7 +51,7 @@ def symbols(objects: list[Path], *, local: bool = False) -> tuple[set[str], set[
     defined, undefined = set(), set()
     scope = [] if local else ["-g"]
     for start in range(0, len(objects), 200):
-        out = subprocess.run([_tool("nm"), "-P", *scope, *map(str, objects[start:start + 200])],
+        out = subprocess.run([_tool("nm"), "-P", *scope, "--", *map(str, objects[start:start + 200])],
                              capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
             fields = line.split()

@@ -26,7 +26,11 @@ from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
 from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
+from deeplink_gen.render.templating import GENERATED
 from deeplink_gen.request import Request
+
+# The first line of the kernels file DIPU's own generator (scripts/autogen_diopi_wrapper) writes.
+DIPU_GENERATED = b"// autogened file\n"
 
 DIOPI_MARKER = f"{DIOPI_ROOT}/impl/CMakeLists.txt"      # present when the DIOPI submodule is populated
 
@@ -146,15 +150,22 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             changes[rel] = data
             out.written.append(rel)
     # Kernel files of an earlier render (another shard count, a precompiled header no longer chosen)
-    # or of DIPU's own generator.
+    # or of DIPU's own generator; any other file of such a name is someone's, and left alone.
     ops = dest / output_paths.KERNELS_DIR
     if ops.is_dir():
+        kept = []
         for p in sorted(ops.glob("AutoGenedKernels*")):
             rel = p.relative_to(dest).as_posix()
-            if (rel not in wanted and p.is_file()
-                    and (p.suffix in (".cpp", ".inc", ".cmake") or rel == output_paths.KERNELS_PRECOMPILED)):
+            if rel in wanted or not p.is_file() or p.is_symlink():
+                continue
+            if _generated(p):
                 changes[rel] = None
                 out.removed.append(rel)
+            else:
+                kept.append(rel)
+        if kept:
+            out.notes.append(f"left as they are, since neither deeplink-gen nor DIPU's kernel generator wrote them "
+                             f"(DIPU's build compiles only the files AutoGenedKernels.cmake lists): {', '.join(kept)}")
     folder = dest / output_paths.vendor_dir(vendor)
     if folder.is_dir():
         extra = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
@@ -170,6 +181,13 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
         raise UserError([Diagnostic(None, "--into", f"cannot write {where}: {exc.strerror or exc}; "
                                                     "the checkout was left as it was")]) from None
     return out
+
+
+def _generated(path: Path) -> bool:
+    """Whether deeplink-gen wrote *path* (its first lines say so), or DIPU's own kernel generator did."""
+    head = inputfile.read_back(path) or b""
+    return (f"{GENERATED} by deeplink-gen".encode() in head[:1024]
+            or (path.name == "AutoGenedKernels.cpp" and head.startswith(DIPU_GENERATED)))
 
 
 def _refusal(dest: Path, name: str) -> str:

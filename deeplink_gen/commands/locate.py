@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import IO, Iterable
+from typing import IO, Iterable, Iterator
 
 from deeplink_gen.commands import stored, torch_choice
+from deeplink_gen.errors import Diagnostic, UserError
 from deeplink_gen.input_paths import workspace_name
 from deeplink_gen.model import CatalogEntry, Workspace
 from deeplink_gen.request import Request
@@ -28,6 +29,20 @@ def _entries(ws: Workspace) -> Iterable[CatalogEntry]:
 def anchors(ws: Workspace, root: Path) -> dict[str, int]:
     """The line of each op entry, by the name its pasted C++'s #line gives it ("<file>:<op>")."""
     return {f"{workspace_name(e.loc.file, root)}:{e.op}": e.loc.line for e in _entries(ws)}
+
+
+# A line longer than this is passed on in pieces of this size, as they are: compiler output
+# is read in bounded pieces, whatever comes in (an endless line is never held whole).
+LINE_LIMIT = 1 << 20
+
+
+def pieces(stream: IO[str]) -> Iterator[str]:
+    """The lines of *stream*, each of at most LINE_LIMIT characters (a longer one in pieces)."""
+    while True:
+        piece = stream.readline(LINE_LIMIT)
+        if not piece:
+            return
+        yield piece
 
 
 def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> None:
@@ -53,8 +68,11 @@ def main(request: Request, logs: tuple[Path, ...]) -> None:
     sys.stdout.reconfigure(errors="surrogateescape")
     if not logs:
         sys.stdin.reconfigure(errors="surrogateescape")
-        rewrite(sys.stdin, found, sys.stdout)
+        rewrite(pieces(sys.stdin), found, sys.stdout)
         return
     for log in logs:
+        if not log.is_file():       # a pipe or device would be read without end: it goes to standard input
+            raise UserError([Diagnostic(None, str(log), "is not a regular file; pipe compiler output that is "
+                                                        "still being written to standard input instead")])
         with open(log, encoding="utf-8", errors="surrogateescape") as f:
-            rewrite(f, found, sys.stdout)
+            rewrite(pieces(f), found, sys.stdout)

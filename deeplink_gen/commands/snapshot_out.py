@@ -4,7 +4,8 @@ its shipped data rewritten: in an installed package that data belongs to the
 installer, and a refresh would silently change what every workspace using that
 install is checked against (and be lost at the next upgrade). Neither is written
 through a folder that links out of the source checkout, or out of the current
-folder for an --out in it."""
+folder for an --out in it. What --out names is replaced only if it is a
+regular file."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def target(out: Path | None, into_package: bool, shipped: Path) -> Path:
     if out is not None and into_package:
         raise UserError([Diagnostic(None, "--into-package", "give either --out FILE or --into-package, not both")])
     if out is not None:
+        if os.path.lexists(out) and not out.is_file():
+            raise UserError([Diagnostic(None, "--out", (
+                f"{display_path(str(out))} is not a regular file (a folder, device or pipe); nothing was read or "
+                "written: give the path of a file"))])
         return out
     if not into_package:
         raise UserError([Diagnostic(None, "--out", f"give --out FILE (or --into-package to refresh the shipped "

@@ -9,7 +9,8 @@ import gzip
 import json
 from pathlib import Path
 
-from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen import inputfile
+from deeplink_gen.errors import UserError, display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import aten, torch_snapshots
 from deeplink_gen.render.templating import render
@@ -26,9 +27,9 @@ def snapshot_text(version, digest: str, rows: dict[str, list]) -> str:
 def _current(target: Path) -> str | None:
     """The text *target* holds now (decompressed), if it is a readable file."""
     try:
-        data = target.read_bytes()
+        data = inputfile.read(target)
         return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
-    except (OSError, EOFError, ValueError):
+    except (UserError, EOFError, ValueError):
         return None
 
 
@@ -38,8 +39,6 @@ def run(out: Path | None, into_package: bool) -> str:
     target = snapshot_out.target(out, into_package, torch_snapshots.path_of(version))
     rows = aten.installed_rows()
     text = snapshot_text(version, aten.native_functions_digest(), rows)
-    if target.is_dir():
-        raise UserError([Diagnostic(None, "--out", f"{display_path(str(target))} is a directory")])
     if _current(target) == text:
         return f"unchanged: {display_path(str(target))} (torch {version}, {len(rows)} ops)"
     data = text.encode("utf-8")

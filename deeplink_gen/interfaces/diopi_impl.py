@@ -104,7 +104,7 @@ def _nm(path: Path) -> str:
     nm = shutil.which("nm")
     if nm is None:
         raise _fail(path, "reading a shared library needs nm (binutils); or give a text file of `nm -D` output")
-    proc = subprocess.run([nm, "-D", "--defined-only", str(path)], capture_output=True, text=True)
+    proc = subprocess.run([nm, "-D", "--defined-only", "--", str(path)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise _fail(path, f"nm cannot read it: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
     return proc.stdout

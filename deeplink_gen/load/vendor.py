@@ -17,7 +17,7 @@ from deeplink_gen.model import (
 )
 from deeplink_gen.model.dtypes import DTYPES
 from deeplink_gen.model.testconfig import TOLERANCES
-from deeplink_gen.input_paths import hand_written_dir
+from deeplink_gen.input_paths import MAX_HAND_WRITTEN, hand_written_dir
 
 
 def parse_identity(doc: Document) -> VendorIdentity:
@@ -67,8 +67,16 @@ def read_sources(vendor_path: str, build: BuildSpec | None, diags: Diagnostics) 
         return _read_listed(folder, build.hand_written, diags)
     if not folder.is_dir():
         return ()
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        found += [Path(dirpath) / name for name in filenames]
+        if len(found) > MAX_HAND_WRITTEN:
+            diags.add(Loc(vendor_path, 1, 1), ("(sources)",), (
+                f"vendors/{folder.name}/ holds more than {MAX_HAND_WRITTEN} files; it is the vendor's hand-written "
+                "sources, which render copies into DIPU: keep only those there"))
+            return ()
     out = []
-    for path in sorted(folder.rglob("*")):
+    for path in sorted(found):
         rel = path.relative_to(folder)
         if path.is_dir() or rel.as_posix() == SOURCES_README or any(p.startswith(".") for p in rel.parts):
             continue

@@ -5,6 +5,7 @@ goes to. Templates under templates/kernels/ spell it out."""
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 from dataclasses import dataclass, fields, replace
 
@@ -471,6 +472,7 @@ def plan_wrapper(r: ResolvedOp, ops: dict[str, ResolvedOp]) -> WrapperPlan:
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)       # asked once per shard for every op (KernelsPlan.shard)
 def shard_of(op: str, shards: int) -> int:
     """The shard an op's code goes to: rendezvous (highest-random-weight)
     hashing on sha1("<op>#<shard>"). It depends on nothing but the op name and

@@ -24,7 +24,7 @@ from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at
 from deeplink_gen.commands.import_dipu.translate import Imported, translate
 from deeplink_gen.errors import Diagnostic, UserError, sort_key
 from deeplink_gen.interfaces.dipu import UPSTREAM
-from deeplink_gen import pipeline
+from deeplink_gen import inputfile, pipeline
 from deeplink_gen.load.workspace import Sources
 from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
@@ -220,6 +220,14 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
                         [str(p) for p in texts] + [str(p) for p in sorted(hand_written)], report)
 
 
+def _imported(path: Path) -> bool:
+    """Whether an import wrote *path* (its first lines say so)."""
+    try:
+        return b"deeplink-gen import-dipu" in inputfile.read(path, head=512)
+    except UserError:
+        return False
+
+
 def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
             out: Path, options: Options, impls: dict[str, Path], force: bool,
             runtimes: dict[str, Path], variants: dict[str, str]) -> None:
@@ -250,9 +258,16 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
     assert functions is not None, "the command line asks for --functions or --dipu"
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
     result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants)
+    kept = []
     for p in existing:
         if str(p) not in result.files:
-            p.unlink()
+            if _imported(p):
+                p.unlink()
+            else:
+                kept.append(str(p))
+    if kept:
+        click.echo(f"note: kept {', '.join(kept)}: import-dipu did not write them, so they stay part of the "
+                   "workspace (remove them if the import replaces them)", err=True)
     for n in result.notes:
         click.echo(str(n), err=True)
     for line in result.report:

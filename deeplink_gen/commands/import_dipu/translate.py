@@ -35,6 +35,8 @@ KNOWN_KEYS = {
 }
 CODE_KEYS = (("custom_code_at_the_beginning", "beginning"), ("custom_code", "beginning"),
              ("custom_code_before_call_diopi", "before_call"), ("custom_code_before_return", "before_return"))
+# The keys whose value is a list of argument or local names.
+NAME_LISTS = ("ins", "outs", "size_attr", "no_device_check_args", "saved_data")
 AUTOGRAD_KEYS = ("forward_schema", "forward_process_code", "backward_schema", "saved_data",
                  "cal_grad_code", "backward_return_code", "wrappter_custom_return")
 
@@ -179,8 +181,12 @@ def _filters(w: _Work, torch_code: str) -> tuple[str, list | None, list | None]:
     if not isinstance(d.get("schema"), str):
         raise Skip("no schema string (DIPU's generator crashes with KeyError)")
     devices = d.get("device")
-    if devices is not None and not isinstance(devices, list):
-        raise Skip("device: must be a list (DIPU's generator crashes on a plain string)", "device")
+    if devices is not None and not (isinstance(devices, list) and all(isinstance(v, str) for v in devices)):
+        raise Skip("device: must be a list of vendor names (DIPU's generator crashes on a plain string)", "device")
+    for key in NAME_LISTS:
+        names = d.get(key)
+        if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            raise Skip(f"{key}: must be a list of names", key)
     vers = d.get("torch_ver")
     if vers is not None:
         if not isinstance(vers, list) or not all(isinstance(v, str) for v in vers):

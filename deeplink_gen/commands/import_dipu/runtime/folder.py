@@ -21,13 +21,15 @@ from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_na
 from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, SourceFile
 from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
 from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
-from deeplink_gen.errors import Diagnostic
+from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.load.vendor import SOURCES_README
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
 
 _TYPES = {"deviceStream_t": "stream", "deviceEvent_t": "event", "diclComm_t": "comm", "commUniqueId": "unique_id",
           "deviceHandle_t": "handle"}
+# The handle types every vendor file's runtime.types names (the rest have defaults).
+_REQUIRED_TYPES = ("stream", "event", "comm", "unique_id")
 _NOT_SDK = ("c10/", "ATen/", "torch/", "csrc_dipu/")
 
 
@@ -158,6 +160,13 @@ def _api_sections(reading: Reading, checkers: dict[str, dict], macro_checker: di
     sdk_headers = [i.name for i in items if i.kind is ItemKind.INCLUDE and not i.local and not i.name.startswith(_NOT_SDK)]
     runtime: dict = {"headers": sdk_headers}
     types, default_stream, rest = _api(api, macro_checker, notes) if api else ({}, None, [])
+    missing = [name for name, key in _TYPES.items() if key in _REQUIRED_TYPES and key not in types]
+    if missing:
+        path = reading.folder / "vendorapi.h"
+        raise UserError([Diagnostic(Loc(str(path)), "--runtime", (
+            (f"declares no {', '.join(missing)} (as `using {missing[0]} = ...;`)" if api else
+             "is missing") + ": a DIPU vendor runtime folder's vendorapi.h names its stream, event, communicator "
+            "and unique-id types; nothing was written"))])
     if default_stream is not None:
         types["default_stream"] = default_stream
     runtime["types"] = types
