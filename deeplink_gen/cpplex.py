@@ -11,8 +11,10 @@ import re
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 # A pp-number (a `'` in it is C++14's digit separator, no quote) and an identifier, each read whole.
-_NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[A-Za-z0-9_.]|'(?=[A-Za-z0-9_]))*")
+_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.]|'(?=[A-Za-z0-9_]))*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DIGITS = frozenset("0123456789")
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _RAW_PREFIXES = frozenset({"R", "u8R", "uR", "UR", "LR"})
 # A raw string's delimiter and opening parenthesis, after its quote.
 _RAW_OPEN = re.compile(r'"([^()\\\s]{0,16})\(')
@@ -34,9 +36,9 @@ def problem(text: str, *, expression: bool = False) -> str | None:
             if end < 0:
                 return f"the comment opened at {_where(text, i)} is not closed (*/)"
             i = end + 2
-        elif ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
             i = _NUMBER.match(text, i).end()
-        elif ch.isalpha() or ch == "_":
+        elif ch in _IDENT_START:
             word = _IDENT.match(text, i)
             i = word.end()
             if word.group() in _RAW_PREFIXES and text.startswith('"', i):

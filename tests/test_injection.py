@@ -138,13 +138,13 @@ def test_pasted_cpp_that_would_leave_its_place_is_refused(tmp_path, text, key, w
 
 def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
     """What a compiler reads as closed passes: raw strings holding quotes and brackets, digit
-    separators, character literals, comments holding brackets, lambdas in an alloc."""
+    separators, character literals, comments holding brackets, letters and digits beyond ASCII."""
     ws = copy_workspace(tmp_path / "ws")
     (ws / "catalog" / "x.yaml").write_text(
         "ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    code:\n      beginning: |\n"
         "        const char* s = R\"d(a \") } ( \" b)d\";  // a } in a comment\n"
         "        /* { [ ( */ int64_t n = 1'000'000; char c = '\\'';\n"
-        "        (void)s; (void)n; (void)c;\n")
+        "        (void)s; (void)n; (void)c; int \u00c0x = 1; (void)\u00c0x;  // non-ASCII: \u00b2 \u0663\n")
     assert run_cli("validate", cwd=ws).exit_code == 0
 
 
