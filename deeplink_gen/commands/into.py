@@ -26,7 +26,7 @@ from deeplink_gen.interfaces.diopi import DIOPI_COMMIT
 from deeplink_gen.interfaces.dipu import DIPU_COMMIT, SUPPORTED_TORCHS
 from deeplink_gen.output import lock, patching, transaction
 from deeplink_gen.plan.onboarding import CSRC_CMAKE, DIOPI_ROOT, DIPU_CMAKE, plan_onboarding
-from deeplink_gen.render.templating import GENERATED
+from deeplink_gen.render.templating import written_by_us
 from deeplink_gen.request import Request
 
 # The first line of the kernels file DIPU's own generator (scripts/autogen_diopi_wrapper) writes.
@@ -185,9 +185,11 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
 
 def _generated(path: Path) -> bool:
     """Whether deeplink-gen wrote *path* (its first lines say so), or DIPU's own kernel generator did."""
-    head = inputfile.read_back(path) or b""
-    return (f"{GENERATED} by deeplink-gen".encode() in head[:1024]
-            or (path.name == "AutoGenedKernels.cpp" and head.startswith(DIPU_GENERATED)))
+    try:
+        head = inputfile.read(path, head=1024)
+    except UserError:
+        return False
+    return written_by_us(head) or (path.name == "AutoGenedKernels.cpp" and head.startswith(DIPU_GENERATED))
 
 
 def _refusal(dest: Path, name: str) -> str:

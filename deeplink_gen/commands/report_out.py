@@ -14,7 +14,7 @@ import click
 from deeplink_gen import inputfile
 from deeplink_gen.atomic import bound, write_atomic
 from deeplink_gen.errors import Diagnostic, UserError, display_path
-from deeplink_gen.render.templating import GENERATED
+from deeplink_gen.render.templating import GENERATED, written_by_us
 
 
 def emit(text: str, out: Path | None, summary: str, root: Path) -> None:
@@ -29,7 +29,7 @@ def emit(text: str, out: Path | None, summary: str, root: Path) -> None:
             old = inputfile.read(out, key="--out")
         except UserError:
             old = b""
-        if f"{GENERATED} by deeplink-gen".encode() not in old[:1024]:
+        if not written_by_us(old):
             raise UserError([Diagnostic(None, str(out), (
                 "--out names a file deeplink-gen did not write (its first lines carry no "
                 f"'{GENERATED} by deeplink-gen'); nothing was written: remove it or choose another --out")

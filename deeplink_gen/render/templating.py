@@ -88,6 +88,11 @@ def resume_lines(text: str, path: str) -> str:
 PASTE = "\x01deeplink-gen-paste"
 
 
+def written_by_us(data: bytes) -> bool:
+    """Whether the file whose bytes are *data* says in its first lines (header()) that deeplink-gen wrote it."""
+    return f"{GENERATED} by deeplink-gen".encode() in data[:1024]
+
+
 def header(marker: str, source: str) -> str:
     return f"{marker} {GENERATED} by deeplink-gen from {comment(source)}. DO NOT EDIT."
 
