@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import KERNELS, REPO, diopi_include, edit, run_cli, run_subprocess
+from helpers import KERNELS, REPO, diopi_include, edit, error_lines, line_of, run_cli, run_subprocess
 
 ADAPTOR = "dipu/third_party/DIOPI/impl/camb/adaptor/impl_functions.hpp"
 
@@ -226,6 +226,33 @@ def test_op_code_is_reused_unless_its_plan_changed(workspace, tmp_path, cache):
     edit(workspace / "catalog" / "pointwise.yaml", "ops:\n", "ops:\n\n# moved down\n\n")
     assert render_process(out, "--shards", "1")[KERNELS] == after[KERNELS]
     assert stored_op_code(cache) == before
+
+
+def test_an_edited_op_entry_alone_is_schema_checked_again(workspace, cache):
+    """Schema results are kept per file and per `ops` entry: after an edit of one entry, only
+    entries that are not as they passed before are checked, so an entry changed in any way
+    (here a string turned into a number, which YAML writes alike) is checked again, and one
+    recorded as passed is not."""
+    from deeplink_gen import cache as store, digests, yamlfile
+    from deeplink_gen.load import schema
+
+    catalog = workspace / "catalog" / "pointwise.yaml"
+    assert run_cli("validate", cwd=workspace).exit_code == 0
+    bad = edit(catalog, "diopiAdd(ctx, out, self, other, alpha)\n    code:", "5\n    code:")
+    lines = error_lines(run_cli("validate", cwd=workspace))
+    assert len(lines) == 1 and f"pointwise.yaml:{line_of(catalog, 'call: 5')}:" in lines[0], lines
+    edit(catalog, "call: 5", "call: '5'")
+    assert any("expected a call" in line for line in error_lines(run_cli("validate", cwd=workspace)))
+    edit(catalog, "call: '5'", "call: diopiAdd(ctx, out, self, other, alpha)")
+    assert run_cli("validate", cwd=workspace).exit_code == 0
+    # What the store records as passed is what validation skips: with the entries of a version
+    # holding a misspelled key recorded so, that version passes.
+    edit(bad, "  add.out:\n", "  add.out:\n    autocompar: true\n")
+    assert "unknown key 'autocompar'" in error_lines(run_cli("validate", cwd=workspace))[0]
+    doc = yamlfile.loads(bad.read_bytes(), str(bad))
+    store.store("valid-ops", digests.digest("valid-ops", "catalog", str(bad)),
+                sorted(schema._entry_digests(doc, "catalog").values()))
+    assert run_cli("validate", cwd=workspace).exit_code == 0
 
 
 def test_the_store_stays_under_its_size_bound(cache, monkeypatch):

@@ -223,15 +223,34 @@ def _name_message(value: Any, error: jsonschema.ValidationError) -> str:
 
 
 def check_cached(doc: Document, raw: bytes, schema_name: str, memo: Memo) -> list[Diagnostic]:
-    """check(), skipped for file contents that already passed the same schemas
-    (kept in *memo* per content digest; the schemas are part of every key)."""
+    """check(), skipped for file contents that already passed the same schemas,
+    and for each `ops` entry that passed them as it is now in an earlier
+    version of the same file: editing one op checks that op alone. Both are
+    kept in *memo* (the schemas are part of every key)."""
     key = digests.digest("valid", schema_name, hashlib.sha256(raw).hexdigest())
     if memo.get("valid", key) is True:
         return []
-    problems = check(doc, schema_name)
+    entries = _entry_digests(doc, schema_name)
+    file_key = digests.digest("valid-ops", schema_name, doc.path)
+    passed = memo.get("valid-ops", file_key) if entries else None
+    skip = {name for name, d in entries.items() if d in passed} if isinstance(passed, list) else set()
+    problems = check(doc, schema_name, skip)
     if not problems:
         memo.put("valid", key, True)
+        if entries:
+            memo.put("valid-ops", file_key, sorted(entries.values()))
     return problems
+
+
+def _entry_digests(doc: Document, schema_name: str) -> dict[str, str]:
+    """A digest of each entry under `ops` ({} where there is no such mapping). The schemas
+    judge an entry by its name and value alone, and `repr` tells apart every value YAML
+    gives (1, 1.0, true and "1"; the order of keys too, which costs only a miss)."""
+    ops = doc.data.get("ops") if isinstance(doc.data, dict) else None
+    if not isinstance(ops, dict):
+        return {}
+    return {name: hashlib.sha256(repr((schema_name, name, value)).encode()).hexdigest()
+            for name, value in ops.items() if type(name) is str}
 
 
 def prune(doc: Document, schema_name: str) -> bool:
@@ -241,13 +260,17 @@ def prune(doc: Document, schema_name: str) -> bool:
     return doc.data is not None and pruning.prune(doc, _validator(schema_name))
 
 
-def check(doc: Document, schema_name: str) -> list[Diagnostic]:
-    """Every schema violation in *doc*, sorted by position."""
+def check(doc: Document, schema_name: str, passed: set[str] = frozenset()) -> list[Diagnostic]:
+    """Every schema violation in *doc*, sorted by position; the entries under `ops`
+    named in *passed* are known to pass and are not checked again."""
     if doc.data is None:
         return [Diagnostic(doc.loc(()), (), "file is empty")]
+    data = doc.data
+    if passed:
+        data = dict(data, ops={name: value for name, value in data["ops"].items() if name not in passed})
     out: list[Diagnostic] = []
     validator = _validator(schema_name)
-    for error in validator.iter_errors(doc.data):
+    for error in validator.iter_errors(data):
         if "propertyNames" in error.schema_path:
             # The instance is the offending key; point at the key itself.
             where = tuple(error.absolute_path) + (error.instance,)
