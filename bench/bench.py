@@ -10,7 +10,8 @@ Reports (min and median of --runs):
     once per torch install when no shipped snapshot matches the torch, is kept),
     after an input changed (the stored model and rendered files miss; the op
     index and each op's stored code are kept, as after an edit
-    that changes no op's plan), with a warm cache (the rendered files are stored),
+    that changes no op's plan), after a one-line edit of one op's custom code in the
+    imported op file (each run adds one more line: the loop of a vendor engineer), with a warm cache (the rendered files are stored),
     and with nothing changed; for the
     workspace import-dipu makes of tests/fixtures/dipu (camb, --autocompare) and
     for the bundled workspace (--all); with --dipu CHECKOUT, of that
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -96,6 +98,18 @@ def dipu_generator(checkout: Path, out: Path) -> list[str]:
     return cmd + ([f"--convert_config={convert}"] if convert.is_file() else [])
 
 
+def edit_catalog(path: Path) -> None:
+    """One line of C++ comment added to the custom code (`code:` ... `|`) of the op nearest the middle of *path*."""
+    lines = path.read_text().splitlines(keepends=True)
+    blocks = [i for i, line in enumerate(lines) if re.match(r"\s+\w+: \|$", line) and i + 1 < len(lines)]
+    if not blocks:
+        sys.exit(f"{path}: no block of custom code to edit")
+    at = min(blocks, key=lambda i: abs(i - len(lines) // 2)) + 1
+    indent = re.match(r"\s*", lines[at]).group(0)
+    lines.insert(at, f"{indent}// one line added by bench/bench.py\n")
+    path.write_text("".join(lines))
+
+
 def process_rows(runs: int, checkout: Path | None) -> list:
     """Whole-process wall times, each case with its own cache folder. With a
     deeplink.framework *checkout*, its op file is imported and rendered beside
@@ -151,11 +165,14 @@ def process_rows(runs: int, checkout: Path | None) -> list:
         ops = len(pipeline.load(imported).catalog.entries)
         source = "DIPU's op file" if checkout is not None else "DIPU fixture"
         vendors = len(list((REPO / "vendors").glob("*.yaml")))
-        for label, cmd in ((f"import of {source} ({ops} ops), camb, --autocompare",
-                            command(imported, "--vendor", "camb", "--autocompare")),
-                           (f"bundled workspace, --all ({vendors} vendors)", command(REPO, "--all"))):
+        for label, root, cmd in ((f"import of {source} ({ops} ops), camb, --autocompare", imported,
+                                  command(imported, "--vendor", "camb", "--autocompare")),
+                                 (f"bundled workspace, --all ({vendors} vendors)", REPO, command(REPO, "--all"))):
             case(f"{label}: cold cache (process)", cmd, lambda: clear("[!a]*"))
             case(f"{label}: inputs changed (process)", cmd, lambda: clear("render", "model", "stamps", "warnings"))
+            if root == imported:
+                case(f"{label}: one op's custom code edited (process)", cmd,
+                     lambda: edit_catalog(imported / "catalog" / "dipu.yaml"))
             case(f"{label}: warm cache, empty output (process)", cmd, lambda: clear())
             case(f"{label}: nothing changed (process)", cmd)
     return rows

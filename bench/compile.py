@@ -59,7 +59,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from bench import dipu_generator  # noqa: E402
+from bench import dipu_generator, edit_catalog  # noqa: E402
 from helpers import (INCLUDE, OPS, diopi_include, dipu_torch_python, torch_include_flags, torch_root,  # noqa: E402
                      torch_version_code)
 from try_without_a_chip import EVENT_HEADER, EVENT_LINE  # noqa: E402
@@ -72,7 +72,6 @@ THIRD_PARTY = (("dipu/third_party/DIOPI/proto/include", "diopi/functions.h"),
                ("dipu/third_party/kineto/libkineto/include", "libkineto.h"),
                ("dipu/third_party/kineto/libkineto/src", "ActivityBuffers.h"),
                ("dipu/third_party/kineto/libkineto/third_party/fmt/include", "fmt/format.h"))
-CATALOG_EDIT = "// one line added by bench/compile.py"
 VENDOR_EDIT = "  add.out: {autocompare: true}"
 PROJECT = """cmake_minimum_required(VERSION 3.18)
 project(torch_dipu LANGUAGES CXX)
@@ -198,18 +197,6 @@ class Project:
         edit_vendor(self.ws / "vendors" / f"{VENDOR}.yaml")
         steps.append(self.ninja("one-op vendor edit", self.render()))
         return steps
-
-
-def edit_catalog(path: Path) -> None:
-    """One line added to the custom code (`code:` ... `|`) of the op nearest the middle of *path*."""
-    lines = path.read_text().splitlines(keepends=True)
-    blocks = [i for i, line in enumerate(lines) if re.match(r"\s+\w+: \|$", line) and i + 1 < len(lines)]
-    if not blocks:
-        sys.exit(f"{path}: no block of custom code to edit")
-    at = min(blocks, key=lambda i: abs(i - len(lines) // 2)) + 1
-    indent = re.match(r"\s*", lines[at]).group(0)
-    lines.insert(at, f"{indent}{CATALOG_EDIT}\n")
-    path.write_text("".join(lines))
 
 
 def edit_vendor(path: Path) -> None:
