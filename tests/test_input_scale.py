@@ -37,6 +37,38 @@ def test_a_long_line_under_a_syntax_error_is_explained_quickly(workspace: Path):
     assert took < BOUND, took
 
 
+@pytest.mark.parametrize("shape", ["one long list", "many op entries"])
+def test_a_file_of_too_many_values_is_refused_quickly(workspace: Path, shape: str):
+    """Beyond yamlfile.MAX_NODES values a file is refused at the value that passes the bound,
+    before the schema check, which took 35 s for 190,000 test names (2.7 MB)."""
+    from deeplink_gen.yamlfile import MAX_NODES
+
+    vendor = workspace / "vendors" / "droplet.yaml"
+    text = vendor.read_text()
+    if shape == "one long list":
+        names = ", ".join(f'"test_n{i}"' for i in range(2 * MAX_NODES))
+        vendor.write_text(text.replace('["test_conv.*"]', f"[{names}]", 1))
+    else:
+        ops = "".join(f"  op_{i}.out:\n    enabled: false\n    reason: r{i}\n" for i in range(MAX_NODES // 2))
+        vendor.write_text(text.replace("ops:\n", "ops:\n" + ops, 1))
+    proc, took = _timed("-C", str(workspace), "validate", "--vendor", "droplet")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert re.search(rf"droplet\.yaml:\d+:\d+: error: .*more than {MAX_NODES} values", proc.stderr), proc.stderr[:500]
+    assert took < BOUND, took
+
+
+def test_a_file_just_under_the_value_bound_is_checked_in_time(workspace: Path):
+    """A file that the bound lets through is read and checked within the 20 s a command may take."""
+    from deeplink_gen.yamlfile import MAX_NODES
+
+    vendor = workspace / "vendors" / "droplet.yaml"
+    names = ", ".join(f'"test_{i}_{"x" * 40}"' for i in range(MAX_NODES - 1000))
+    vendor.write_text(vendor.read_text().replace('["test_conv.*"]', f"[{names}]", 1))
+    proc, took = _timed("-C", str(workspace), "validate", "--vendor", "droplet")
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert took < 20, took
+
+
 @pytest.mark.parametrize("line, where", [
     ("  add.out: {enabled: false}}", ":28: error: "),
     ('  name: "acme" x', ":16: error: "),
