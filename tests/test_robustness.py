@@ -5,6 +5,7 @@ traceback, and no output written."""
 from __future__ import annotations
 
 import copy
+import os
 import re
 import time
 from pathlib import Path
@@ -351,3 +352,28 @@ def test_a_number_is_shown_as_written(workspace: Path):
     stderr = _assert_rejected(workspace, "catalog/pointwise.yaml")
     assert 'got 2.10 (YAML reads an unquoted 2.10 as a number, not text: quote it as written, as in torch: "2.10")' \
         in stderr, stderr
+
+
+@pytest.mark.parametrize("delay", [0.15, 0.3, 1.0, 2.5])
+def test_ctrl_c_at_any_moment_exits_1_without_a_traceback(workspace: Path, tmp_path: Path, delay: float):
+    """Ctrl-C pressed *delay* seconds into a render, then again every few milliseconds until it
+    ends (while the libraries are imported, while it renders, while it exits): "Aborted!" and exit
+    1, or the render's own exit 0 when it ended first; never a traceback or death by the signal.
+    (Before that, while Python itself starts, Python answers Ctrl-C as it answers it for any program.)"""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, DEEPLINK_GEN_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.Popen([sys.executable, "-m", "deeplink_gen", "-C", str(workspace), "render", "--all"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(delay)
+    while proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+    out, err = proc.communicate()
+    assert proc.returncode in (0, 1), (proc.returncode, err[-2000:])
+    assert "Traceback" not in out + err, err[-2000:]
+    if proc.returncode == 1:
+        assert err.rstrip().endswith("Aborted!"), err[-500:]
