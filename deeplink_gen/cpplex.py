@@ -2,96 +2,266 @@
 as the compiler's lexer reads it, in one pass, so that a comment, a string or
 a bracket left open there cannot swallow or end the generated code around it
 (an unclosed `/*` that comments out the rest of the file, a `}` that ends the
-generated function and starts code of its own)."""
+generated function and starts code of its own).
+
+The text is read after the compiler's first translation phases (a CR or CRLF
+ends a line, a backslash at the end of a line joins it to the next), with the
+alternative tokens for brackets (`<%` is `{`, `%>` is `}`, `<:` `[`, `:>` `]`),
+and with the preprocessor's lines: only conditional groups (#if ... #endif) may
+be pasted, each branch closing what it opens, since any other directive
+(#define, #undef, #include, #line, #pragma, _Pragma) changes the generated
+code around the text."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
-# A pp-number (a `'` in it is C++14's digit separator, no quote) and an identifier, each read whole.
-_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.]|'(?=[A-Za-z0-9_]))*")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
+# A pp-number (a `'` in it is C++14's digit separator, no quote), read whole.
+_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.$]|'(?=[A-Za-z0-9_]))*")
 _DIGITS = frozenset("0123456789")
-_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
 _RAW_PREFIXES = frozenset({"R", "u8R", "uR", "UR", "LR"})
-# A raw string's delimiter and opening parenthesis, after its quote.
-_RAW_OPEN = re.compile(r'"([^()\\\s]{0,16})\(')
+# A raw string's delimiter (the basic source characters but space, parentheses and backslash) and its '('.
+_RAW_OPEN = re.compile(r'"([A-Za-z0-9_{}\[\]#<>%:;.?*+\-/^&|~!=,"\']{0,16})\(')
+# Translation phases 1 and 2: a CR or CRLF is a line break; a backslash before one (spaces between
+# allowed, as g++ allows them) joins the two lines.
+_PHASE2 = re.compile(r"\\[ \t\f\v]*(?:\r\n|\r|\n)|\r\n?")
+_CONDITIONAL = {"if": "open", "ifdef": "open", "ifndef": "open", "elif": "else", "elifdef": "else",
+                "elifndef": "else", "else": "else", "endif": "close"}
 
 
 def problem(text: str, *, expression: bool = False) -> str | None:
     """Why *text* cannot be pasted as it is, or None: an unclosed comment, string, raw
-    string or character literal, a bracket closed that it did not open or left open, and,
-    with *expression*, a ';' outside its brackets (which would end the statement it is in)."""
-    stack: list[tuple[str, int]] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                return f"the comment opened at {_where(text, i)} is not closed (*/)"
-            i = end + 2
-        elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
-            i = _NUMBER.match(text, i).end()
-        elif ch in _IDENT_START:
-            word = _IDENT.match(text, i)
-            i = word.end()
-            if word.group() in _RAW_PREFIXES and text.startswith('"', i):
-                opened = _RAW_OPEN.match(text, i)
-                if opened is None:
-                    return f"the raw string at {_where(text, word.start())} has no delimiter and '(' after its quote"
-                close = f"){opened.group(1)}\""
-                end = text.find(close, opened.end())
+    string or character literal, a bracket closed that it did not open or left open, a
+    preprocessor directive other than a conditional group, a character that is not C++
+    outside a literal or comment, and, with *expression*, a ';' outside its brackets (which
+    would end the statement it is in), a // comment (which would swallow what follows it on
+    the line) or any directive."""
+    if re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text):
+        return "the text ends in a backslash, which would join it to the line written after it"
+    return _Reader(text, expression).problem()
+
+
+class _Reader:
+    def __init__(self, text: str, expression: bool) -> None:
+        self.original = text
+        self.expression = expression
+        self.s, self.at = _phase2(text)
+        self.stack: list[tuple[str, int]] = []
+        self.groups: list[tuple[int, tuple]] = []      # each open #if: where, and the brackets open before it
+
+    def where(self, i: int) -> str:
+        """Line and column in the original text of offset *i* of the joined text, counted from 1."""
+        j = self.at(i)
+        line = self.original.count("\n", 0, j) + 1
+        return f"line {line} column {j - (self.original.rfind(chr(10), 0, j) + 1) + 1}"
+
+    def problem(self) -> str | None:
+        s, n, i = self.s, len(self.s), 0
+        line_start = True
+        while i < n:
+            ch = s[i]
+            if ch == "\n":
+                line_start = True
+                i += 1
+                continue
+            if ch in " \t\f\v":
+                i += 1
+                continue
+            at_start, line_start = line_start, False
+            two = s[i:i + 2]
+            if at_start and (ch == "#" or two == "%:"):
+                i, why = self._directive(i)
+            elif two == "//":
+                if self.expression:
+                    return (f"the // comment at {self.where(i)} would swallow what is written after the "
+                            "expression on its line: write /* */")
+                end = s.find("\n", i)
+                i = n if end < 0 else end
+                why = None
+            elif two == "/*":
+                end = s.find("*/", i + 2)
                 if end < 0:
-                    return f"the raw string opened at {_where(text, word.start())} is not closed ({close})"
-                i = end + len(close)
-        elif ch in "\"'":
-            end = _literal(text, i, ch)
-            if end < 0:
-                what = "string" if ch == '"' else "character"
-                return f"the {what} literal opened at {_where(text, i)} is not closed on its line ({ch})"
-            i = end
-        elif ch in _OPEN:
-            stack.append((ch, i))
+                    return f"the comment opened at {self.where(i)} is not closed (*/)"
+                line_start = at_start or "\n" in s[i:end]     # a comment before a directive is a space
+                i, why = end + 2, None
+            elif ch in _DIGITS or (ch == "." and i + 1 < n and s[i + 1] in _DIGITS):
+                i, why = _NUMBER.match(s, i).end(), None
+            elif _name_char(ch):
+                i, why = self._name(i)
+            elif ch in "\"'":
+                i, why = self._literal(i)
+            else:
+                i, why = self._punctuator(i)
+            if why is not None:
+                return why
+        if self.groups:
+            return f"the #if at {self.where(self.groups[-1][0])} has no #endif"
+        if self.stack:
+            ch, at = self.stack[-1]
+            return f"'{ch}' at {self.where(at)} is not closed ({_OPEN[ch]})"
+        return None
+
+    def _name(self, i: int) -> tuple[int, str | None]:
+        s, start = self.s, i
+        while i < len(s) and _name_char(s[i]):
             i += 1
-        elif ch in _CLOSE:
-            if not stack or stack[-1][0] != _CLOSE[ch]:
-                return f"'{ch}' at {_where(text, i)} closes a bracket it did not open"
-            stack.pop()
+        word = s[start:i]
+        if word == "_Pragma":
+            return i, f"_Pragma at {self.where(start)} would change the code around the text"
+        if word in _RAW_PREFIXES and s.startswith('"', i):
+            return self._raw(start, i)
+        return i, None
+
+    def _raw(self, start: int, i: int) -> tuple[int, str | None]:
+        s = self.s
+        opened = _RAW_OPEN.match(s, i)
+        if opened is None:
+            return i, (f"the raw string at {self.where(start)} has no delimiter of basic characters "
+                       "and '(' after its quote")
+        close = f"){opened.group(1)}\""
+        end = s.find(close, opened.end())
+        if end < 0:
+            return i, f"the raw string opened at {self.where(start)} is not closed ({close})"
+        end += len(close)
+        if self.at(end - 1) - self.at(start) != end - 1 - start:
+            return i, (f"the raw string at {self.where(start)} spans a CR or a backslash at the end of a "
+                       "line, which a raw string keeps as written")
+        return self._suffix(end), None
+
+    def _literal(self, i: int) -> tuple[int, str | None]:
+        s, quote = self.s, self.s[i]
+        j = i + 1
+        while j < len(s):
+            ch = s[j]
+            if ch == "\\":
+                j += 2
+            elif ch == quote:
+                if quote == "'" and j == i + 1:
+                    return j, f"the character literal at {self.where(i)} is empty ('')"
+                return self._suffix(j + 1), None
+            elif ch == "\n":
+                break
+            else:
+                j += 1
+        what = "string" if quote == '"' else "character"
+        return j, f"the {what} literal opened at {self.where(i)} is not closed on its line ({quote})"
+
+    def _suffix(self, i: int) -> int:
+        """Past the user-defined-literal suffix (a name, never a raw string's prefix) at *i*."""
+        while i < len(self.s) and _name_char(self.s[i]):
             i += 1
-        elif ch == ";" and expression and not stack:
-            return f"';' at {_where(text, i)} would end the statement the expression is pasted into"
+        return i
+
+    def _punctuator(self, i: int) -> tuple[int, str | None]:
+        s = self.s
+        ch, two = s[i], s[i:i + 2]
+        if two in ("::", "<<", "%=", "%:"):
+            return i + 2, None
+        if two == "<:" and s[i + 2:i + 3] == ":" and s[i + 3:i + 4] not in (":", ">"):
+            return i + 1, None                         # <:: is < and ::, as in static_cast<::T>
+        bracket = _DIGRAPHS.get(two)
+        width = 2 if bracket else 1
+        bracket = bracket or ch
+        if bracket in _OPEN:
+            self.stack.append((bracket, i))
+        elif bracket in _CLOSE:
+            if not self.stack or self.stack[-1][0] != _CLOSE[bracket]:
+                return i, f"'{s[i:i + width]}' at {self.where(i)} closes a bracket it did not open"
+            self.stack.pop()
+        elif ch == ";" and self.expression and not self.stack:
+            return i, f"';' at {self.where(i)} would end the statement the expression is pasted into"
+        elif ord(ch) > 127:
+            return i, (f"the character U+{ord(ch):04X} at {self.where(i)} is not C++ outside a string "
+                       "or comment")
+        return i + width, None
+
+    def _directive(self, i: int) -> tuple[int, str | None]:
+        """A preprocessor line at *i*: a conditional group's line is kept track of (each branch
+        must close the brackets it opens); any other directive is refused."""
+        s, start = self.s, i
+        i += 1 if s[i] == "#" else 2
+        while i < len(s) and s[i] in " \t":
+            i += 1
+        name_end = i
+        while name_end < len(s) and _name_char(s[name_end]):
+            name_end += 1
+        name = s[i:name_end]
+        kind = _CONDITIONAL.get(name)
+        shown = f"#{name}" if name else "a # line"
+        if self.expression:
+            return i, f"{shown} at {self.where(start)} cannot stand in an expression"
+        if kind is None:
+            return i, (f"{shown} at {self.where(start)} would change the code around the text: only "
+                       "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
+        if kind != "open":
+            if not self.groups:
+                return i, f"#{name} at {self.where(start)} has no #if"
+            opened, before = self.groups[-1]
+            if tuple(self.stack) != before:
+                return i, (f"the branch before #{name} at {self.where(start)} does not close the brackets it "
+                           "opens, or closes brackets opened before its #if")
+            if kind == "close":
+                self.groups.pop()
         else:
-            i += 1
-    if stack:
-        ch, at = stack[-1]
-        return f"'{ch}' at {_where(text, at)} is not closed ({_OPEN[ch]})"
-    return None
+            self.groups.append((start, tuple(self.stack)))
+        return self._line_end(name_end)
+
+    def _line_end(self, i: int) -> tuple[int, str | None]:
+        """Past the rest of a directive's line (its comments and literals read whole)."""
+        s = self.s
+        while i < len(s) and s[i] != "\n":
+            if s.startswith("/*", i):
+                end = s.find("*/", i + 2)
+                if end < 0:
+                    return i, f"the comment opened at {self.where(i)} is not closed (*/)"
+                i = end + 2
+            elif s.startswith("//", i):
+                end = s.find("\n", i)
+                return (len(s) if end < 0 else end), None
+            elif s[i] in "\"'":
+                i, why = self._literal(i)
+                if why is not None:
+                    return i, why
+            else:
+                i += 1
+        return i, None
 
 
-def _literal(text: str, i: int, quote: str) -> int:
-    """Where the literal opened by the *quote* at *i* ends (past its closing quote), or -1
-    when a line break or the end of the text comes first."""
-    j = i + 1
-    while j < len(text):
-        ch = text[j]
-        if ch == "\\":
-            j += 2
-        elif ch == quote:
-            return j + 1
-        elif ch == "\n":
-            return -1
-        else:
-            j += 1
-    return -1
+def _name_char(ch: str) -> bool:
+    """A character of a name: ASCII letters, digits, _ and $ (as g++ reads them), and any other
+    character Python takes in a name (g++ takes the same letters of other scripts)."""
+    return ch in _ASCII_NAME or (ord(ch) > 127 and ("a" + ch).isidentifier())
 
 
-def _where(text: str, i: int) -> str:
-    """Line and column of offset *i* in *text*, both counted from 1."""
-    line = text.count("\n", 0, i) + 1
-    return f"line {line} column {i - (text.rfind(chr(10), 0, i) + 1) + 1}"
+def _phase2(text: str):
+    """*text* with its line breaks and joined lines as the compiler reads them, and a function
+    from an offset of that text to the offset in *text* it came from."""
+    if "\\" not in text and "\r" not in text:
+        return text, lambda i: i
+    pieces, kept = [], 0
+    offsets = []            # (offset in the joined text, offset in *text*) where each piece starts
+    last = 0
+    for m in _PHASE2.finditer(text):
+        pieces.append(text[last:m.start()])
+        offsets.append((kept, last))
+        kept += m.start() - last
+        if m.group().startswith("\r"):           # a line break, written as \n
+            pieces.append("\n")
+            offsets.append((kept, m.start()))
+            kept += 1
+        last = m.end()
+    pieces.append(text[last:])
+    offsets.append((kept, last))
+    starts = [k for k, _ in offsets]
+
+    def at(i: int) -> int:
+        k = bisect.bisect_right(starts, i) - 1
+        joined, original = offsets[max(k, 0)]
+        return original + (i - joined)
+
+    return "".join(pieces), at

@@ -120,6 +120,28 @@ PASTED_REFUSED = [
     ("code:\n      before_return: |\n        auto s = \"no end;", "code.before_return", "string literal"),
     ("code:\n      beginning: |\n        auto r = R\"x(no end", "code.beginning", "raw string"),
     ("alloc:\n      out: 'at::empty_like(self); } void injected() {'", "alloc.out", "';' at line 1 column 21"),
+    # Read as the compiler reads them: alternative tokens, joined lines, CR line breaks,
+    # names with $ before a raw-string prefix, a literal's suffix.
+    ("code:\n      beginning: |\n        return out; %>\n        void injected() <%", "code.beginning",
+     "'%>' at line 1"),
+    ("code:\n      beginning: |\n        // a comment \\\n        {\n        }", "code.beginning", "'}' at line 3"),
+    ('code:\n      beginning: "return out; // c\\r}\\nvoid injected() // c\\r{\\n"', "code.beginning",
+     "'}' at line 1"),
+    ("code:\n      beginning: |\n        (void)$R\"(\" } \")\";", "code.beginning", "'}' at line 1"),
+    ("code:\n      beginning: |\n        (void)\"a\"R\"(\" } \")\";", "code.beginning", "'}' at line 1"),
+    ("code:\n      beginning: |\n        auto s = R\"@(x)@\";", "code.beginning", "no delimiter of basic"),
+    ("code:\n      beginning: |\n        char c = '';", "code.beginning", "is empty"),
+    ("code:\n      beginning: \"int x = 0; \\\\\"", "code.beginning", "ends in a backslash"),
+    ('code:\n      beginning: "\\uFEFFint x = 0;"', "code.beginning", "U+FEFF"),
+    # Preprocessor lines: only conditional groups, each branch closing what it opens.
+    ("code:\n      beginning: |\n        #endif\n        printf(\"everywhere\");\n        #ifdef NEVER",
+     "code.beginning", "#endif at line 1 column 1 has no #if"),
+    ("code:\n      beginning: |\n        #if 0\n        {\n        #endif\n        }", "code.beginning",
+     "the branch before #endif at line 3"),
+    ("code:\n      beginning: |\n        #if 1\n        int x = 0;", "code.beginning", "has no #endif"),
+    ("code:\n      beginning: |\n        /* a */ #define ctx nullptr", "code.beginning", "#define at line 1 column 9"),
+    ("code:\n      beginning: |\n        _Pragma(\"GCC poison ctx\")", "code.beginning", "_Pragma at line 1"),
+    ("alloc:\n      out: 'at::empty_like(self) // see above'", "alloc.out", "// comment at line 1 column 22"),
 ]
 
 
@@ -138,13 +160,22 @@ def test_pasted_cpp_that_would_leave_its_place_is_refused(tmp_path, text, key, w
 
 def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
     """What a compiler reads as closed passes: raw strings holding quotes and brackets, digit
-    separators, character literals, comments holding brackets, letters and digits beyond ASCII."""
+    separators, character literals, comments holding brackets, letters and digits beyond ASCII,
+    `<::` (not the alternative token `<:`), alternative tokens, a conditional group and a line
+    joined to the next by a backslash, as DIPU's own op file writes them."""
     ws = copy_workspace(tmp_path / "ws")
     (ws / "catalog" / "x.yaml").write_text(
         "ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    code:\n      beginning: |\n"
         "        const char* s = R\"d(a \") } ( \" b)d\";  // a } in a comment\n"
         "        /* { [ ( */ int64_t n = 1'000'000; char c = '\\'';\n"
-        "        (void)s; (void)n; (void)c; int \u00c0x = 1; (void)\u00c0x;  // non-ASCII: \u00b2 \u0663\n")
+        "        (void)s; (void)n; (void)c; int \u00c0x = 1; (void)\u00c0x;  // non-ASCII: \u00b2 \u0663\n"
+        "        auto r = static_cast<::diopiReduction_t>(0); int a<:2:> = <%1, 2%>; (void)r; (void)a;\n"
+        "        #if defined(DIPU_TORCH_VERSION) && DIPU_TORCH_VERSION >= 20100  // a group, each branch closed\n"
+        "        int v = (1 +\\\n          2);\n"
+        "        #else\n"
+        "        int v = 3;\n"
+        "        #endif\n"
+        "        (void)v;\n")
     assert run_cli("validate", cwd=ws).exit_code == 0
 
 
