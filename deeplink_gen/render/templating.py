@@ -88,9 +88,15 @@ def resume_lines(text: str, path: str) -> str:
 PASTE = "\x01deeplink-gen-paste"
 
 
+# header() as the first line of every file deeplink-gen writes: in a comment of the file's
+# language, or as the value of a JSON file's first key.
+_HEADER_LINE = re.compile(rb'(?://|#|<!--|\{"//": ")? ?' + GENERATED.encode() + rb" by deeplink-gen from [^\n]*DO NOT EDIT\.")
+
+
 def written_by_us(data: bytes) -> bool:
-    """Whether the file whose bytes are *data* says in its first lines (header()) that deeplink-gen wrote it."""
-    return f"{GENERATED} by deeplink-gen".encode() in data[:1024]
+    """Whether the file whose bytes are *data* starts with the line header() writes: a mention
+    of deeplink-gen anywhere else (in a user's note, say) does not make it deeplink-gen's."""
+    return _HEADER_LINE.match(data[:1024]) is not None
 
 
 def header(marker: str, source: str) -> str:
