@@ -222,3 +222,11 @@ def test_init_tool_with_a_line_break_is_refused(tmp_path: Path, tool: str):
     result = run_cli("init", str(tmp_path / "ws"), "--tool", tool)
     assert result.exit_code == 1 and "--tool" in result.stderr and "is not a pip requirement" in result.stderr
     assert not (tmp_path / "ws").exists()
+
+
+def test_init_tool_with_an_actions_expression_is_refused(tmp_path: Path):
+    """GitHub Actions replaces ${{ ... }} in a workflow before the shell reads the step, so no
+    quoting of --tool keeps it: it is refused, and nothing is made."""
+    result = run_cli("init", str(tmp_path / "ws"), "--tool", "deeplink-gen ${{ github.token }}")
+    assert result.exit_code == 1 and "--tool" in result.stderr and "GitHub Actions" in result.stderr
+    assert not (tmp_path / "ws").exists()

@@ -89,6 +89,10 @@ def init(root: Path, tool: str | None = None) -> InitResult:
     if tool is not None and (not tool.strip() or CONTROL.search(tool)):
         raise UserError([Diagnostic(None, "--tool", f"{tool[:80]!r} is not a pip requirement (it is empty or "
                                                     "holds a line break or control character)")])
+    if tool is not None and "${{" in tool:
+        # GitHub substitutes ${{ ... }} in the workflow before any shell quoting applies.
+        raise UserError([Diagnostic(None, "--tool", f"{tool[:80]!r} holds '${{{{', which GitHub Actions would "
+                                                    "replace in the workflow before the shell sees it")])
     result = InitResult()
     _refuse_links(root, (*ONCE, "tools/"))
     ensure_layout(root, result)
