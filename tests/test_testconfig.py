@@ -167,3 +167,16 @@ def test_hostsim_skips_only_cases_torchs_cpu_cannot_compute(rendered, standins):
     assert not old or _skips(cfg["avg_pool2d"]["dtype"]) == [np.float16]
     [other] = cfg["remainder_self_bool"]["tensor_para"]["args"]
     assert other["ins"] == ["other"] and np.int64 in _skips(other["dtype"])
+
+
+def test_skip_values_yaml_writes_as_nan_and_inf_are_python(workspace, standins):
+    """YAML's .nan, .inf and -.inf among skip_params are written so that device_configs.py
+    imports and holds those floats (repr() writes them as names Python does not define)."""
+    import math
+
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("        p: [0]\n", "        p: [.nan, .inf, -.inf, 2.5]\n", 1))
+    assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
+    ns = runpy.run_path(str(workspace / "generated/camb/dipu/third_party/DIOPI/impl/camb/device_configs.py"))
+    nan, inf, minus_inf, plain = _skips(ns["device_configs"]["cdist"]["para"]["p"])
+    assert math.isnan(nan) and inf == math.inf and minus_inf == -math.inf and plain == 2.5

@@ -5,6 +5,7 @@ and tolerance overrides) and DIPU's dipu/tests/pytorch_config_<type>.py
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from deeplink_gen import output_paths
@@ -14,7 +15,10 @@ from deeplink_gen.render.templating import render as render_template
 
 
 def py(value: Any, *, tuples: bool = False) -> str:
-    """A Python literal for a YAML value (lists become tuples when *tuples*)."""
+    """A Python expression for a YAML value (lists become tuples when *tuples*); YAML's .nan
+    and .inf, which repr() writes as names Python does not know, as float("nan") and float("inf")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")' if value == value else 'float("nan")'
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     items = [py(v, tuples=tuples) for v in value]
