@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import inputfile, nesting, yamlhint
-from deeplink_gen.cpptext import refuse_bidi
+from deeplink_gen.cpptext import BIDI, refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -250,7 +250,7 @@ class _Builder:
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where, f"unsupported YAML tag '{node.tag}'")
         try:
-            return self.loader.construct_object(node, deep=True)
+            value = self.loader.construct_object(node, deep=True)
         except yaml.MarkedYAMLError as exc:     # its own text would name the parser's "<unicode string>"
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where, f"invalid value: {exc.problem or exc.context}") from None
@@ -258,3 +258,10 @@ class _Builder:
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where,
                         f"'{node.value[:40]}' is not a valid {node.tag.rsplit(':', 1)[-1]}") from None
+        found = BIDI.search(value) if isinstance(value, str) else None
+        if found is not None:        # written as an escape ("\u202e"), which the file's text does not show
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, (
+                f"holds the bidirectional control character U+{ord(found.group()):04X} (written as an escape), "
+                "which shows text in another order than it is read; remove it"))
+        return value

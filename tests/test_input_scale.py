@@ -174,6 +174,19 @@ def test_bidirectional_controls_in_pasted_cpp_are_refused(workspace: Path, char:
     assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*U\+{ord(char):04X}", e) for e in errors), errors
 
 
+@pytest.mark.parametrize("escape", ["\\u202e", "\\u2066", "\\U0000202E"])
+def test_bidirectional_controls_written_as_escapes_are_refused(workspace: Path, escape: str):
+    """The same characters written as YAML escapes in a double-quoted value (which the file's text
+    does not show), refused at the value's line."""
+    catalog = workspace / "catalog" / "loss.yaml"
+    catalog.write_text(catalog.read_text() + f'  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n'
+                       f'    code:\n      beginning: "// a {escape} b"\n')
+    line = line_of(catalog, "beginning: \"// a")
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*U\+202E|loss\.yaml:{line}:\d+: error: .*U\+2066", e)
+               for e in errors), errors
+
+
 def test_a_long_cpp_call_is_read_quickly(workspace: Path):
     """A call's arguments split in linear time: each '<' used to look back over all the text before it."""
     catalog = workspace / "catalog" / "pointwise.yaml"
