@@ -361,3 +361,22 @@ def test_every_document_starts_with_the_header_and_is_deterministic(tmp_path: Pa
     json.loads((tmp_path / "report.json").read_text())
     # Printed (not written), the terminal summary has no header.
     assert not run_cli("coverage", *HERE, "--vendor", "camb", cwd=REPO).output.startswith("#")
+
+
+@pytest.mark.parametrize("field, value", [("op", "x`\n# Injected heading\n<script>alert(2)</script>"), ("op", 5),
+                                          ("diopi", "diopiAdd`\n# heading")])
+def test_a_baseline_names_only_ops_and_functions(workspace: Path, tmp_path: Path, field: str, value):
+    """The names a baseline holds are quoted back in every format, Markdown included: an op
+    that is not an op name, or a DIOPI function that is not a C name, is refused at its key."""
+    baseline = tmp_path / "baseline.json"
+    assert run_cli("coverage", "--vendor", "camb", "--format", "json", "--out", str(baseline),
+                   cwd=workspace).exit_code == 0
+    data = json.loads(baseline.read_text())
+    i, row = next((i, r) for i, r in enumerate(data["ops"]) if r["vendors"]["camb"].get("implemented") is True)
+    (row if field == "op" else row["vendors"]["camb"])[field] = value
+    baseline.write_text(json.dumps(data))
+    result = run_cli("coverage", "--vendor", "camb", "--baseline", str(baseline), "--format", "markdown",
+                     cwd=workspace)
+    where = f"ops[{i}].op" if field == "op" else f"ops[{i}].vendors.camb.diopi"
+    assert any(f"{baseline}:1:1: error: --baseline {where}: expected" in e for e in error_lines(result)), result.output
+    assert "Injected" not in result.output

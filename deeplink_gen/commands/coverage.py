@@ -16,7 +16,8 @@ from deeplink_gen.commands import next_step, report_out, stored, torch_choice
 from deeplink_gen.errors import Diagnostic, Loc, UserError, key_path
 from deeplink_gen.interfaces.diopi_impl import read_library
 from deeplink_gen.interfaces.dipu import DIPU_OWN_OPS
-from deeplink_gen.interfaces.workload import read_workload
+from deeplink_gen.cpptext import IDENT
+from deeplink_gen.interfaces.workload import OP_NAME, read_workload
 from deeplink_gen.model import DiopiLibrary
 from deeplink_gen.plan import coverage as plan
 from deeplink_gen.render import coverage as report
@@ -58,9 +59,15 @@ def read_baseline(path: Path) -> plan.Baseline:
             raise bad(("ops", i, "vendors"), "expected an object of vendor names")
         for name, cell in cells.items():
             if name in registered and isinstance(cell, dict) and cell.get("reach") == plan.Reach.REGISTERED.value:
-                registered[name].add(str(row.get("op")))
+                # Names the reports quote back (in Markdown too): only names of the right form.
+                op, diopi = row.get("op"), cell.get("diopi")
+                if not (isinstance(op, str) and OP_NAME.match(op)):
+                    raise bad(("ops", i, "op"), "expected an op name such as add.out")
+                registered[name].add(op)
                 if cell.get("implemented") is True:
-                    implemented[name].add(str(cell.get("diopi")))
+                    if not (isinstance(diopi, str) and IDENT.fullmatch(diopi)):
+                        raise bad(("ops", i, "vendors", name, "diopi"), "expected a DIOPI function's name")
+                    implemented[name].add(diopi)
     return plan.Baseline(str(path), {k: frozenset(v) for k, v in registered.items()},
                          {k: frozenset(v) for k, v in implemented.items()})
 

@@ -16,7 +16,7 @@ from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, UserError, excerpt
 
 CAPTURE_HEADER = ("aten_name", "diopi_fun", "args")
-_OP = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$")
+OP_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$")
 
 
 def _name(text: str) -> str:
@@ -37,7 +37,7 @@ def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
                 continue
             loc = Loc(str(path), reader.line_num, 1)
             name = _name(row[0])
-            if not _OP.match(name):
+            if not OP_NAME.match(name):
                 problems.append(Diagnostic(loc, "aten_name", f"'{excerpt(row[0])}' is not an ATen op name"))
             found.setdefault(name, loc)
     else:
@@ -46,7 +46,7 @@ def read_workload(path: Path) -> tuple[tuple[str, Loc], ...]:
             if not name:
                 continue
             loc = Loc(str(path), number, 1)
-            if not _OP.match(name):
+            if not OP_NAME.match(name):
                 problems.append(Diagnostic(loc, None, f"'{excerpt(line)}' is not an op name such as add.out "
                                                       "(one per line, or DIPU's op capture CSV)"))
             found.setdefault(name, loc)
