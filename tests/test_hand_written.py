@@ -298,3 +298,23 @@ deeplink_gen_render(VENDOR {VENDOR} WORKSPACE {ws.as_posix()} OUTPUT_DIR ${{CMAK
     (ws / "vendors" / VENDOR / "patch" / "y.cpp").write_bytes(b"// edited\n")
     assert f"rendering {VENDOR}" in run("--build", str(build), "--target", f"deeplink_gen_{VENDOR}")
     assert copy.read_bytes() == b"// edited\n"
+
+
+def test_without_a_list_a_link_leading_out_of_the_folder_is_refused(tmp_path: Path):
+    """Without build.hand_written every file of vendors/<name>/ is copied: one that is a link
+    leading out of the folder is refused as it is when a list names it, and nothing is copied
+    from outside; a link that stays inside is read through."""
+    ws = copy_workspace(tmp_path / "ws", own_catalog=False)
+    folder = ws / "vendors" / VENDOR
+    folder.mkdir()
+    (folder / "shim.cpp").write_bytes(SHIM)
+    os.symlink("shim.cpp", folder / "alias.cpp")
+    outside = tmp_path / "outside.cpp"
+    outside.write_text("int outside;\n")
+    os.symlink(outside, folder / "link.cpp")
+    errors = error_lines(run_cli("render", "--vendor", VENDOR, cwd=ws))
+    assert any(f"{folder}/link.cpp:1:1: error: " in e and "is a link that leads outside vendors/hostsim/" in e
+               for e in errors), errors
+    assert not (ws / "generated").exists()
+    (folder / "link.cpp").unlink()
+    assert (_render(ws) / "alias.cpp").read_bytes() == SHIM

@@ -76,9 +76,19 @@ def read_sources(vendor_path: str, build: BuildSpec | None, diags: Diagnostics) 
                 "sources, which render copies into DIPU: keep only those there"))
             return ()
     out = []
+    real = folder.resolve()
     for path in sorted(found):
         rel = path.relative_to(folder)
         if path.is_dir() or rel.as_posix() == SOURCES_README or any(p.startswith(".") for p in rel.parts):
+            continue
+        try:
+            inside = path.resolve().is_relative_to(real)
+        except (OSError, RuntimeError):       # RuntimeError: a loop of links, which the read reports
+            inside = True
+        if not inside:      # as for a listed file: what render copies into DIPU is this folder's
+            diags.add(Loc(str(path), 1, 1), ("(sources)",), (
+                f"vendors/{folder.name}/{rel.as_posix()} is a link that leads outside vendors/{folder.name}/; "
+                "copy the file into the folder"))
             continue
         try:
             out.append(SourceFile(rel.as_posix(), inputfile.read(path, key="(sources)"), Loc(str(path), 1, 1)))
