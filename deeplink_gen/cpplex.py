@@ -34,22 +34,24 @@ _CONDITIONAL = {"if": "open", "ifdef": "open", "ifndef": "open", "elif": "else",
                 "elifndef": "else", "else": "else", "endif": "close"}
 
 
-def problem(text: str, *, expression: bool = False) -> str | None:
+def problem(text: str, *, expression: bool = False, directives: bool = False) -> str | None:
     """Why *text* cannot be pasted as it is, or None: an unclosed comment, string, raw
     string or character literal, a bracket closed that it did not open or left open, a
-    preprocessor directive other than a conditional group, a character that is not C++
-    outside a literal or comment, and, with *expression*, a ';' outside its brackets (which
-    would end the statement it is in), a // comment (which would swallow what follows it on
-    the line) or any directive."""
+    conditional group left open, a preprocessor directive other than a conditional group
+    (allowed with *directives*: for text pasted into a file of its own vendor, not into code
+    shared with other ops), a character that is not C++ outside a literal or comment, and,
+    with *expression*, a ';' outside its brackets (which would end the statement it is in),
+    a // comment (which would swallow what follows it on the line) or any directive."""
     if re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text):
         return "the text ends in a backslash, which would join it to the line written after it"
-    return _Reader(text, expression).problem()
+    return _Reader(text, expression, directives).problem()
 
 
 class _Reader:
-    def __init__(self, text: str, expression: bool) -> None:
+    def __init__(self, text: str, expression: bool, directives: bool) -> None:
         self.original = text
         self.expression = expression
+        self.directives = directives
         self.s, self.at = _phase2(text)
         self.stack: list[tuple[str, int]] = []
         self.groups: list[tuple[int, tuple]] = []      # each open #if: where, and the brackets open before it
@@ -195,6 +197,8 @@ class _Reader:
         shown = f"#{name}" if name else "a # line"
         if self.expression:
             return i, f"{shown} at {self.where(start)} cannot stand in an expression"
+        if kind is None and self.directives:
+            return self._line_end(name_end)
         if kind is None:
             return i, (f"{shown} at {self.where(start)} would change the code around the text: only "
                        "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")

@@ -209,3 +209,22 @@ def test_a_call_is_quoted_in_its_failure_message_whatever_it_holds(tmp_path):
     check = text[start:text.index(";", start) + 1]
     assert cpplex.problem(check) is None, check
     assert '"::diopiLog1p(ctx, outDiopiTensorHandle, \\")DIPU\\")"' in check, check
+
+
+@pytest.mark.parametrize("text, why", [
+    ("#define HOSTSIM_TRACE 0\n", None),                # a macro of the vendor's own runtime file
+    ("int n = 0; %>\nint escaped() <%\n", "'%>' at line 1"),
+    ("#if HOSTSIM_TRACE\nvoid f() {\n#endif\n", "the branch before #endif at line 3"),
+])
+def test_runtime_code_may_hold_directives_but_not_leave_its_place(tmp_path, text, why):
+    """A runtime prelude is pasted into the vendor's own source file, so its macros are its
+    own; it still cannot close the code around it, alternative tokens included."""
+    ws = _workspace(tmp_path)
+    vendor = ws / "vendors" / "hostsim.yaml"
+    edit(vendor, "    prelude: |\n", "    prelude: |\n" + "".join(f"      {line}\n" for line in text.splitlines()))
+    result = run_cli("validate", cwd=ws)
+    if why is None:
+        assert result.exit_code == 0, result.output
+    else:
+        line = line_of(vendor, "prelude: |") + 1          # where the text starts
+        assert any(f"hostsim.yaml:{line}:" in e and why in e for e in error_lines(result)), result.output
