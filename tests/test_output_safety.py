@@ -347,6 +347,20 @@ def test_into_never_writes_through_a_folder_that_links_out(workspace: Path, tmp_
     assert tree_state(tree) == before and tree_state(target) == outside
 
 
+def test_into_refuses_a_folder_link_that_makes_two_of_its_files_one(workspace: Path, tmp_path: Path):
+    """The vendor folder linked to a folder above it inside the checkout: its CMakeLists.txt is
+    DIPU's own. Refused before anything is written, naming both paths; the checkout is as it was."""
+    tree = dipu_checkout(tmp_path / "dipu")
+    vendor = tree / "dipu/torch_dipu/csrc_dipu/vendor/droplet"
+    vendor.parent.mkdir(parents=True, exist_ok=True)
+    vendor.symlink_to("..")
+    before = tree_state(tree)
+    errors = failing(run_cli("render", "--vendor", "droplet", "--into", str(tree), cwd=workspace))
+    assert any("a folder link in" in e and "leads one path to the other" in e and "CMakeLists.txt" in e
+               for e in errors), errors
+    assert tree_state(tree) == before
+
+
 def test_into_replaces_a_linked_file_and_leaves_its_target(workspace: Path, tmp_path: Path):
     tree = dipu_checkout(tmp_path / "dipu")
     mine = tmp_path / "mine.cpp"

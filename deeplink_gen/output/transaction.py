@@ -17,6 +17,7 @@ import stat
 from pathlib import Path
 
 from deeplink_gen.atomic import refuse_link_out
+from deeplink_gen.errors import Diagnostic, UserError
 
 _TMP = ".deeplink-gen-new"
 _OLD = ".deeplink-gen-old"
@@ -29,10 +30,20 @@ def _aside(path: Path, tag: str) -> Path:
 def sweep(root: Path, rels) -> None:
     """Remove what a killed earlier run left beside each of *rels* below
     *root* (only regular files named as this module names them); a UserError,
-    with nothing removed, when a folder of one is a link leading out of *root*."""
+    with nothing removed, when a folder of one is a link leading out of *root*, or
+    when two of them are one file."""
     rels = list(rels)
+    seen: dict[str, str] = {}
     for rel in rels:
         refuse_link_out(root, (root / rel).parent, rel)
+        # A folder link that stays inside *root* may make two paths one file, which would be
+        # replaced twice and could not be put back: refused, naming both.
+        real = os.path.join(os.path.realpath((root / rel).parent), (root / rel).name)
+        if real in seen:
+            raise UserError([Diagnostic(None, str(root / rel), (
+                f"is the file {seen[real]} too: a folder link in {root} leads one path to the other; "
+                "nothing was written: replace the link by a folder"))])
+        seen[real] = rel
     for rel in rels:
         path = root / rel
         if not path.parent.is_dir():
