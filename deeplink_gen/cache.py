@@ -1,7 +1,7 @@
 """The cache folder: one store for everything deeplink-gen keeps between
 runs. An entry is a value (codec.py: JSON of plain data and deeplink-gen's
 own dataclasses, so reading one never runs code) behind a header with the
-sha256 of its body, named by its kind and a key that digests.digest() made
+sha256 of its key and body, named by its kind and a key that digests.digest() made
 from everything the value was made from. An entry that is missing,
 truncated, corrupt, tampered with or unreadable is a miss (and deleted), a
 failed write only costs time later, and DEEPLINK_GEN_NO_CACHE=1 reads and
@@ -24,7 +24,7 @@ from deeplink_gen.errors import UserError
 from deeplink_gen.input_paths import cache_dir
 
 # Bumped when the layout of entries or of stored values changes.
-FORMAT = 7
+FORMAT = 8
 # The store's default size bound (a rendered vendor is about 1.5 MB, a validated workspace about 1 MB).
 DEFAULT_MB = 256
 _MAGIC = b"deeplink-gen cache %d " % FORMAT
@@ -78,7 +78,7 @@ def load(kind: str, key: str | None):
         return None
     header, _, body = raw.partition(b"\n")
     try:
-        if header != _MAGIC + hashlib.sha256(body).hexdigest().encode():
+        if header != _header(key, body):
             raise codec.DecodeError("checksum")
         value = codec.loads(body)
     except codec.DecodeError:
@@ -89,6 +89,12 @@ def load(kind: str, key: str | None):
     except OSError:
         pass
     return value
+
+
+def _header(key: str, body: bytes) -> bytes:
+    """An entry's first line: the format and the sha256 of its key and body, so that an entry
+    copied or renamed to another key is a miss, as a damaged one is."""
+    return _MAGIC + hashlib.sha256(key.encode() + b"\n" + body).hexdigest().encode()
 
 
 def store(kind: str, key: str | None, value) -> None:
@@ -103,7 +109,7 @@ def store(kind: str, key: str | None, value) -> None:
         return
     new = not path.exists()
     try:
-        write_atomic(path, _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body, within=_store())
+        write_atomic(path, _header(key, body) + b"\n" + body, within=_store())
     except (OSError, UserError):       # UserError: a folder of the store links out of it
         return
     if new:

@@ -296,9 +296,8 @@ def test_an_entry_is_data_checked_before_use(cache):
     for body in (b'{"c":"os:system","f":["touch PWNED"]}', b'{"c":"subprocess:Popen","f":[["id"]]}',
                  b'{"e":"deeplink_gen.cache:os","v":1}', b'{"c":"deeplink_gen.codec:json","f":[]}',
                  b'{"c":"deeplink_gen.errors:Diagnostic","f":[1]}', b'{"d":[[[1],2]]}'):
-        header = b"deeplink-gen cache %d " % stored_values.FORMAT
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        _forge(path, body)
         assert stored_values.load("render", key) is None, body
         assert not path.exists()
 
@@ -405,7 +404,8 @@ def _forge(path: Path, body: bytes) -> None:
     from deeplink_gen import cache as stored_values
 
     header = b"deeplink-gen cache %d " % stored_values.FORMAT
-    path.write_bytes(header + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    key = path.parent.name + path.name          # store/<kind>/<key[:2]>/<key[2:]>
+    path.write_bytes(header + hashlib.sha256(key.encode() + b"\n" + body).hexdigest().encode() + b"\n" + body)
 
 
 def test_the_store_never_prunes_or_writes_through_a_link(cache, tmp_path, monkeypatch):
@@ -501,3 +501,34 @@ def test_every_value_type_states_what_each_field_holds():
     assert len(classes) > 40
     for cls in classes:
         assert codec._field_checks(cls), cls
+
+
+def test_an_entry_under_another_key_is_a_miss(workspace, tmp_path, cache):
+    """An entry copied over the entry of another key (here the workspace validated for all
+    vendors over the one validated for a single vendor) is a miss: its header covers its key."""
+    assert run_cli("validate", cwd=workspace).exit_code == 0
+    (everything,) = stored(cache, "model")
+    assert run_cli("validate", "--vendor", "droplet", cwd=workspace).exit_code == 0
+    (one,) = [p for p in stored(cache, "model") if p != everything]
+    one.write_bytes(everything.read_bytes())
+    out = tmp_path / "out"
+    result = run_cli("render", "--vendor", "droplet", "--out", str(out), "--allow-outside-workspace", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["droplet"], result.output
+
+
+def test_stamps_of_the_wrong_shape_are_a_miss(workspace, tmp_path, cache):
+    """A stamp whose file list is not a mapping (an entry someone rewrote, checksum and all)
+    is a miss: the render does its work instead of failing."""
+    import json
+
+    out = tmp_path / "out"
+    assert render(workspace, out) and (stamp := stored(cache, "stamps"))
+    (path,) = stamp
+    body = json.loads(path.read_bytes().partition(b"\n")[2])
+    for _, entry in body["d"]:
+        for pair in entry["d"]:
+            if pair[0] == "files":
+                pair[1] = [k for k, _ in pair[1]["d"]]
+    _forge(path, json.dumps(body, separators=(",", ":")).encode())
+    assert render(workspace, out)                   # the files as the stamp lists them: it is read

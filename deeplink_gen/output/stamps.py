@@ -30,7 +30,9 @@ def fresh(out_root: Path, vendor: str, digest: str | None) -> list[str] | None:
     if not isinstance(entry, dict) or entry.get("inputs") != digest:
         return None
     target = out_root / vendor
-    files = entry.get("files") or {}
+    files = entry.get("files")
+    if not (isinstance(files, dict) and all(type(k) is str and type(v) is str for k, v in files.items())):
+        return None
     try:
         on_disk = sorted(p.relative_to(target).as_posix() for p in target.rglob("*")
                          if p.is_file() or p.is_symlink())
