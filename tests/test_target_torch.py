@@ -95,3 +95,15 @@ def test_the_kernel_list_stops_a_dipu_build_with_another_torch(tmp_path: Path, d
         assert r.returncode != 0
         flat = " ".join(r.stderr.split())
         assert "rendered for torch 2.2.2" in flat and f"DIPU_TORCH_VERSION {dipu_torch}" in flat, r.stderr
+
+
+@pytest.mark.parametrize("version", ["2.2.2.5", "2.x.1", "2.2.2-rc"])
+def test_a_version_with_more_or_other_parts_is_not_read_as_a_shorter_one(tmp_path: Path, version: str):
+    """--torch-version 2.2.2.5 was taken as torch 2.2.2 (and deeplink-gen.yaml's torch: 2.x.1 as
+    2.1): a version is X.Y[.Z] with what torch's own builds add, or it is refused."""
+    ws = copy_workspace(tmp_path / "ws", own_catalog=False)
+    result = run_cli("validate", "--torch-version", version, cwd=ws)
+    assert result.exit_code == 2 and f"'{version}' is not a version such as 2.13" in result.output, result.output
+    (ws / "deeplink-gen.yaml").write_text(f"torch: '{version}'\n")
+    errors = error_lines(run_cli("validate", cwd=ws))
+    assert any("deeplink-gen.yaml:1:" in e and "is not a torch version" in e for e in errors), errors

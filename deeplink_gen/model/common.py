@@ -3,10 +3,14 @@ written, torch versions and torch-version gates."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from deeplink_gen.errors import Loc, ParseError, excerpt
+
+# X.Y[.Z], then what PEP 440 and torch's builds add: a pre-release, .devN or .postN, +local.
+_VERSION = re.compile(r"([0-9]+)\.([0-9]+)(?:\.([0-9]+))?(?:(?:a|b|rc)[0-9]+)?(?:\.(?:dev|post)[0-9]+)?(?:\+[A-Za-z0-9._]+)?")
 
 T = TypeVar("T")
 
@@ -32,12 +36,12 @@ class TorchVersion:
 
     @staticmethod
     def parse(text: str) -> "TorchVersion":
-        """``2.1``, ``2.1.1`` or ``2.1.1+cpu``; raises ParseError."""
-        core = text.strip().split("+")[0]
-        parts = [int(p) for p in core.split(".")[:3] if p.isdigit()]
-        if len(parts) < 2:
+        """``2.1``, ``2.1.1``, ``2.1.1+cpu`` or a pre-release such as ``2.4.0a0+git1234``
+        (its release numbers); raises ParseError for anything else (``2.2.2.5``)."""
+        m = _VERSION.fullmatch(text.strip())
+        if m is None:
             raise ParseError(f"'{excerpt(text)}' is not a torch version such as 2.1 or 2.1.1")
-        return TorchVersion(*parts)
+        return TorchVersion(*(int(p) for p in m.groups() if p is not None))
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
