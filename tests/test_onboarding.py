@@ -8,6 +8,7 @@ changed vendor or shard count, refuses a tree the edits do not fit (unless
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -395,6 +396,14 @@ def test_into_refuses_a_tree_it_does_not_recognise(workspace: Path, tmp_path: Pa
     tree = dipu_checkout(tmp_path / "dipu")
     result = _into(workspace, "camb", tree / "dipu")
     assert result.exit_code == 1 and "give the repository root, its parent" in result.stderr
+    # The file that is missing is the one named: csrc_dipu's CMakeLists.txt, or one that is not a file.
+    moved = tmp_path / "csrc.txt"
+    (tree / CSRC).rename(moved)
+    os.mkfifo(tree / CSRC)
+    result = _into(workspace, "camb", tree)
+    assert result.exit_code == 1 and f"it has no {CSRC} (a regular file)" in result.stderr, result.stderr
+    (tree / CSRC).unlink()
+    moved.rename(tree / CSRC)
     # A kernel rule that is not DIPU 9dd38082's.
     edit(tree / CSRC, "  COMMENT ", "  COMMENT  ")
     before = tree_state(tree)

@@ -197,10 +197,11 @@ def _generated(path: Path) -> bool:
 
 
 def _refusal(dest: Path, name: str) -> str:
-    if not (dest / DIPU_CMAKE).is_file() or not (dest / CSRC_CMAKE).is_file():
+    missing = next((rel for rel in (DIPU_CMAKE, CSRC_CMAKE) if not (dest / rel).is_file()), None)
+    if missing is not None:
         hint = " (it looks like the dipu/ folder: give the repository root, its parent)" \
             if (dest / "torch_dipu" / "csrc_dipu" / "CMakeLists.txt").is_file() else ""
-        return (f"{dest} is not a deeplink.framework checkout: it has no {DIPU_CMAKE}{hint}; nothing was "
+        return (f"{dest} is not a deeplink.framework checkout: it has no {missing} (a regular file){hint}; nothing was "
                 f"written. Give the root of a checkout of DIPU {DIPU_COMMIT}; the edits it needs and why they do "
                 "not fit here:")
     what = (f"{dest} is not a DIPU checkout that the edits for {name} fit (DIPU {DIPU_COMMIT}, "
