@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, UserError, display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import diopi
@@ -36,7 +37,8 @@ def run(include: Path, out: Path | None, into_package: bool, commit: str) -> str
     protos = diopi.from_headers(include, commit)
     # Named by commit, not by this machine's path, so the file is the same wherever it is refreshed.
     text = snapshot_text(protos, f"DIOPI {commit}, proto/include/diopi/")
-    if target.is_file() and target.read_text(encoding="utf-8") == text:
+    # Read bounded, as bytes: a file that cannot be a snapshot (not UTF-8, gigabytes) is simply replaced.
+    if inputfile.read_back(target) == text.encode("utf-8"):
         return f"unchanged: {display_path(str(target))} ({len(protos.functions)} functions)"
     snapshot_out.write(target, text.encode("utf-8"))
     return (f"wrote {display_path(str(target))}: {len(protos.functions)} functions, "

@@ -20,9 +20,11 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen import inputfile, jsonfile
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path, excerpt
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import dipu_link
 
@@ -51,9 +53,15 @@ def symbols(objects: list[Path], *, local: bool = False) -> tuple[set[str], set[
     defined, undefined = set(), set()
     scope = [] if local else ["-g"]
     for start in range(0, len(objects), 200):
-        out = subprocess.run([_tool("nm"), "-P", *scope, "--", *map(str, objects[start:start + 200])],
-                             capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
+        batch = objects[start:start + 200]
+        done = subprocess.run([_tool("nm"), "-P", *scope, "--", *map(str, batch)],
+                              capture_output=True, text=True, errors="replace")
+        if done.returncode:     # a file that is no object file: nm's first complaint names it
+            first = (done.stderr.strip().splitlines() or [f"nm: exit status {done.returncode}"])[0]
+            named = [str(o) for o in batch if str(o) in first]
+            raise UserError([Diagnostic(Loc(max(named, key=len)) if named else None, None,
+                                        f"nm cannot read it: {excerpt(first.split(': ', 1)[-1], 200)}")])
+        for line in done.stdout.splitlines():
             fields = line.split()
             if len(fields) < 2 or line.endswith(":"):
                 continue
@@ -71,23 +79,73 @@ def declared_in_headers(csrc: Path) -> dict[str, list[str]]:
     for path in sorted(csrc.rglob("*.h*")):
         if "vendor" in path.relative_to(csrc).parts or path.suffix not in (".h", ".hpp"):
             continue
-        names = sorted(set(_DECLARED.findall(path.read_text(encoding="utf-8", errors="replace"))))
+        # Read as an input (a regular file of bounded size): a FIFO named *.h would block the read.
+        names = sorted(set(_DECLARED.findall(inputfile.read(path, key="--source").decode("utf-8", "replace"))))
         if names:
             found[path.relative_to(csrc.parent).as_posix()] = names
     return found
 
 
-def _core_command(build: Path) -> tuple[list[str], str]:
-    """The compiler command of one DIPU core source (compile_commands.json), without -c/-o, and its directory."""
-    try:
-        entries = json.loads((build / "compile_commands.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UserError([Diagnostic(None, None, f"{display_path(str(build))}: no readable compile_commands.json "
-                                                f"(configure DIPU with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON): {exc}")])
-    for e in entries:
+@dataclass(frozen=True)
+class Core:
+    """The compiler command of one DIPU core source, without -c/-o, its directory, and where
+    compile_commands.json gives it (errors of the probes compiled with it name that entry)."""
+
+    command: list[str]
+    directory: str
+    loc: Loc
+    key: tuple
+
+    def compile(self, *args: str, check: bool = False) -> subprocess.CompletedProcess:
+        """The command run with *args* added; with *check*, a UserError when it fails."""
+        try:
+            done = subprocess.run([*self.command, *args], cwd=self.directory, capture_output=True, text=True,
+                                  errors="replace")
+        except (OSError, ValueError) as exc:        # no such compiler or directory; a NUL in a word
+            raise self.fail(f"cannot run {excerpt(self.command[0])} in {excerpt(self.directory)}: "
+                            f"{getattr(exc, 'strerror', None) or exc}") from None
+        if check and done.returncode:
+            lines = done.stderr.splitlines() or [f"exit status {done.returncode}"]
+            raise self.fail(f"DIPU's kernel headers do not compile with this command: "
+                            f"{excerpt(next((l for l in lines if 'error' in l), lines[0]), 200)}")
+        return done
+
+    def fail(self, message: str) -> UserError:
+        return UserError([Diagnostic(self.loc, self.key, message)])
+
+
+def _core_command(build: Path) -> Core:
+    """The command of the first DIPU core source compile_commands.json names."""
+    path = build / "compile_commands.json"
+    if not path.exists():
+        raise UserError([Diagnostic(None, None, f"{display_path(str(build))}: no compile_commands.json "
+                                                "(configure DIPU with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)")])
+    loc = Loc(str(path))
+
+    def bad(key: tuple, message: str) -> UserError:
+        return UserError([Diagnostic(loc, key, message)])
+
+    entries = jsonfile.read(path, "--build")
+    if not isinstance(entries, list):
+        raise bad((), "not a list of compile commands")
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or not isinstance(e.get("file"), str) or not isinstance(e.get("directory"), str):
+            raise bad((i,), "not a compile command: an object with the strings file and directory")
         file = Path(e["file"])
         if "csrc_dipu" in file.parts and "vendor" not in file.parts and not file.name.startswith("AutoGenedKernels"):
-            words, out, skip = shlex.split(e["command"]), [], False
+            # The command as a list of words ("arguments") or as one shell-quoted string ("command").
+            arguments, command = e.get("arguments"), e.get("command")
+            if isinstance(arguments, list) and all(isinstance(w, str) for w in arguments):
+                key, words = (i, "arguments"), arguments
+            elif isinstance(command, str):
+                key = (i, "command")
+                try:
+                    words = shlex.split(command)
+                except ValueError as exc:
+                    raise bad(key, f"not a shell command: {exc}") from None
+            else:
+                raise bad((i,), "gives neither arguments (a list of strings) nor command (a string)")
+            out, skip = [], False
             for w in words:
                 if skip:
                     skip = False
@@ -95,15 +153,14 @@ def _core_command(build: Path) -> tuple[list[str], str]:
                     skip = True
                 elif w not in ("-MD",) and not w.startswith(("-MT", "-MF")):
                     out.append(w)
-            return out, e["directory"]
-    raise UserError([Diagnostic(None, None, "compile_commands.json names no DIPU core source")])
+            if not out:
+                raise bad(key, "names no compiler")
+            return Core(out, e["directory"], loc, key)
+    raise UserError([Diagnostic(loc, None, "names no DIPU core source")])
 
 
-def probe_declarations(core: tuple[list[str], str], csrc: Path, names_by_header: dict[str, list[str]],
-                       work: Path) -> set[str]:
-    """The mangled names of dipu::native declarations, taken by address in probes built like DIPU core
-    (*core*: the compiler command and directory of _core_command)."""
-    command, directory = core
+def probe_declarations(core: Core, csrc: Path, names_by_header: dict[str, list[str]], work: Path) -> set[str]:
+    """The mangled names of dipu::native declarations, taken by address in probes built like DIPU core."""
     found = set()
     for header, names in names_by_header.items():
         for name in names:
@@ -111,8 +168,7 @@ def probe_declarations(core: tuple[list[str], str], csrc: Path, names_by_header:
             source.write_text(f'#include "{header}"\n[[maybe_unused]] auto* const probe = &dipu::native::{name};\n',
                               encoding="utf-8")
             obj = work / f"probe_{name}.o"
-            done = subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-c", str(source), "-o", str(obj)],
-                                  cwd=directory, capture_output=True, text=True)
+            done = core.compile(f"-I{csrc.parent}", "-O0", "-c", str(source), "-o", str(obj))
             if done.returncode == 0:     # not in dipu::native, or overloaded: not a kernels-file function
                 found |= symbols([obj])[1]
     return found
@@ -146,7 +202,7 @@ def header_templates(headers: list[Path]) -> set[str]:
     are balanced once per header, so a header is read in time linear in its size."""
     names = set()
     for path in headers:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = inputfile.read(path, key="--source").decode("utf-8", "replace")
         angles, parens = _matches(text, "<", ">"), _matches(text, "(", ")")
         for m in _TEMPLATE_FUNCTION.finditer(text):
             i = angles.get(m.end() - 1)
@@ -162,18 +218,16 @@ def header_templates(headers: list[Path]) -> set[str]:
     return names
 
 
-def header_definitions(core: tuple[list[str], str], csrc: Path, work: Path) -> set[str]:
+def header_definitions(core: Core, csrc: Path, work: Path) -> set[str]:
     """The qualified names of the functions DIPU's kernel headers define: inline and static
     functions, from a probe including them compiled with -fkeep-inline-functions and
     -fkeep-static-functions, and function templates, named as the probe's namespaces qualify the
     template names found in those headers."""
-    command, directory = core
     source = work / "probe_headers.cpp"
     source.write_text("".join(f'#include "{h}"\n' for h in dipu_link.KERNEL_HEADERS), encoding="utf-8")
     obj, deps = work / "probe_headers.o", work / "probe_headers.d"
-    subprocess.run([*command, f"-I{csrc.parent}", "-O0", "-fkeep-inline-functions", "-fkeep-static-functions",
-                    "-MD", "-MF", str(deps), "-c", str(source), "-o", str(obj)],
-                   cwd=directory, capture_output=True, text=True, check=True)
+    core.compile(f"-I{csrc.parent}", "-O0", "-fkeep-inline-functions", "-fkeep-static-functions",
+                 "-MD", "-MF", str(deps), "-c", str(source), "-o", str(obj), check=True)
     defined, _ = symbols([obj], local=True)      # static functions of the headers too
     families = {dipu_link.function_family(d) for d in demangle(sorted(defined))}
     families = {f for f in families if f.startswith("dipu::")}
@@ -187,7 +241,7 @@ def header_definitions(core: tuple[list[str], str], csrc: Path, work: Path) -> s
 
 def demangle(names: list[str]) -> list[str]:
     out = subprocess.run([_tool("c++filt")], input="\n".join(names) + "\n", capture_output=True, text=True,
-                         check=True).stdout
+                         errors="replace", check=True).stdout
     return out.splitlines()
 
 
@@ -196,7 +250,8 @@ def run(build: Path, source: Path, out: Path | None, into_package: bool, commit:
     objects = core_objects(build)
     if not objects:
         raise UserError([Diagnostic(None, None, f"no DIPU object files under {display_path(str(build))}")])
-    csrc = source / "dipu" / "torch_dipu" / "csrc_dipu"
+    # Absolute: the probes are compiled in the directory compile_commands.json gives.
+    csrc = source.resolve() / "dipu" / "torch_dipu" / "csrc_dipu"
     if not csrc.is_dir():
         raise UserError([Diagnostic(None, None, f"{display_path(str(source))} is not a deeplink.framework checkout "
                                                 "(no dipu/torch_dipu/csrc_dipu)")])
@@ -214,7 +269,7 @@ def run(build: Path, source: Path, out: Path | None, into_package: bool, commit:
     blob = gzip.compress(data, compresslevel=9, mtime=0)
     summary = (f"{len(objects)} objects, {len(expected)} expected, {len(defined)} provided, "
                f"{len(in_headers)} defined by headers")
-    if target.is_file() and target.read_bytes() == blob:
+    if inputfile.read_back(target) == blob:       # bounded: a huge file there is simply replaced
         return f"unchanged: {display_path(str(target))} ({summary})"
     snapshot_out.write(target, blob)
     return f"wrote {display_path(str(target))}: {summary}"

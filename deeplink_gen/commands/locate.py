@@ -55,6 +55,8 @@ def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> None:
 
     def place(m: re.Match) -> str:
         label = m.group(1)
+        if len(m.group(2)) > 9:         # no file has that many lines (and int() refuses 4300 digits)
+            return m.group(0)
         return f"{label.rsplit(':', 1)[0]}:{found[label] + int(m.group(2)) - 1}"
 
     for line in lines:
@@ -64,6 +66,9 @@ def rewrite(lines: Iterable[str], found: dict[str, int], out: IO[str]) -> None:
 def main(request: Request, logs: tuple[Path, ...]) -> None:
     ws = stored.checked(request, torch_choice.of_request(request)).ws
     found = anchors(ws, request.root)
+    if not logs and sys.stdin is None:      # Python's stand-in for a closed standard input (<&-)
+        raise UserError([Diagnostic(None, "standard input",
+                                    "is closed: pipe compiler output to it, or name LOG files")])
     # Bytes that are not UTF-8 (a file name in another encoding) pass through as they are.
     sys.stdout.reconfigure(errors="surrogateescape")
     if not logs:

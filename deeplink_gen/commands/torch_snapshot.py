@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.errors import UserError, display_path
+from deeplink_gen.errors import display_path
 from deeplink_gen.commands import snapshot_out
 from deeplink_gen.interfaces import aten, torch_snapshots
 from deeplink_gen.render.templating import render
@@ -25,11 +25,12 @@ def snapshot_text(version, digest: str, rows: dict[str, list]) -> str:
 
 
 def _current(target: Path) -> str | None:
-    """The text *target* holds now (decompressed), if it is a readable file."""
+    """The text *target* holds now (decompressed), if it is a readable file; a file that is
+    not one (huge, a gzip bomb, corrupt) is simply replaced."""
+    data = inputfile.read_back(target)
     try:
-        data = inputfile.read(target)
-        return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
-    except (UserError, EOFError, ValueError):
+        return None if data is None else torch_snapshots.unpacked(data).decode("utf-8")
+    except ValueError:
         return None
 
 
@@ -37,7 +38,8 @@ def run(out: Path | None, into_package: bool) -> str:
     """Returns the line to print."""
     version = aten.installed_torch_version()
     target = snapshot_out.target(out, into_package, torch_snapshots.path_of(version))
-    rows = aten.installed_rows()
+    # Built afresh from torchgen, never taken from the cache: this file records what torch says.
+    rows = aten.fresh_rows()
     text = snapshot_text(version, aten.native_functions_digest(), rows)
     if _current(target) == text:
         return f"unchanged: {display_path(str(target))} (torch {version}, {len(rows)} ops)"

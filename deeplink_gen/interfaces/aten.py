@@ -104,12 +104,17 @@ def native_functions_digest() -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def fresh_rows() -> dict[str, list]:
+    """The installed torch's index rows, built from its torchgen now."""
+    return build_index(_native_dir() / "native_functions.yaml")
+
+
 def installed_rows() -> dict[str, list]:
     """The installed torch's index rows, built once per torch build and cached on disk."""
     key = digests.digest("aten-ops", str(_CACHE_FORMAT), native_functions_digest())
     raw = cache.load("aten-ops", key)
     if not isinstance(raw, dict):
-        raw = build_index(_native_dir() / "native_functions.yaml")
+        raw = fresh_rows()
         cache.store("aten-ops", key, raw)
     return raw
 

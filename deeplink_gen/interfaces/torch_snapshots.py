@@ -14,10 +14,11 @@ nor the cpu_kernel column."""
 from __future__ import annotations
 
 import functools
-import gzip
 import json
+import zlib
 from pathlib import Path
 
+from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostic, Loc, ParseError, UserError
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import OpTable, TorchVersion
@@ -38,13 +39,28 @@ def shipped() -> list[TorchVersion]:
     return [TorchVersion.parse(v) for v in shipped_torch_snapshots()]
 
 
+def unpacked(data: bytes) -> bytes:
+    """*data*, decompressed when gzip-compressed; ValueError when it is corrupt, cut short or
+    more than inputfile.MAX_BYTES decompressed (a small file can hold gigabytes of zeros)."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    inflate = zlib.decompressobj(wbits=31)      # 31: gzip's header and trailer, its CRC checked
+    try:
+        out = inflate.decompress(data, inputfile.MAX_BYTES + 1)
+    except zlib.error as exc:
+        raise ValueError(f"corrupt gzip data ({exc})") from None
+    if len(out) > inputfile.MAX_BYTES:
+        raise ValueError(f"larger than {inputfile.MAX_BYTES // (1024 * 1024)} MiB decompressed")
+    if not inflate.eof:
+        raise ValueError("gzip data cut short")
+    return out
+
+
 def decode(data: bytes, where: str) -> dict:
     """A snapshot's JSON document (gzip-compressed or not); UserError when it is not one."""
     try:
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        doc = json.loads(data.decode("utf-8"))
-    except (OSError, EOFError, ValueError) as exc:
+        doc = json.loads(unpacked(data).decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
         raise UserError([Diagnostic(Loc(where), None, f"not a torch op snapshot: {exc}")]) from None
     if isinstance(doc, dict) and doc.get("format") == 1 and doc.get("columns") == _FORMAT_1["columns"]:
         doc = {**doc, "cpp_optional": _FORMAT_1["cpp_optional"]}
@@ -57,7 +73,7 @@ def decode(data: bytes, where: str) -> dict:
 
 def read(path: Path) -> OpTable:
     """The op table a snapshot file holds."""
-    doc = decode(path.read_bytes(), str(path))
+    doc = decode(inputfile.read(path), str(path))
     try:
         version = TorchVersion.parse(str(doc.get("torch_version", "")))
         spelling = doc["cpp_optional"]
@@ -82,7 +98,7 @@ def installed() -> OpTable:
     version = aten.installed_torch_version()
     path = path_of(version)
     if path.is_file():
-        doc = decode(path.read_bytes(), str(path))
+        doc = decode(inputfile.read(path), str(path))
         if doc.get("format") == FORMAT and doc.get("native_functions_sha256") == aten.native_functions_digest():
             return OpTable(version, aten.ops_from_rows(doc["ops"]), "the installed torch")
     return aten.installed_table()
