@@ -75,6 +75,23 @@ class _Reader:
         rest = _RULE.sub("", compact).replace(",", "")
         if rest:
             self.warn(line, f"{where}: '{rest}' is no (source, ...)->target rule; DIOPI's generator skips it")
+        return self.one_step(out, line, where)
+
+    def one_step(self, rules: dict[str, str], line: int, where: str) -> dict[str, str]:
+        """*rules* without each one that chains with an earlier one (converts to the dtype that one
+        converts, or the dtype that one converts to), with a warning: DIOPI converts each dtype once
+        by its own rule, but deeplink-gen refuses a chain or a cycle of rules."""
+        out: dict[str, str] = {}
+        for source, target in rules.items():
+            other = next(((s, t) for s, t in out.items() if source != target and s != t
+                          and (t == source or s == target)), None)
+            if other is None:
+                out[source] = target
+                continue
+            kind = "a cycle" if other == (target, source) else "a chain"
+            self.warn(line, f"{where}: ({other[0]})->{other[1]} and ({source})->{target} form {kind}, which "
+                            "deeplink-gen refuses (each conversion ends at a dtype no rule converts): "
+                            f"({source})->{target} skipped")
         return out
 
     def layout_tokens(self, text, line: int, where: str) -> tuple[list[str], dict[str, str]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,13 +25,14 @@ from deeplink_gen.commands.import_dipu.read import (
 )
 from deeplink_gen.commands.import_dipu.select import Selection, point_forward_at_ops, select
 from deeplink_gen.commands.import_dipu.translate import Imported, translate
-from deeplink_gen.errors import Diagnostic, UserError, sort_key
+from deeplink_gen.errors import Diagnostic, Loc, UserError, sort_key
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen import inputfile, pipeline
 from deeplink_gen.load.workspace import Sources
 from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
-from deeplink_gen.atomic import refuse_link_out, write_atomic
+from deeplink_gen.atomic import refuse_link_out
+from deeplink_gen.output import transaction
 from deeplink_gen.input_paths import catalog_files, vendor_files, workspace_file
 from deeplink_gen.request import Request
 
@@ -56,6 +60,7 @@ class ImportResult:
     vendors: list[str]
     files: list[str]
     report: list[str]              # what the runtime import did, a line per vendor and fact
+    kept: list[str]                # files of the workspace there that the import did not write
 
 
 class _Dumper(yaml.SafeDumper):
@@ -74,12 +79,18 @@ def _dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000, default_flow_style=False)
 
 
+# The line that opens each catalog and vendor file the import writes (after the schema line),
+# then the upstream file's name: what --force takes as proof that an import wrote a file.
+IMPORTED = "# Imported by deeplink-gen import-dipu from DIPU's "
+_IMPORTED_HEAD = re.compile(rb"(?:# yaml-language-server: [^\n]*\n)?" + re.escape(IMPORTED.encode()))
+
+
 def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: str,
            sections: dict[str, dict]) -> dict[Path, str]:
     """The workspace's files, by path."""
     name = Path(source).name
     texts = {out / "catalog" / "dipu.yaml": "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
-                                            f"# Imported by deeplink-gen import-dipu from DIPU's {name}; its custom code\n"
+                                            f"{IMPORTED}{name}; its custom code\n"
                                             "# may use anything DIPU's kernel template includes, so this file includes it too.\n"
                                             + _dump({"includes": list(DIPU_KERNEL_HEADERS), "ops": sel.catalog})}
     texts[out / "deeplink-gen.yaml"] = ("# Written by deeplink-gen import-dipu: the imported catalog is the whole catalog,\n"
@@ -94,7 +105,7 @@ def _texts(out: Path, sel: Selection, vendors: list[str], source: str, torch: st
         if sel.overrides[v]:
             body["ops"] = sel.overrides[v]
         texts[out / "vendors" / f"{v}.yaml"] = ("# yaml-language-server: $schema=../schemas/vendor.schema.json\n"
-                                                f"# Imported by deeplink-gen import-dipu from DIPU's {name}.\n"
+                                                f"{IMPORTED}{name}.\n"
                                                 + _dump(body))
     return texts
 
@@ -154,7 +165,10 @@ def _diopi_sections(vendors: list[str], convert_configs: dict[str, UpstreamYaml]
 
 def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
                 torch: Torch, options: Options, impls: dict[str, Path] | None = None,
-                runtimes: dict[str, Path] | None = None, variants: dict[str, str] | None = None) -> ImportResult:
+                runtimes: dict[str, Path] | None = None, variants: dict[str, str] | None = None,
+                existing: list[Path] = ()) -> ImportResult:
+    """The import into *out*; of the *existing* files of a workspace there, those it does not
+    write again are removed when an import wrote them, else kept."""
     path = str(functions)
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
@@ -192,16 +206,19 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     point_forward_at_ops(imported, path, notes)
     sel = select(imported, vendors, layouts, path, notes)
     # The hand-written files are read from the folder beside each vendor file: written first,
-    # removed again if the workspace does not validate; nothing when a folder links out of it.
+    # put back as they were if the workspace does not validate; nothing when a folder links out of it.
     for folder in sorted({f.parent for f in hand_written} | {out / "catalog", out / "vendors"}):
         refuse_link_out(out, folder, str(folder))
-    written = [f for f in hand_written if not f.exists()]
-    for file, data in sorted(hand_written.items()):
-        write_atomic(file, data, within=out)
+    texts = _texts(out, sel, vendors, path, str(torch.version), sections)
+    _refuse_in_the_way(out, [*texts, *hand_written])
+    removed = [p for p in existing if p not in texts and _imported(p)]
+    made = _missing_folders(out, [*texts, *hand_written])
+    before = {f: (f.read_bytes(), f.stat()) if f.is_file() else None for f in hand_written}
+    changed = {f: data for f, data in hand_written.items() if before[f] is None or before[f][0] != data}
+    transaction.commit(out, {_rel(f, out): data for f, data in changed.items()})
     try:
         # Dropping an op can invalidate another (one whose code calls it): repeat until nothing is rejected.
         while True:
-            texts = _texts(out, sel, vendors, path, str(torch.version), sections)
             problems = _problems(out, texts, torch, options)
             if not any(d.is_error for d in problems):
                 # what validate warns about the files written (an imported runtime's, say) is part of the report
@@ -210,20 +227,63 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
             problems = [d for d in problems if d.is_error]
             if not _drop_rejected(problems, sel, vendors, path, notes):
                 raise UserError(problems)
+            texts = _texts(out, sel, vendors, path, str(torch.version), sections)
+        transaction.commit(out, {**{_rel(f, out): t.encode("utf-8") for f, t in texts.items()},
+                                 **{_rel(f, out): None for f in removed}})
     except BaseException:
-        for f in written:
-            f.unlink(missing_ok=True)
+        _put_back(out, {f: before[f] for f in changed}, made)
         raise
-    for file, text in texts.items():
-        write_atomic(file, text.encode("utf-8"), within=out)
     return ImportResult(sorted(set(notes), key=sort_key), list(sel.catalog), len(ups) - len(sel.catalog), vendors,
-                        [str(p) for p in texts] + [str(p) for p in sorted(hand_written)], report)
+                        [str(p) for p in texts] + [str(p) for p in sorted(hand_written)], report,
+                        [str(p) for p in existing if p not in texts and p not in removed])
+
+
+def _rel(path: Path, out: Path) -> str:
+    return path.relative_to(out).as_posix()
+
+
+def _put_back(out: Path, files: dict[Path, tuple[bytes, os.stat_result] | None], made: list[Path]) -> None:
+    """Each of *files* as it was (bytes and times) or gone where there was none, and the folders
+    *made* removed: quietly, since the error that stopped the import is the one to show."""
+    with contextlib.suppress(OSError):
+        transaction.commit(out, {_rel(f, out): None if old is None else old[0] for f, old in files.items()})
+        for f, old in files.items():
+            if old is not None:
+                os.utime(f, ns=(old[1].st_atime_ns, old[1].st_mtime_ns))
+    for folder in made:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def _refuse_in_the_way(out: Path, files: list[Path]) -> None:
+    """A UserError, before anything is written, naming each file the import cannot write: a
+    folder where it goes, or a file where one of its folders goes."""
+    problems = []
+    for file in sorted(files):
+        folders = [d for d in reversed(file.parents) if d.is_relative_to(out)]     # *out* first
+        blocked = next((d for d in folders if os.path.lexists(d) and not d.is_dir()), None)
+        if blocked is not None:
+            problems.append(Diagnostic(Loc(str(file)), "--out", f"{blocked} is a file where a folder is needed "
+                                                                "to write this one; nothing was written"))
+        elif file.is_dir():
+            problems.append(Diagnostic(Loc(str(file)), "--out", "is a folder where the import writes a file; "
+                                                                "nothing was written: move the folder away"))
+    if problems:
+        raise UserError(problems)
+
+
+def _missing_folders(out: Path, files: list[Path]) -> list[Path]:
+    """The folders writing *files* below *out* makes, deepest first: removed again when the import fails."""
+    missing = {d for f in files for d in [f.parent, *f.parent.parents]
+               if d.is_relative_to(out) and not os.path.lexists(d)}
+    return sorted(missing, key=lambda d: len(d.parts), reverse=True)
 
 
 def _imported(path: Path) -> bool:
-    """Whether an import wrote *path* (its first lines say so)."""
+    """Whether an import wrote *path*: it opens with the header line an import writes (a
+    hand-written file may well mention the import elsewhere, and is not removed)."""
     try:
-        return b"deeplink-gen import-dipu" in inputfile.read(path, head=512)
+        return _IMPORTED_HEAD.match(inputfile.read(path, head=512)) is not None
     except UserError:
         return False
 
@@ -257,16 +317,9 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
             raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
     assert functions is not None, "the command line asks for --functions or --dipu"
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
-    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants)
-    kept = []
-    for p in existing:
-        if str(p) not in result.files:
-            if _imported(p):
-                p.unlink()
-            else:
-                kept.append(str(p))
-    if kept:
-        click.echo(f"note: kept {', '.join(kept)}: import-dipu did not write them, so they stay part of the "
+    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants, existing)
+    if result.kept:
+        click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
                    "workspace (remove them if the import replaces them)", err=True)
     for n in result.notes:
         click.echo(str(n), err=True)

@@ -10,8 +10,10 @@ what is carried keeps its comments byte for byte."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from enum import Enum
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -45,7 +47,8 @@ def mask(text: str) -> str:
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out[i + 1:min(j, n)] = "x" * (min(j, n) - i - 1)
+            # a backslash-newline inside a literal continues it: its newline stays, so lines keep their numbers
+            out[i + 1:min(j, n)] = ["\n" if ch == "\n" else "x" for ch in text[i + 1:min(j, n)]]
             i = j + 1
         else:
             i += 1
@@ -348,7 +351,7 @@ class Item:
     macro_params: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)     # one file is one object: hashing its whole text made long files quadratic
 class SourceFile:
     path: str                    # as messages name it
     text: str                    # after resolving conditionals
@@ -356,8 +359,12 @@ class SourceFile:
     items: tuple[Item, ...]
     branches: tuple[Branch, ...]
 
+    @cached_property
+    def _newlines(self) -> list[int]:
+        return newlines(self.text)
+
     def line_of(self, offset: int) -> int:
-        return self.text.count("\n", 0, offset) + 1
+        return bisect.bisect_left(self._newlines, offset) + 1
 
     def slice(self, item: Item) -> str:
         return self.text[item.start:item.end]
@@ -375,6 +382,12 @@ class SourceFile:
 _QUALIFIERS = re.compile(r"\)\s*((?:const|noexcept|override|final|\s)*)$")
 _INCLUDE = re.compile(r'#\s*include\s*([<"])([^>"]+)[>"]')
 _DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
+
+
+def newlines(text: str) -> list[int]:
+    """The offsets of *text*'s newlines: the line of an offset is found by bisection, where
+    counting from the start of the text for each item made a long file quadratic."""
+    return [m.start() for m in re.finditer("\n", text)]
 
 
 def _params(text: str, code: str) -> tuple[Param, ...]:
@@ -396,6 +409,7 @@ def _params(text: str, code: str) -> tuple[Param, ...]:
 def read(path: str, raw: str, config: Config) -> SourceFile:
     """The items of one file, its conditionals resolved for *config*."""
     text, code, branches = resolve(raw, mask(raw), config)
+    breaks = newlines(text)
     items: list[Item] = []
     stack: list[str | None] = []      # open namespaces (None: extern "C" or another transparent block)
     i, n, start = 0, len(code), 0
@@ -414,14 +428,14 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
             ns = tuple(s for s in stack if s is not None)
             inc, define = _INCLUDE.match(text[i:nl]), _DEFINE.match(line)
             if inc:
-                items.append(Item(ItemKind.INCLUDE, i, nl, text.count("\n", 0, i) + 1, ns, inc.group(2),
+                items.append(Item(ItemKind.INCLUDE, i, nl, bisect.bisect_left(breaks, i) + 1, ns, inc.group(2),
                                   local=inc.group(1) == '"'))
             elif define:
                 mp = tuple(p.strip() for p in define.group(3).split(",")) if define.group(2) else None
-                items.append(Item(ItemKind.DEFINE, i, nl, text.count("\n", 0, i) + 1, ns, define.group(1),
+                items.append(Item(ItemKind.DEFINE, i, nl, bisect.bisect_left(breaks, i) + 1, ns, define.group(1),
                                   macro_params=mp))
             else:
-                items.append(Item(ItemKind.DIRECTIVE, i, nl, text.count("\n", 0, i) + 1, ns))
+                items.append(Item(ItemKind.DIRECTIVE, i, nl, bisect.bisect_left(breaks, i) + 1, ns))
             i = start = nl
             continue
         if c == "}" :
@@ -432,7 +446,7 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
         if c == ";":
             if code[start:i].strip():
                 s = start + len(code[start:i]) - len(code[start:i].lstrip())
-                items.append(Item(ItemKind.DECLARATION, s, i + 1, text.count("\n", 0, s) + 1,
+                items.append(Item(ItemKind.DECLARATION, s, i + 1, bisect.bisect_left(breaks, s) + 1,
                                   tuple(x for x in stack if x is not None)))
             i = start = i + 1
             continue
@@ -468,7 +482,7 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
                     qual = name_m.group(1)
                     name = qual.split("::")[-1]
                     returns = " ".join(text[s:start + name_m.start()].split())
-                    items.append(Item(ItemKind.FUNCTION, s, close + 1, text.count("\n", 0, s) + 1, ns, name,
+                    items.append(Item(ItemKind.FUNCTION, s, close + 1, bisect.bisect_left(breaks, s) + 1, ns, name,
                                       _params(text[j + 1:paren_close], code[j + 1:paren_close]), returns,
                                       (i + 1, close)))
                     i = start = close + 1
@@ -476,7 +490,7 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
             # an initialiser or a type: the item runs to its ';'
             semi = code.find(";", close)
             semi = n - 1 if semi < 0 else semi
-            items.append(Item(ItemKind.DECLARATION, s, semi + 1, text.count("\n", 0, s) + 1, ns))
+            items.append(Item(ItemKind.DECLARATION, s, semi + 1, bisect.bisect_left(breaks, s) + 1, ns))
             i = start = semi + 1
             continue
         i += 1

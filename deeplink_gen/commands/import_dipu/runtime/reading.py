@@ -18,7 +18,7 @@ from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
 from deeplink_gen.cpptext import refuse_bidi
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
 
@@ -152,6 +152,17 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
         (p, inputfile.read(p, key="--runtime").decode("utf-8", errors="replace")) for p in sorted(folder.rglob("*"))
         if p.is_file() and p.suffix in (".h", ".hpp", ".cpp", ".cc") and p.resolve() not in runtime_paths
         and not (srcs.variants and p.relative_to(folder).parts[0] in srcs.variants)]
-    shared = {h for p, text in users for name in re.findall(r'#\s*include\s*"([^"]+)"', text)
-              if (h := local(name, p, folder, vendor)) is not None and h != p.resolve() and h not in runtime_paths}
+    shared: set[Path] = set()
+    for p, text in users:
+        for m in re.finditer(r'#\s*include\s*"([^"]+)"', text):
+            h = local(m.group(1), p, folder, vendor)
+            if h is None or h == p.resolve() or h in runtime_paths:
+                continue
+            if not h.is_relative_to(folder.resolve()):
+                # it stays a file beside the rendered runtime, and only the folder's files are carried there
+                raise UserError([Diagnostic(Loc.at(shown(p), text, m.start()), "--runtime", (
+                    f"includes \"{m.group(1)}\" ({display_path(str(h))}), which is outside the runtime folder "
+                    f"{shown(folder)}: the import carries only the folder's files, so the rendered runtime would "
+                    "not find it; move the header into the folder"))])
+            shared.add(h)
     return Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)

@@ -1,0 +1,147 @@
+"""import-dipu on input and workspaces that try it: a hand-written file that mentions the import
+survives --force, a failure midway leaves the workspace as it was, a runtime header outside the
+runtime folder and a backslash-newline in a string literal are read without a traceback, a long
+runtime source is read in linear time, and a dtype cycle of a convert_config.yaml is reported at
+its own line. Built from the fixtures (tests/fixtures/dipu, tests/fixtures/dipu_vendors)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from helpers import DIPU_TORCH, REPO, error_lines, run_cli, run_subprocess, tree_state
+
+FUNCTIONS = REPO / "tests" / "fixtures" / "dipu" / "diopi_functions.yaml"
+GPULIKE = REPO / "tests" / "fixtures" / "dipu_vendors" / "gpulike"
+
+
+def _import(out: Path, *args: str, vendors: str = "gpulike", runtime: Path | None = None):
+    more = ["--runtime", f"gpulike={runtime}"] if runtime is not None else []
+    return run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", vendors, "--torch-version", DIPU_TORCH,
+                   "--out", str(out), *more, *args)
+
+
+def test_force_keeps_a_hand_written_file_that_mentions_the_import(tmp_path: Path):
+    ws = tmp_path / "ws"
+    assert _import(ws, vendors="camb").exit_code == 0
+    mine = ws / "vendors" / "mine.yaml"
+    mine.write_text("# My own vendor, written by hand (not by deeplink-gen import-dipu): keep it.\n"
+                    "vendor:\n  name: mine\n")
+    stale = ws / "vendors" / "ascend.yaml"      # what an earlier import wrote, with the header it writes
+    stale.write_text("# yaml-language-server: $schema=../schemas/vendor.schema.json\n"
+                     "# Imported by deeplink-gen import-dipu from DIPU's diopi_functions.yaml.\nvendor: {}\n")
+    result = _import(ws, "--force", vendors="camb")
+    assert result.exit_code == 0, result.output
+    assert mine.read_text().startswith("# My own vendor")
+    assert not stale.exists()
+    assert f"note: kept {mine}: import-dipu did not write" in result.stderr.replace("\n", " ")
+
+
+def test_a_folder_where_a_file_goes_fails_before_anything_is_written(tmp_path: Path):
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    ws = tmp_path / "ws"
+    assert _import(ws, runtime=rt).exit_code == 0
+    (rt / "GplCopyInplace.cpp").write_text("// edited since\n" + (rt / "GplCopyInplace.cpp").read_text())
+    (ws / "vendors" / "camb.yaml").mkdir()
+    before = tree_state(ws)
+    result = _import(ws, "--force", vendors="gpulike,camb", runtime=rt)
+    assert error_lines(result) == [f"{ws / 'vendors' / 'camb.yaml'}: error: --out: is a folder where the import "
+                                   "writes a file; nothing was written: move the folder away"]
+    assert tree_state(ws) == before and (ws / "vendors" / "camb.yaml").is_dir()
+
+
+def test_a_workspace_that_does_not_validate_puts_the_hand_written_files_back(tmp_path: Path):
+    """The hand-written files are written for the validation; when it fails they are as they were."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    ws = tmp_path / "ws"
+    assert _import(ws, runtime=rt).exit_code == 0
+    (rt / "GplCopyInplace.cpp").write_text("// edited since\n" + (rt / "GplCopyInplace.cpp").read_text())
+    (rt / "patch" / "GplPatch.cpp").write_bytes(b"// not UTF-8: \xff\n")
+    before = tree_state(ws)
+    result = _import(ws, "--force", runtime=rt)
+    assert any("GplPatch.cpp" in line and "not UTF-8" in line for line in error_lines(result)), result.output
+    assert tree_state(ws) == before
+    # a fresh workspace is not left behind at all
+    assert _import(tmp_path / "new", runtime=rt).exit_code == 1
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_shared_header_outside_the_runtime_folder_is_an_error_at_its_include(tmp_path: Path):
+    rt = shutil.copytree(GPULIKE, tmp_path / "gpulike")
+    (tmp_path / "common").mkdir()
+    shutil.move(rt / "GplExtras.h", tmp_path / "common" / "GplExtras.h")
+    for rel, old, new in (("GplCopyInplace.cpp", '"GplExtras.h"', '"../common/GplExtras.h"'),
+                          ("patch/GplPatch.cpp", '"../GplExtras.h"', '"../../common/GplExtras.h"'),
+                          # a runtime source including it too: its include would go into the comm section
+                          ("communicatorimpl.cpp", "", '#include "../common/GplExtras.h"\n')):
+        source = rt / rel
+        source.write_text(source.read_text().replace(old, new, 1))
+    result = _import(tmp_path / "ws", runtime=rt)
+    errors = error_lines(result)
+    assert len(errors) == 1 and errors[0].startswith(
+        f"{rt / 'GplCopyInplace.cpp'}:9:1: error: --runtime: includes \"../common/GplExtras.h\""), errors
+    assert "outside the runtime folder" in errors[0]
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_backslash_newline_in_a_string_literal_imports(tmp_path: Path):
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    with open(rt / "deviceimpl.cpp", "a") as fh:
+        fh.write('static const char* kMsg = "gpulike: \\\nruntime";\n')
+    ws = tmp_path / "ws"
+    result = _import(ws, runtime=rt)
+    assert result.exit_code == 0, result.output
+    assert 'kMsg = "gpulike: \\\n      runtime";' in (ws / "vendors" / "gpulike.yaml").read_text()
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_a_long_runtime_source_is_read_in_linear_time(tmp_path: Path):
+    """10,000 declarations took a minute (each item hashed the whole file); now seconds."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    with open(rt / "deviceimpl.cpp", "a") as fh:
+        fh.writelines(f"int a{i};\n" for i in range(10_000))
+    start = time.monotonic()
+    proc = run_subprocess("import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"gpulike={rt}",
+                          "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"),
+                          timeout=60)
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert elapsed < 10, f"{elapsed:.1f} s"
+
+
+def test_a_dtype_cycle_of_a_convert_config_is_skipped_at_its_line(tmp_path: Path):
+    config = tmp_path / "cc.yaml"
+    config.write_text('- common_config: {dtype: "(int64)->int32, (int32)->int64"}\n')
+    ws = tmp_path / "ws"
+    result = _import(ws, "--convert-config", f"camb={config}", vendors="camb")
+    assert result.exit_code == 0, result.output
+    assert (f"{config}:1:1: warning: common_config.dtype: (int64)->int32 and (int32)->int64 form a cycle, which "
+            "deeplink-gen refuses") in result.stderr.replace("\n", " ")
+    assert "(int32)->int64 skipped" in result.stderr
+    assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_an_entry_calling_the_wrapper_of_a_skipped_op_is_skipped_too(tmp_path: Path):
+    """An op the import skips (its interface is no call) leaves no wrapper, so an op whose custom
+    code calls that wrapper is skipped too, with a warning at its own entry: the workspace
+    validates and renders, where it rendered C++ that did not compile."""
+    functions = tmp_path / "f.yaml"
+    functions.write_text(
+        '- schema: "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"\n'
+        "  interface: diopiFill x\n"
+        '- schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+        "  custom_code_at_the_beginning: |\n"
+        "    if (self.numel() == 1 && self.is_cpu()) {\n"
+        "      at::Tensor selfD = nodispatch::empty({1}, out.options());\n"
+        "      dipu_fill__scalar(selfD, self.item());\n"
+        "    }\n"
+        "  interface: diopiAdd(ctx, out, self, other, alpha)\n")
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
+                     "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    assert (f"{functions}:3:1: warning: 'add.out' is not valid for deeplink-gen: add.out calls dipu_fill__scalar, "
+            "the wrapper of fill_.Scalar" in result.stderr), result.stderr
+    assert "add.out" not in (ws / "catalog" / "dipu.yaml").read_text()
+    assert run_cli("validate", cwd=ws).exit_code == 0
