@@ -130,6 +130,21 @@ def test_disabling_an_op_that_custom_code_calls(workspace: Path):
     assert "add.Scalar_out is disabled" not in result.stderr, result.stderr
 
 
+def test_custom_code_calling_the_wrapper_of_an_op_the_catalog_lacks(workspace: Path):
+    """Code that calls dipu_<op> of a torch op with no catalog entry calls a wrapper no render
+    makes: an error at the code, naming the op; a dipu_ name of no torch op (DIPU's own) is left."""
+    catalog = workspace / "catalog/pointwise.yaml"
+    text = catalog.read_text()
+    catalog.write_text(text.replace("return dipu_add_scalar_out(self, other.item(), alpha, out);",
+                                    "dipu_hypot_(out, other); dipu_own_helper(out);\n"
+                                    "          return dipu_add_scalar_out(self, other.item(), alpha, out);", 1))
+    errors = error_lines(run_cli("validate", cwd=workspace))
+    line = line_of(catalog, "beginning: |") + 1         # where add.out's code starts
+    assert any(f"pointwise.yaml:{line}:" in e and "add.out calls dipu_hypot_, the wrapper of hypot_, which "
+               "the catalog has no entry for" in e for e in errors), errors
+    assert not any("dipu_own_helper" in e for e in errors), errors
+
+
 def test_torch_gate_without_minor_version(workspace: Path):
     """A gate bound must be X.Y or X.Y.Z; '>=2' is reported where it is written."""
     path = edit(workspace / "catalog/pointwise.yaml", "  relu:\n    call: diopiRelu(ctx, out, self)\n",

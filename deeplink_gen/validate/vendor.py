@@ -96,6 +96,7 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Reference, diags: 
     version) would not compile: report both places."""
     vendor = vendor.at(ctx.torch_version)
     by_wrapper = {wrapper_name(op): catalog.get(op, ctx.torch_version) or catalog.get(op) for op in catalog.names()}
+    absent = None     # the wrapper names of torch's ops, made only when a call names no catalog op
     for entry in catalog.entries:
         effective = vendor.definition(entry)
         if not vendor.keeps(entry)[0] or not ctx.applies(effective):
@@ -108,7 +109,17 @@ def check_wrapper_uses(vendor: Vendor, catalog: Catalog, ctx: Reference, diags: 
         for name, loc, where in uses:
             base = name.removesuffix("_autocompare").removesuffix("_wrapper")
             target = by_wrapper.get(name) or by_wrapper.get(base)
-            if target is None or target.op == entry.op:
+            if target is None:
+                # Named as the wrapper of a torch op the catalog has no entry for: no wrapper of that
+                # name is rendered (a name of no torch op may be DIPU's own function, and is left).
+                absent = absent if absent is not None else {wrapper_name(op): op for op in ctx.ops.ops}
+                op = absent.get(name) or absent.get(base)
+                if op is not None:
+                    diags.add(loc, entry.where + tuple(where.split(".")),
+                              f"{entry.op} calls {name}, the wrapper of {op}, which the catalog has no entry "
+                              f"for: add {op} to the catalog, or call something else")
+                continue
+            if target.op == entry.op:
                 continue
             kept, off_loc = vendor.keeps(target)
             if not kept:
