@@ -145,3 +145,22 @@ def test_an_entry_calling_the_wrapper_of_a_skipped_op_is_skipped_too(tmp_path: P
             "the wrapper of fill_.Scalar" in result.stderr), result.stderr
     assert "add.out" not in (ws / "catalog" / "dipu.yaml").read_text()
     assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_custom_code_that_is_not_text_skips_its_entry_with_a_warning(tmp_path: Path):
+    """custom_code_* given as a mapping, a number or a list was dropped without a word, and the
+    op imported without its code: the entry is skipped, with a warning at the key's line."""
+    functions = tmp_path / "f.yaml"
+    functions.write_text(
+        '- schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+        "  custom_code_at_the_beginning: {a: 1}\n"
+        "  interface: diopiAdd(ctx, out, self, other, alpha)\n"
+        '- schema: "aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"\n'
+        "  interface: diopiAbs(ctx, out, self)\n")
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
+                     "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    assert f"{functions}:2:1: warning: custom_code_at_the_beginning is not text" in result.stderr, result.stderr
+    catalog = (ws / "catalog" / "dipu.yaml").read_text()
+    assert "abs.out" in catalog and "add.out" not in catalog

@@ -321,6 +321,8 @@ def _code(w: _Work, op: str, sig: OpSignature, up_returns: tuple[str, ...], call
     unreadable = []
     for key, hook in CODE_KEYS:
         value = d.get(key)
+        if value is not None and not isinstance(value, str):
+            raise Skip(f"{key} is not text (C++ code, as a YAML string or block)", key)
         if isinstance(value, str) and value.strip() and hook not in code:
             checked = check_placeholders(w.up, key, w.path)
             w.notes += checked.notes
