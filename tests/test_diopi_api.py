@@ -95,6 +95,18 @@ def test_snapshot_refresh_reports_bad_declarations_with_location(tmp_path):
     assert re.search(r"functions\.h:3:1: error: diopiBad: cannot read parameter 'int'", result.output)
 
 
+def test_a_declaration_the_header_ends_in_is_reported(tmp_path):
+    """A header cut short inside its last declaration: that declaration is an error at its line,
+    not dropped without a word."""
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "functions.h").write_text("DIOPI_API diopiError_t diopiA(diopiContextHandle_t ctx);\n\n"
+                                     "DIOPI_API diopiError_t diopiCut(diopiContextHandle_t ctx,\n")
+    result = run_cli("diopi-snapshot", "--include", str(inc), "--out", str(tmp_path / "s.yaml"))
+    assert result.exit_code == 1
+    assert re.search(r"functions\.h:3:1: error: functions\.h: this declaration has no ';'", result.output), result.output
+
+
 def test_missing_include_directory_is_a_user_error(tmp_path):
     result = run_cli("--diopi-include", str(tmp_path), "validate", cwd=REPO)
     assert result.exit_code == 1

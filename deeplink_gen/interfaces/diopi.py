@@ -172,6 +172,11 @@ def parse_header(text: str, header: str, path: str) -> tuple[list[tuple[Prototyp
             continue
         found.append((Prototype(d.group("name"), header, params, loc, ret),
                       "DIOPI_API" in d.group("quals").split() and ret == "diopiError_t"))
+    tail = clean[start:]
+    lead = len(tail) - len(tail.lstrip().lstrip("}").lstrip())
+    if re.match(r"(DIOPI_API|DIOPI_RT_API)\b", tail[lead:]):        # the file ends inside a declaration
+        line += clean.count("\n", counted, start + lead)
+        problems.append(Diagnostic(Loc(path, line, 1), header, "this declaration has no ';': the header ends in it"))
     return found, problems
 
 
