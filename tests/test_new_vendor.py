@@ -231,6 +231,8 @@ def test_force_replaces_an_existing_vendor(tmp_path: Path):
     (("acme", "--device-type", "GCU"), "upstream DIPU's enumerator for topsrider"),
     (("acme", "--device-type", "Acme"), "not an upper-case C identifier"),
     (("acme", "--runtime-prefix", "ta-ng"), "runtime prefix"),
+    # Before its length was checked, it named an error at a line of the vendor file never written.
+    (("acme", "--runtime-prefix", "t" * 100_000), "is longer than 48 characters"),
     (("acme", "--like", "nosuch"), "no vendors/nosuch.yaml"),
 ])
 def test_bad_input_exits_1_and_writes_nothing(tmp_path: Path, args, message):

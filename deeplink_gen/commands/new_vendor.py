@@ -23,7 +23,7 @@ from deeplink_gen import inputfile, output_paths, pipeline, yamlfile
 from deeplink_gen.atomic import refuse_link_out, write_atomic
 from deeplink_gen.commands import next_step, torch_choice
 from deeplink_gen.commands.init import InitResult, ensure_layout
-from deeplink_gen.errors import Diagnostic, UserError, display_path
+from deeplink_gen.errors import Diagnostic, UserError, display_path, excerpt
 from deeplink_gen.interfaces.dipu import (
     COMM_FUNCTIONS, DEVICE_FUNCTIONS, UPSTREAM, UPSTREAM_DEVICE_TYPES, placeholder_names,
 )
@@ -34,7 +34,7 @@ from deeplink_gen.input_paths import example_vendors_dir, vendor_files
 from deeplink_gen.request import Request
 from deeplink_gen.plan.onboarding import plan_onboarding
 from deeplink_gen.render.templating import render
-from deeplink_gen.validate.names import C_KEYWORDS, vendor_name_problem
+from deeplink_gen.validate.names import C_KEYWORDS, length_problem, vendor_name_problem
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "scaffold_template"
 MODELINE = "# yaml-language-server: $schema=../schemas/vendor.schema.json"
@@ -97,8 +97,11 @@ def check_device_type(device_type: str, name: str, others: dict[str, str]) -> No
 
 def check_prefix(prefix: str) -> None:
     if not PREFIX_RE.match(prefix) or prefix in C_KEYWORDS:
-        raise refused(f"runtime prefix {prefix!r} is not a C identifier prefix such as tang or cuda "
-                            "(a lower-case letter, then letters and digits)")
+        raise refused(f"runtime prefix {excerpt(repr(prefix), 60)} is not a C identifier prefix such as tang or "
+                      "cuda (a lower-case letter, then letters and digits)")
+    too_long = length_problem(prefix)       # it names the toolkit, and the files and classes made from it
+    if too_long is not None:
+        raise refused(f"runtime prefix {excerpt(prefix, 60)} {too_long}")
 
 
 def _other_device_types(root: Path, name: str) -> dict[str, str]:
