@@ -122,12 +122,21 @@ def test_a_dtype_cycle_of_a_convert_config_is_skipped_at_its_line(tmp_path: Path
     assert run_cli("validate", cwd=ws).exit_code == 0
 
 
+def _import_op_file(tmp_path: Path, text: str):
+    """DIPU's op file *text* imported for camb: the file, the workspace and the successful run."""
+    functions, ws = tmp_path / "f.yaml", tmp_path / "ws"
+    functions.write_text(text)
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
+                     "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    return functions, ws, result
+
+
 def test_an_entry_calling_the_wrapper_of_a_skipped_op_is_skipped_too(tmp_path: Path):
     """An op the import skips (its interface is no call) leaves no wrapper, so an op whose custom
     code calls that wrapper is skipped too, with a warning at its own entry: the workspace
     validates and renders, where it rendered C++ that did not compile."""
-    functions = tmp_path / "f.yaml"
-    functions.write_text(
+    functions, ws, result = _import_op_file(tmp_path, (
         '- schema: "aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"\n'
         "  interface: diopiFill x\n"
         '- schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
@@ -136,11 +145,7 @@ def test_an_entry_calling_the_wrapper_of_a_skipped_op_is_skipped_too(tmp_path: P
         "      at::Tensor selfD = nodispatch::empty({1}, out.options());\n"
         "      dipu_fill__scalar(selfD, self.item());\n"
         "    }\n"
-        "  interface: diopiAdd(ctx, out, self, other, alpha)\n")
-    ws = tmp_path / "ws"
-    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
-                     "--out", str(ws))
-    assert result.exit_code == 0, result.output
+        "  interface: diopiAdd(ctx, out, self, other, alpha)\n"))
     assert (f"{functions}:3:1: warning: 'add.out' is not valid for deeplink-gen: add.out calls dipu_fill__scalar, "
             "the wrapper of fill_.Scalar" in result.stderr), result.stderr
     assert "add.out" not in (ws / "catalog" / "dipu.yaml").read_text()
@@ -150,17 +155,12 @@ def test_an_entry_calling_the_wrapper_of_a_skipped_op_is_skipped_too(tmp_path: P
 def test_custom_code_that_is_not_text_skips_its_entry_with_a_warning(tmp_path: Path):
     """custom_code_* given as a mapping, a number or a list was dropped without a word, and the
     op imported without its code: the entry is skipped, with a warning at the key's line."""
-    functions = tmp_path / "f.yaml"
-    functions.write_text(
+    functions, ws, result = _import_op_file(tmp_path, (
         '- schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
         "  custom_code_at_the_beginning: {a: 1}\n"
         "  interface: diopiAdd(ctx, out, self, other, alpha)\n"
         '- schema: "aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"\n'
-        "  interface: diopiAbs(ctx, out, self)\n")
-    ws = tmp_path / "ws"
-    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
-                     "--out", str(ws))
-    assert result.exit_code == 0, result.output
+        "  interface: diopiAbs(ctx, out, self)\n"))
     assert f"{functions}:2:1: warning: custom_code_at_the_beginning is not text" in result.stderr, result.stderr
     catalog = (ws / "catalog" / "dipu.yaml").read_text()
     assert "abs.out" in catalog and "add.out" not in catalog
