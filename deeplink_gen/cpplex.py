@@ -23,6 +23,8 @@ _DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
 # A pp-number (a `'` in it is C++14's digit separator, no quote), read whole.
 _NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.$]|'(?=[A-Za-z0-9_]))*")
 _DIGITS = frozenset("0123456789")
+_SPACE = re.compile(r"[ \t\f\v]+")
+_WORD = re.compile(r"[A-Za-z0-9_$]*")
 _ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
 _RAW_PREFIXES = frozenset({"R", "u8R", "uR", "UR", "LR"})
 # A raw string's delimiter (the basic source characters but space, parentheses and backslash) and its '('.
@@ -72,7 +74,7 @@ class _Reader:
                 i += 1
                 continue
             if ch in " \t\f\v":
-                i += 1
+                i = _SPACE.match(s, i).end()
                 continue
             at_start, line_start = line_start, False
             two = s[i:i + 2]
@@ -110,8 +112,7 @@ class _Reader:
 
     def _name(self, i: int) -> tuple[int, str | None]:
         s, start = self.s, i
-        while i < len(s) and _name_char(s[i]):
-            i += 1
+        i = _name_end(s, i)
         word = s[start:i]
         if word == "_Pragma":
             return i, f"_Pragma at {self.where(start)} would change the code around the text"
@@ -155,9 +156,7 @@ class _Reader:
 
     def _suffix(self, i: int) -> int:
         """Past the user-defined-literal suffix (a name, never a raw string's prefix) at *i*."""
-        while i < len(self.s) and _name_char(self.s[i]):
-            i += 1
-        return i
+        return _name_end(self.s, i) if i < len(self.s) and _name_char(self.s[i]) else i
 
     def _punctuator(self, i: int) -> tuple[int, str | None]:
         s = self.s
@@ -189,9 +188,7 @@ class _Reader:
         i += 1 if s[i] == "#" else 2
         while i < len(s) and s[i] in " \t":
             i += 1
-        name_end = i
-        while name_end < len(s) and _name_char(s[name_end]):
-            name_end += 1
+        name_end = _name_end(s, i) if i < len(s) and _name_char(s[i]) else i
         name = s[i:name_end]
         kind = _CONDITIONAL.get(name)
         shown = f"#{name}" if name else "a # line"
@@ -234,6 +231,14 @@ class _Reader:
             else:
                 i += 1
         return i, None
+
+
+def _name_end(s: str, i: int) -> int:
+    """Past the name that starts at *i*."""
+    end = _WORD.match(s, i).end()
+    while end < len(s) and ord(s[end]) > 127 and _name_char(s[end]):      # a letter beyond ASCII (rare)
+        end = _WORD.match(s, end + 1).end()
+    return end
 
 
 def _name_char(ch: str) -> bool:
