@@ -1,9 +1,10 @@
 """The deeplink-gen command (`deeplink-gen`, `python -m deeplink_gen`): the CLI,
-with Ctrl-C answered as click answers it ("Aborted!", exit 1) at any moment of
-a run after Python has started, also while the libraries are imported and while
-it exits. The first Ctrl-C interrupts the run; later ones are ignored, so that
-none interrupts the clean-up of the first. A run that was interrupted ends
-with its exit status at once: Python would otherwise end it by the signal
+with Ctrl-C (SIGINT) and SIGTERM answered as click answers Ctrl-C ("Aborted!",
+exit 1) at any moment of a run after Python has started, also while the
+libraries are imported and while it exits: what the run was writing is undone
+as for any error. The first signal interrupts the run; later ones are ignored,
+so that none interrupts the clean-up of the first. A run that was interrupted
+ends with its exit status at once: Python would otherwise end it by the signal
 whenever the interrupt passed through code run by an extension, even though
 it was handled."""
 
@@ -14,15 +15,24 @@ import sys
 _interrupted = False
 
 
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _ignore() -> None:
+    for sig in _SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
 def _interrupt(signum, frame):
     global _interrupted
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ignore()
     _interrupted = True
     raise KeyboardInterrupt
 
 
 def run() -> None:
-    signal.signal(signal.SIGINT, _interrupt)
+    for sig in _SIGNALS:
+        signal.signal(sig, _interrupt)
     try:
         from deeplink_gen.cli import main
 
@@ -31,7 +41,7 @@ def run() -> None:
         sys.stderr.write("Aborted!\n")
         sys.exit(1)
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _ignore()
         if _interrupted:
             _exit_now(sys.exc_info()[1])
 

@@ -354,12 +354,14 @@ def test_a_number_is_shown_as_written(workspace: Path):
         in stderr, stderr
 
 
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("delay", [0.15, 0.3, 1.0, 2.5])
-def test_ctrl_c_at_any_moment_exits_1_without_a_traceback(workspace: Path, tmp_path: Path, delay: float):
-    """Ctrl-C pressed *delay* seconds into a render, then again every few milliseconds until it
-    ends (while the libraries are imported, while it renders, while it exits): "Aborted!" and exit
-    1, or the render's own exit 0 when it ended first; never a traceback or death by the signal.
-    (Before that, while Python itself starts, Python answers Ctrl-C as it answers it for any program.)"""
+def test_ctrl_c_at_any_moment_exits_1_without_a_traceback(workspace: Path, tmp_path: Path, delay: float, sig: str):
+    """Ctrl-C (or SIGTERM) *delay* seconds into a render, then again every few milliseconds until
+    it ends (while the libraries are imported, while it renders, while it exits): "Aborted!" and
+    exit 1, or the render's own exit 0 when it ended first; never a traceback or death by the
+    signal, and no staging folder left beside the output. (Before that, while Python itself
+    starts, Python answers a signal as it answers it for any program.)"""
     import signal
     import subprocess
     import sys
@@ -370,10 +372,12 @@ def test_ctrl_c_at_any_moment_exits_1_without_a_traceback(workspace: Path, tmp_p
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(delay)
     while proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, sig))
         time.sleep(0.005)
     out, err = proc.communicate()
     assert proc.returncode in (0, 1), (proc.returncode, err[-2000:])
     assert "Traceback" not in out + err, err[-2000:]
+    generated = workspace / "generated"
+    assert not (generated.is_dir() and [p.name for p in generated.iterdir() if p.name.startswith(".")])
     if proc.returncode == 1:
         assert err.rstrip().endswith("Aborted!"), err[-500:]

@@ -65,10 +65,11 @@ def _make_dirs(path: Path, created: list[Path]) -> None:
         created.append(d)
 
 
-def _stage(path: Path, data: bytes) -> Path:
+def _stage(path: Path, data: bytes, tmp: Path) -> None:
+    """*data* written to *tmp*, beside *path* (named by the caller before it exists, so that
+    an interrupt at any moment leaves it known, to be removed)."""
     if path.is_dir() and not path.is_symlink():
         raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
-    tmp = _aside(path, _TMP)
     if os.path.lexists(tmp):
         os.unlink(tmp)
     mode = None
@@ -89,7 +90,6 @@ def _stage(path: Path, data: bytes) -> Path:
     except BaseException:
         os.unlink(tmp)
         raise
-    return tmp
 
 
 def commit(root: Path, changes: dict[str, bytes | None]) -> None:
@@ -125,19 +125,20 @@ def commit(root: Path, changes: dict[str, bytes | None]) -> None:
             if data is not None:
                 path = root / rel
                 _make_dirs(path.parent, created)
-                staged[path] = _stage(path, data)
+                staged[path] = _aside(path, _TMP)
+                _stage(path, data, staged[path])
         for rel, data in sorted(changes.items()):
             path = root / rel
-            old = None
-            if os.path.lexists(path):
-                old = _aside(path, _OLD)
+            old = _aside(path, _OLD) if os.path.lexists(path) else None
+            done.append((path, old))        # before anything moves: an interrupt from here on is undone
+            if old is not None:
                 try:
                     os.link(path, old, follow_symlinks=False)      # the target never goes missing
                 except OSError:
                     os.replace(path, old)                          # a file system without hard links
-            done.append((path, old))
             if data is not None:
-                os.replace(staged.pop(path), path)
+                os.replace(staged[path], path)
+                del staged[path]
             elif os.path.lexists(path):
                 os.unlink(path)
     except BaseException:
