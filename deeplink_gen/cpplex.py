@@ -21,10 +21,11 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
 # A pp-number (a `'` in it is C++14's digit separator, no quote), read whole.
-_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.$]|'(?=[A-Za-z0-9_]))*")
+_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[\w.$]|'(?=\w)|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
 _DIGITS = frozenset("0123456789")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _SPACE = re.compile(r"[ \t\f\v]+")
-_WORD = re.compile(r"[A-Za-z0-9_$]*")
+_WORD = re.compile(r"(?:[A-Za-z0-9_$]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
 _ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
 _RAW_PREFIXES = frozenset({"R", "u8R", "uR", "UR", "LR"})
 # A raw string's delimiter (the basic source characters but space, parentheses and backslash) and its '('.
@@ -46,6 +47,10 @@ def problem(text: str, *, expression: bool = False, directives: bool = False) ->
     a // comment (which would swallow what follows it on the line) or any directive."""
     if re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text):
         return "the text ends in a backslash, which would join it to the line written after it"
+    control = _CONTROL.search(text)
+    if control is not None:     # g++ reads NUL as a space, and so joins lines or opens directives unseen
+        return (f"the control character U+{ord(control.group()):04X} at {_where(text, control.start())} "
+                "is not C++ text")
     return _Reader(text, expression, directives).problem()
 
 
@@ -56,13 +61,13 @@ class _Reader:
         self.directives = directives
         self.s, self.at = _phase2(text)
         self.stack: list[tuple[str, int]] = []
-        self.groups: list[tuple[int, tuple]] = []      # each open #if: where, and the brackets open before it
+        # Each open #if: [where, brackets open before it, the fewest open in its branch so far, #else seen].
+        # A branch left the brackets as they were when it has as many open and never fewer.
+        self.groups: list[list] = []
 
     def where(self, i: int) -> str:
         """Line and column in the original text of offset *i* of the joined text, counted from 1."""
-        j = self.at(i)
-        line = self.original.count("\n", 0, j) + 1
-        return f"line {line} column {j - (self.original.rfind(chr(10), 0, j) + 1) + 1}"
+        return _where(self.original, self.at(i))
 
     def problem(self) -> str | None:
         s, n, i = self.s, len(self.s), 0
@@ -114,8 +119,8 @@ class _Reader:
         s, start = self.s, i
         i = _name_end(s, i)
         word = s[start:i]
-        if word == "_Pragma":
-            return i, f"_Pragma at {self.where(start)} would change the code around the text"
+        if word == "_Pragma" or "PRAGMA" in word:      # _Pragma, or a macro made of it (torch's _C10_PRAGMA_)
+            return i, f"{word} at {self.where(start)} would change the code around the text"
         if word in _RAW_PREFIXES and s.startswith('"', i):
             return self._raw(start, i)
         return i, None
@@ -174,9 +179,14 @@ class _Reader:
             if not self.stack or self.stack[-1][0] != _CLOSE[bracket]:
                 return i, f"'{s[i:i + width]}' at {self.where(i)} closes a bracket it did not open"
             self.stack.pop()
+            if self.groups:
+                self.groups[-1][2] = min(self.groups[-1][2], len(self.stack))
         elif ch == ";" and self.expression and not self.stack:
             return i, f"';' at {self.where(i)} would end the statement the expression is pasted into"
-        elif ord(ch) > 127:
+        elif ch == "," and self.expression and not self.stack:
+            return i, (f"',' at {self.where(i)} outside brackets would make the expression two "
+                       "(a second declaration after an alloc's): write it in parentheses")
+        elif ch in "@`" or ord(ch) > 127:
             return i, (f"the character U+{ord(ch):04X} at {self.where(i)} is not C++ outside a string "
                        "or comment")
         return i + width, None
@@ -195,28 +205,48 @@ class _Reader:
         if self.expression:
             return i, f"{shown} at {self.where(start)} cannot stand in an expression"
         if kind is None and self.directives:
-            return self._line_end(name_end)
+            end, why = self._line_end(name_end)
+            if why is None and name == "define":        # a macro that opens or closes a bracket hides it
+                inner = _Reader(s[name_end:end], False, False).problem()
+                if inner is not None:
+                    why = f"the macro #define at {self.where(start)} cannot be pasted as it is: {inner} (in its line)"
+            return end, why
         if kind is None:
             return i, (f"{shown} at {self.where(start)} would change the code around the text: only "
                        "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
+        rest = s[name_end:s.find("\n", name_end) if "\n" in s[name_end:] else len(s)].strip()
+        if name != "else" and name != "endif" and not rest:
+            return i, f"#{name} at {self.where(start)} has no {'name' if 'def' in name else 'condition'}"
         if kind != "open":
             if not self.groups:
                 return i, f"#{name} at {self.where(start)} has no #if"
-            opened, before = self.groups[-1]
-            if tuple(self.stack) != before:
+            group = self.groups[-1]
+            if len(self.stack) != group[1] or group[2] < group[1]:
                 return i, (f"the branch before #{name} at {self.where(start)} does not close the brackets it "
                            "opens, or closes brackets opened before its #if")
+            if group[3] and kind == "else":
+                return i, f"#{name} at {self.where(start)} comes after the group's #else"
+            group[2], group[3] = group[1], group[3] or name == "else"
             if kind == "close":
                 self.groups.pop()
+                if self.groups:         # the closed group's branches are part of the enclosing branch
+                    self.groups[-1][2] = min(self.groups[-1][2], group[2])
         else:
-            self.groups.append((start, tuple(self.stack)))
+            self.groups.append([start, len(self.stack), len(self.stack), False])
         return self._line_end(name_end)
 
     def _line_end(self, i: int) -> tuple[int, str | None]:
-        """Past the rest of a directive's line (its comments and literals read whole)."""
+        """Past the rest of a directive's line (its comments, numbers, names and literals read
+        whole, as elsewhere: a `'` in a number or a raw string opens no literal)."""
         s = self.s
         while i < len(s) and s[i] != "\n":
-            if s.startswith("/*", i):
+            if s[i] in _DIGITS or (s[i] == "." and s[i + 1:i + 2].isdigit()):
+                i = _NUMBER.match(s, i).end()
+            elif _name_char(s[i]):
+                i, why = self._name(i)
+                if why is not None:
+                    return i, why
+            elif s.startswith("/*", i):
                 end = s.find("*/", i + 2)
                 if end < 0:
                     return i, f"the comment opened at {self.where(i)} is not closed (*/)"
@@ -274,3 +304,9 @@ def _phase2(text: str):
         return original + (i - joined)
 
     return "".join(pieces), at
+
+
+def _where(text: str, i: int) -> str:
+    """Line and column of offset *i* in *text*, both counted from 1."""
+    line = text.count("\n", 0, i) + 1
+    return f"line {line} column {i - (text.rfind(chr(10), 0, i) + 1) + 1}"

@@ -142,6 +142,21 @@ PASTED_REFUSED = [
     ("code:\n      beginning: |\n        /* a */ #define ctx nullptr", "code.beginning", "#define at line 1 column 9"),
     ("code:\n      beginning: |\n        _Pragma(\"GCC poison ctx\")", "code.beginning", "_Pragma at line 1"),
     ("alloc:\n      out: 'at::empty_like(self) // see above'", "alloc.out", "// comment at line 1 column 22"),
+    # A number reads letters beyond ASCII and \u escapes whole, as does a directive's line; NUL and
+    # other control characters (which g++ reads as spaces), @ and ` are no C++; a macro made of
+    # _Pragma; a group of the wrong shape; a second declaration after an alloc's.
+    ('code:\n      beginning: "(void)C10_STRINGIZE(1\\u00e9\'a); return out; } void f() { //\');"', "code.beginning",
+     "'}' at line 1"),
+    ("code:\n      beginning: |\n        #if 0\n        #endif 1'0 '/*'\n        return out; }\n        /* */",
+     "code.beginning", "'}' at line 3"),
+    ('code:\n      beginning: "\\0#define diopiLog2 diopiNeg"', "code.beginning", "control character U+0000"),
+    ("code:\n      beginning: |\n        int a = 0; (void)a; @", "code.beginning", "U+0040"),
+    ("code:\n      beginning: |\n        _C10_PRAGMA_(redefine_extname diopiNeg diopiAbs)", "code.beginning",
+     "_C10_PRAGMA_ at line 1"),
+    ("code:\n      beginning: |\n        #if 0\n        #else\n        #else\n        #endif", "code.beginning",
+     "#else at line 3 column 1 comes after the group's #else"),
+    ("code:\n      beginning: |\n        #ifdef\n        #endif", "code.beginning", "#ifdef at line 1 column 1 has no name"),
+    ("alloc:\n      out: 'at::empty_like(self), injected = self'", "alloc.out", "',' at line 1 column 21"),
 ]
 
 
@@ -213,8 +228,10 @@ def test_a_call_is_quoted_in_its_failure_message_whatever_it_holds(tmp_path):
 
 @pytest.mark.parametrize("text, why", [
     ("#define HOSTSIM_TRACE 0\n", None),                # a macro of the vendor's own runtime file
+    ("#define HOSTSIM_CALL(x) do { (void)(x); } while (0)\n", None),
     ("int n = 0; %>\nint escaped() <%\n", "'%>' at line 1"),
     ("#if HOSTSIM_TRACE\nvoid f() {\n#endif\n", "the branch before #endif at line 3"),
+    ("#define HOSTSIM_CLOSE }\n", "the macro #define at line 1 column 1 cannot be pasted as it is"),
 ])
 def test_runtime_code_may_hold_directives_but_not_leave_its_place(tmp_path, text, why):
     """A runtime prelude is pasted into the vendor's own source file, so its macros are its
