@@ -38,6 +38,19 @@ this true uint8_t unsigned void size_t
 _SPLITTING = re.compile(r"[()\[\]{}<>,]")
 
 
+# DIPU's memory-format placeholder in custom code; the render fills it with the vendor's
+# memory format, else with its default text (render/kernels.fill_placeholders).
+MEMORY_FORMAT_PLACEHOLDER = re.compile(r"\$\{PREFERRED_MEMORY_FORMAT_PLACEHOLDER(_3D)?:-([^}]*)\}")
+
+
+def as_filled(text: str) -> tuple[str, ...]:
+    """*text* as the render may paste it: its placeholders with their default texts, and with
+    a memory format (a name, here); just *text* when it has none."""
+    if "PREFERRED_MEMORY_FORMAT_PLACEHOLDER" not in text:
+        return (text,)
+    return (MEMORY_FORMAT_PLACEHOLDER.sub(lambda m: m.group(2), text), MEMORY_FORMAT_PLACEHOLDER.sub("format", text))
+
+
 def refuse_bidi(text: str, name: str, key: tuple | str = ()) -> None:
     """A UserError under *key* at the first bidirectional control character of *text* (file *name*)."""
     found = BIDI.search(text)

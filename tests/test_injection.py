@@ -157,6 +157,9 @@ PASTED_REFUSED = [
      "#else at line 3 column 1 comes after the group's #else"),
     ("code:\n      beginning: |\n        #ifdef\n        #endif", "code.beginning", "#ifdef at line 1 column 1 has no name"),
     ("alloc:\n      out: 'at::empty_like(self), injected = self'", "alloc.out", "',' at line 1 column 21"),
+    # Read as pasted: the memory-format placeholder filled with its default text.
+    ('code:\n      beginning: "/* *${PREFERRED_MEMORY_FORMAT_PLACEHOLDER:-}/ return out; } void f() { /* */"',
+     "code.beginning", "'}' at line 1"),
 ]
 
 

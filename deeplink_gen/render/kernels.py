@@ -10,11 +10,11 @@ import hashlib
 import re
 
 from deeplink_gen import digests, output_paths
+from deeplink_gen.cpptext import MEMORY_FORMAT_PLACEHOLDER
 from deeplink_gen.plan.kernels import plan_kernels
 from deeplink_gen.render.job import Job
 from deeplink_gen.render.templating import PASTE, environment, render as render_template
 
-_PLACEHOLDER = re.compile(r"\$\{PREFERRED_MEMORY_FORMAT_PLACEHOLDER(_3D)?:-([^}]*)\}")
 
 
 def fill_placeholders(text: str, memory_format: str | None) -> str:
@@ -30,7 +30,7 @@ def fill_placeholders(text: str, memory_format: str | None) -> str:
             return m.group(2)
         return str(macros.memory_format(memory_format, bool(m.group(1)))).strip()
 
-    return _PLACEHOLDER.sub(replace, text)
+    return MEMORY_FORMAT_PLACEHOLDER.sub(replace, text)
 
 
 def op_code(job: Job, plans) -> dict[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from torchgen.model import SchemaKind
 
 from deeplink_gen import cpplex
-from deeplink_gen.cpptext import referenced_names
+from deeplink_gen.cpptext import as_filled, referenced_names
 from deeplink_gen.errors import Diagnostics, Suggestion, display_path
 from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
@@ -77,7 +77,8 @@ def check_pasted(entry: CatalogEntry, diags: Diagnostics) -> None:
     texts += [(("autograd", key), text, False) for key, text in (entry.autograd.texts() if entry.autograd else ())]
     texts += [(("alloc", a.name.value), a.expr, True) for a in entry.alloc]
     for key, text, expression in texts:
-        why = cpplex.problem(text.value, expression=expression)
+        # As pasted: the memory-format placeholder filled (its default text could hide a comment's end).
+        why = next(filter(None, (cpplex.problem(t, expression=expression) for t in as_filled(text.value))), None)
         if why is not None:
             diags.add(text.loc, entry.where + key, f"this C++ cannot be pasted as it is: {why} "
                                                    "(counted from its first line)")
