@@ -201,6 +201,7 @@ def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
     ('tangSetDevice({devId}); system("touch PWNED")', "';' at line 1"),
     ('tangSetDevice("{devId})', "string literal"),
     ("tangSetDevice({devId}) + tangGetDevice(0)", "not one call"),
+    ("tangSetDevice({devId}) }}", "closes a bracket it did not open"),   # }} is a brace once rendered
 ])
 def test_a_runtime_call_is_one_call(tmp_path, template, why):
     ws = _workspace(tmp_path)

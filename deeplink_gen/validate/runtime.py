@@ -37,7 +37,8 @@ def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
         out.append(f"unbalanced parentheses in '{t.text}'")
     if "{" in stripped or "}" in stripped:
         out.append(f"stray brace in '{t.text}' (write {{{{ or }}}} for a literal brace)")
-    lexical = cpplex.problem(stripped, expression=True) if not out else None
+    # Read as rendered: {{ and }} are braces there (each placeholder stands for a name).
+    lexical = cpplex.problem(t.expand({n: "x" for n in t.placeholders()}), expression=True) if not out else None
     if lexical is not None:
         out.append(f"'{t.text}' cannot stand as one expression: {lexical}")
     if t.is_call and not out:
