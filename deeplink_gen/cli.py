@@ -28,6 +28,15 @@ class Invocation:
         self.diopi_include = diopi_include
 
 
+class _Path(click.Path):
+    """click.Path that refuses an empty value, which Path("") would read as the current folder."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("is empty: give a path ('.' for the current folder)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def _fail(exc: UserError) -> None:
     from deeplink_gen.errors import count, shown
 
@@ -97,9 +106,9 @@ _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path), default=".",
+@click.option("-C", "directory", type=_Path(file_okay=False, path_type=Path), default=".",
               show_default=True, help="Run as if started in DIR: the workspace holding vendors/ and catalog/.")
-@click.option("--diopi-include", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--diopi-include", type=_Path(file_okay=False, path_type=Path), metavar="DIR",
               envvar="DEEPLINK_GEN_DIOPI_INCLUDE",
               help="Read DIOPI prototypes from the proto headers in DIR (holding functions.h or diopi/functions.h) "
                    "instead of the bundled snapshot. Env: DEEPLINK_GEN_DIOPI_INCLUDE.")
@@ -156,7 +165,7 @@ def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -
               f"is that version, else with the op table shipped for it ({_SHIPPED}), byte for byte "
               "what that torch installed would render. Default: deeplink-gen.yaml's torch, else the installed torch; "
               "a version other than deeplink-gen.yaml's is an error.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--out", "out_dir", type=_Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Output root (default: <workspace>/generated).")
 @click.option("--allow-outside-workspace", is_flag=True,
               help="Allow --out to point outside the workspace (e.g. straight into a DIPU checkout).")
@@ -170,7 +179,7 @@ def validate(ctx: Invocation, vendors: tuple[str, ...], torch_version, strict) -
                    "an op's shard depends only on its name (stable hash). Default: the vendor file's "
                    "defaults.shards, else 2 (1: one AutoGenedKernels.cpp, as DIPU's own generator writes). "
                    "AutoGenedKernels.cmake lists the files for DIPU's build.")
-@click.option("--into", "into_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--into", "into_dir", type=_Path(exists=True, file_okay=False, path_type=Path), metavar="DIR",
               help="Put one --vendor into the deeplink.framework checkout DIR (its root, holding dipu/): write the "
                    "rendered dipu/ files (those of dipu/third_party/DIOPI/ only if that submodule is populated) and "
                    "apply onboarding/dipu.patch. Running it again changes nothing; a tree the edits do not fit is "
@@ -239,7 +248,7 @@ def explain(ctx: Invocation, op: str | None, vendor: str, autocompare, torch_ver
 
 
 @main.command()
-@click.argument("logs", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="[LOG]...")
+@click.argument("logs", nargs=-1, type=_Path(exists=True, dir_okay=False, path_type=Path), metavar="[LOG]...")
 @click.option("--torch-version", metavar="X.Y[.Z]", help="As for validate: the installed torch or a shipped op table.")
 @click.pass_obj
 def locate(ctx: Invocation, logs: tuple[Path, ...], torch_version) -> None:
@@ -296,10 +305,10 @@ def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> 
                    "vendor): a DIOPI impl/<vendor> folder, scanned as DIOPI's adaptor generator scans it (every "
                    "file below functions/ and functions_ext/), a shared library (read with nm -D), or a text "
                    "file of `nm -D` output or of one symbol per line. Without it that column says unknown.")
-@click.option("--against", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--against", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="A workload's ops: one op name per line (# comments), or the CSV of DIPU's op capture tool "
                    "(dipu/scripts/op_capture). The report adds what each vendor would send to the CPU.")
-@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--baseline", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="An earlier `coverage --format json` report: list the ops registered then and not now, and "
                    "the DIOPI functions defined then and not now.")
 @click.option("--fail-on-regression", is_flag=True,
@@ -308,7 +317,7 @@ def _libraries(root: Path, vendors: tuple[str, ...], impls: tuple[str, ...]) -> 
               show_default=True, help="text: a summary with counts and percentages per category; json: every op "
                                       "for tools (also what --baseline reads); markdown: a summary for a pull-"
                                       "request comment; html: a self-contained page to sort and filter every op.")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--out", "out", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE (rewritten only if it changed) instead of printing it. A file already "
                    "there is replaced only if deeplink-gen wrote it: its top line says @generated by deeplink-gen.")
 @click.pass_obj
@@ -339,7 +348,7 @@ def coverage(ctx: Invocation, vendors, torch_version, autocompare, impls, agains
 @click.option("--to", "new", required=True, metavar="X.Y[.Z]", help="The newer torch, chosen the same way.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text for the terminal, json for tools, markdown for a pull-request comment.")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--out", "out", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE (rewritten only if it changed) instead of printing it. A file already "
                    "there is replaced only if deeplink-gen wrote it: its top line says @generated by deeplink-gen.")
 @click.pass_obj
@@ -363,9 +372,9 @@ def drift(ctx: Invocation, old: str, new: str, fmt: str, out: Path | None) -> No
 
 
 @main.command("diopi-snapshot")
-@click.option("--include", "include", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--include", "include", required=True, type=_Path(file_okay=False, path_type=Path),
               metavar="DIR", help="DIOPI proto headers: DIR holds functions.h (or diopi/functions.h).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--out", "out", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Snapshot to write (required unless --into-package).")
 @click.option("--into-package", "into_package", is_flag=True,
               help="Instead of --out, refresh the file deeplink-gen ships (deeplink_gen/interfaces/data/diopi_prototypes.yaml); only from a source "
@@ -386,14 +395,14 @@ def diopi_snapshot(include: Path, out: Path | None, into_package: bool, commit: 
 
 
 @main.command("dipu-link-snapshot")
-@click.option("--build", "build", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+@click.option("--build", "build", required=True, type=_Path(file_okay=False, exists=True, path_type=Path),
               metavar="DIR", help="A DIPU build directory (its object files are read with nm).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--out", "out", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Data to write (required unless --into-package).")
 @click.option("--into-package", "into_package", is_flag=True,
               help="Instead of --out, refresh the file deeplink-gen ships (deeplink_gen/interfaces/data/dipu_link.json.gz); only from a source "
                    "checkout, never an installed package.")
-@click.option("--source", "source", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+@click.option("--source", "source", required=True, type=_Path(file_okay=False, exists=True, path_type=Path),
               metavar="DIR", help="The deeplink.framework checkout that was built (its dipu/torch_dipu/csrc_dipu "
                                   "headers are searched for dipu_* declarations).")
 @click.option("--commit", required=True, metavar="HASH", help="The DIPU commit that was built.")
@@ -417,7 +426,7 @@ def dipu_link_snapshot(build: Path, source: Path, out: Path | None, into_package
 
 
 @main.command("torch-snapshot")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--out", "out", type=_Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Snapshot to write (required unless --into-package). A name ending in .gz is "
                    "gzip-compressed; anything else is plain JSON.")
 @click.option("--into-package", "into_package", is_flag=True,
@@ -438,7 +447,7 @@ def torch_snapshot(out: Path | None, into_package: bool) -> None:
 
 
 @main.command("import-dipu")
-@click.option("--dipu", "dipu", type=click.Path(path_type=Path), metavar="CHECKOUT",
+@click.option("--dipu", "dipu", type=_Path(path_type=Path), metavar="CHECKOUT",
               help="A deeplink.framework checkout (its root, holding dipu/) with its DIOPI submodule "
                    "(dipu/third_party/DIOPI) initialised: read DIPU's op file "
                    "(dipu/scripts/autogen_diopi_wrapper/diopi_functions.yaml) and, for each of --vendors, the "
@@ -449,7 +458,7 @@ def torch_snapshot(out: Path | None, into_package: bool) -> None:
                    "--functions, --convert-config and --impl name files to read instead of the checkout's. A "
                    "CHECKOUT without dipu/ or the op file, or whose DIOPI submodule is empty, is an error "
                    "(DIOPI is not needed when --convert-config and --impl name every vendor's).")
-@click.option("--functions", "functions", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--functions", "functions", type=_Path(dir_okay=False, path_type=Path),
               metavar="PATH", help="DIPU's diopi_functions.yaml (required without --dipu).")
 @click.option("--convert-config", "convert_configs", multiple=True, metavar="VENDOR=PATH",
               help="A DIOPI impl/<vendor>/convert_config.yaml: its dtype and layout rules become the vendor's "
@@ -468,7 +477,7 @@ def torch_snapshot(out: Path | None, into_package: bool) -> None:
               help="Where DIPU's CMake picks a runtime subfolder by SDK version (camb's cnrt_${CNRT_MAJOR_VERSION}.x), "
                    "the one to import, such as camb=cnrt_5.x. Default: the newest; the import says which it took.")
 @click.option("--vendors", required=True, metavar="A,B,...", help="DIPU vendor names to write vendor files for.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+@click.option("--out", "out_dir", required=True, type=_Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The workspace to write (catalog/dipu.yaml and vendors/<name>.yaml).")
 @click.option("--torch-version", metavar="X.Y.Z", help="The torch to import for: it decides DIPU's torch_ver "
               "filters, and its ops (the installed torch's, or the op table shipped for it) decide which entries "
@@ -526,7 +535,7 @@ def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, ru
 
 
 @main.command()
-@click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", required=False, type=_Path(file_okay=False, path_type=Path))
 @click.option("--tool", metavar="REQUIREMENT", help="What the CI workflow installs deeplink-gen with (a pip "
               "requirement: deeplink-gen==X.Y.Z, a URL, ./tools/<wheel>). Default: this deeplink-gen as it was "
               "installed: from an index, that version; from git, that commit; from a wheel file, a copy of it in "

@@ -381,3 +381,12 @@ def test_ctrl_c_at_any_moment_exits_1_without_a_traceback(workspace: Path, tmp_p
     assert not (generated.is_dir() and [p.name for p in generated.iterdir() if p.name.startswith(".")])
     if proc.returncode == 1:
         assert err.rstrip().endswith("Aborted!"), err[-500:]
+
+
+@pytest.mark.parametrize("args", [("render", "--vendor", "camb", "--out", ""), ("-C", "", "validate"),
+                                  ("import-dipu", "--functions", "f.yaml", "--vendors", "camb", "--out", "")])
+def test_an_empty_path_is_a_usage_error(workspace: Path, args: tuple):
+    """An empty path is no path: Path("") would read it as the current folder, and import-dipu wrote
+    a workspace there."""
+    result = run_cli(*args, cwd=workspace) if args[0] != "-C" else run_cli(*args)
+    assert result.exit_code == 2 and "is empty: give a path" in result.output, result.output
