@@ -3,13 +3,15 @@ runs. An entry is a value (codec.py: JSON of plain data and deeplink-gen's
 own dataclasses, so reading one never runs code) behind a header with the
 sha256 of its key and body, named by its kind and a key that digests.digest() made
 from everything the value was made from. An entry that is missing,
-truncated, corrupt, tampered with or unreadable is a miss (and deleted), a
+truncated, corrupt, damaged, moved to another key or unreadable is a miss (and deleted), a
 failed write only costs time later, and DEEPLINK_GEN_NO_CACHE=1 reads and
 writes nothing. Deleting the folder is always safe. The store stays under
 DEEPLINK_GEN_CACHE_MB megabytes (default 256): storing a new entry that
 takes it over deletes the least recently used entries, of any kind, down to
 three quarters of that. Links found in the store are never followed: an
-entry behind one is a miss, and nothing is written or deleted through one."""
+entry behind one is a miss, and nothing is written or deleted through one.
+The checksum finds damage, not forgery: whoever may write the folder can make
+any entry pass, so it is as much the user's as the workspace is."""
 
 from __future__ import annotations
 

@@ -88,9 +88,9 @@ def resume_lines(text: str, path: str) -> str:
 PASTE = "\x01deeplink-gen-paste"
 
 
-# header() as the first line of every file deeplink-gen writes: in a comment of the file's
-# language, or as the value of a JSON file's first key.
-_HEADER_LINE = re.compile(rb'(?://|#|<!--|\{"//": ")? ?' + GENERATED.encode() + rb" by deeplink-gen from [^\n]*DO NOT EDIT\.")
+# header() as the first line of every file deeplink-gen writes: always in a comment of the
+# file's language, or as the value of a JSON file's first key.
+_HEADER_LINE = re.compile(rb'(?://|#|<!--|\{"//": ") ?' + GENERATED.encode() + rb" by deeplink-gen from [^\n]*DO NOT EDIT\.")
 
 
 def written_by_us(data: bytes) -> bool:
