@@ -164,3 +164,82 @@ def test_custom_code_that_is_not_text_skips_its_entry_with_a_warning(tmp_path: P
     assert f"{functions}:2:1: warning: custom_code_at_the_beginning is not text" in result.stderr, result.stderr
     catalog = (ws / "catalog" / "dipu.yaml").read_text()
     assert "abs.out" in catalog and "add.out" not in catalog
+
+
+def test_a_file_of_ones_own_where_the_import_writes_is_replaced_only_with_force(tmp_path: Path):
+    """Without --force, a hand-written file of the user's where the import writes DIPU's is an
+    error naming it, and nothing is written (it was replaced without a word); with --force it is
+    replaced. A link there is never written through nor kept to put back: an error either way."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    ws = tmp_path / "ws"
+    mine = ws / "vendors" / "gpulike" / "GplCopyInplace.cpp"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("// my own\n")
+    before = tree_state(ws)
+    result = _import(ws, runtime=rt)
+    assert error_lines(result) == [f"{mine}: error: --out: is a file of its own where the import writes DIPU's; "
+                                   "nothing was written: use --force to replace it"]
+    assert tree_state(ws) == before
+    outside = tmp_path / "outside.cpp"
+    outside.write_text("// outside\n")
+    mine.unlink()
+    mine.symlink_to(outside)
+    result = _import(ws, "--force", runtime=rt)
+    assert any(f"{mine}: error: --out: is a link" in line for line in error_lines(result)), result.output
+    assert mine.is_symlink() and outside.read_text() == "// outside\n"
+    mine.unlink()
+    mine.write_text("// my own\n")
+    assert _import(ws, "--force", runtime=rt).exit_code == 0
+    assert mine.read_bytes() == (rt / "GplCopyInplace.cpp").read_bytes()
+
+
+def test_force_keeps_a_link_and_an_out_inside_a_runtime_folder_is_refused(tmp_path: Path):
+    """--force removes only files an import wrote, and an import writes no link; --out inside
+    the runtime folder it reads would make each import read the last one's output."""
+    ws = tmp_path / "ws"
+    assert _import(ws, vendors="camb").exit_code == 0
+    elsewhere = tmp_path / "ext.yaml"
+    elsewhere.write_text((ws / "vendors" / "camb.yaml").read_text())     # opens with the import's header
+    link = ws / "vendors" / "ext.yaml"
+    link.symlink_to(elsewhere)
+    result = _import(ws, "--force", vendors="camb")
+    assert result.exit_code == 0 and link.is_symlink(), result.output
+    assert f"note: kept {link}" in result.stderr.replace("\n", " ")
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    result = _import(rt / "ws", runtime=rt)
+    assert result.exit_code == 2 and "is inside gpulike's runtime folder" in result.output, result.output
+    assert not (rt / "ws").exists()
+
+
+def test_links_the_import_would_follow_are_refused(tmp_path: Path):
+    """vendors/ linked to catalog/ made one folder of two, and the written workspace did not
+    validate; a file of the runtime folder linking out of it was carried as a hand-written source."""
+    ws = tmp_path / "ws"
+    (ws / "catalog").mkdir(parents=True)
+    (ws / "vendors").symlink_to("catalog")
+    result = _import(ws, vendors="camb")
+    assert any(f"{ws / 'vendors'}: error: --out: is a link (to catalog)" in line for line in error_lines(result))
+    assert not any((ws / "catalog").iterdir())
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the runtime's\n")
+    (rt / "notes.txt").symlink_to(outside)
+    result = _import(tmp_path / "ws2", runtime=rt)
+    assert any(f"{rt / 'notes.txt'}: error: --runtime: is a link that leads outside" in line
+               for line in error_lines(result)), result.output
+    assert not (tmp_path / "ws2").exists()
+
+
+def test_a_runtime_folder_of_too_many_files_is_refused_early(tmp_path: Path):
+    """30,000 files took 91 s to carry (each staged and synced), for a vendor folder render refuses."""
+    from deeplink_gen.input_paths import MAX_HAND_WRITTEN
+
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    many = rt / "many"
+    many.mkdir()
+    for i in range(MAX_HAND_WRITTEN + 1):
+        (many / f"f{i}.txt").touch()
+    start = time.monotonic()
+    result = _import(tmp_path / "ws", runtime=rt)
+    assert any(f"holds more than {MAX_HAND_WRITTEN} files" in line for line in error_lines(result)), result.output
+    assert time.monotonic() - start < 20 and not (tmp_path / "ws").exists()

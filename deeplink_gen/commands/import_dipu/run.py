@@ -32,7 +32,7 @@ from deeplink_gen.load.workspace import Sources
 from deeplink_gen.model import Prototypes
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.atomic import refuse_link_out
-from deeplink_gen.output import transaction
+from deeplink_gen.output import lock, transaction
 from deeplink_gen.input_paths import catalog_files, vendor_files, workspace_file
 from deeplink_gen.request import Request
 
@@ -166,9 +166,10 @@ def _diopi_sections(vendors: list[str], convert_configs: dict[str, UpstreamYaml]
 def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list[str], out: Path,
                 torch: Torch, options: Options, impls: dict[str, Path] | None = None,
                 runtimes: dict[str, Path] | None = None, variants: dict[str, str] | None = None,
-                existing: list[Path] = ()) -> ImportResult:
+                existing: list[Path] = (), force: bool = False) -> ImportResult:
     """The import into *out*; of the *existing* files of a workspace there, those it does not
-    write again are removed when an import wrote them, else kept."""
+    write again are removed when an import wrote them, else kept. Without *force* no file of
+    one's own is replaced."""
     path = str(functions)
     ups = read_functions(functions)
     notes: list[Diagnostic] = []
@@ -213,7 +214,7 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
     _refuse_in_the_way(out, [*texts, *hand_written])
     removed = [p for p in existing if p not in texts and _imported(p)]
     made = _missing_folders(out, [*texts, *hand_written])
-    before = {f: (f.read_bytes(), f.stat()) if f.is_file() else None for f in hand_written}
+    before = _before(hand_written, force)
     changed = {f: data for f, data in hand_written.items() if before[f] is None or before[f][0] != data}
     transaction.commit(out, {_rel(f, out): data for f, data in changed.items()})
     try:
@@ -255,10 +256,38 @@ def _put_back(out: Path, files: dict[Path, tuple[bytes, os.stat_result] | None],
             folder.rmdir()
 
 
+def _before(files: dict[Path, bytes], force: bool) -> dict[Path, tuple[bytes, os.stat_result] | None]:
+    """Each hand-written file the import writes as it is now (None: not there), to put back if the
+    import fails. A UserError, before anything is written, for one that cannot be put back (a link,
+    a file too large to hold) and, without *force*, for one that differs from what the import writes."""
+    found, problems = {}, []
+    for f, data in sorted(files.items()):
+        if not os.path.lexists(f):
+            found[f] = None
+            continue
+        old = inputfile.read_back(f, links=False)
+        if old is None:
+            problems.append(Diagnostic(Loc(str(f)), "--out", (
+                "is a link or a file the import cannot keep to put back (unreadable, or over "
+                f"{inputfile.MAX_BYTES // (1024 * 1024)} MiB); nothing was written: move it away")))
+        elif old != data and not force:
+            problems.append(Diagnostic(Loc(str(f)), "--out", (
+                "is a file of its own where the import writes DIPU's; nothing was written: use --force to "
+                "replace it")))
+        else:
+            found[f] = (old, os.stat(f))
+    if problems:
+        raise UserError(problems)
+    return found
+
+
 def _refuse_in_the_way(out: Path, files: list[Path]) -> None:
     """A UserError, before anything is written, naming each file the import cannot write: a
     folder where it goes, or a file where one of its folders goes."""
-    problems = []
+    problems = [Diagnostic(Loc(str(d)), "--out", (
+        f"is a link (to {os.readlink(d)}); the workspace's {d.name}/ is a folder of its own, which validate "
+        "reads apart from the others: nothing was written: replace the link by a folder"))
+        for d in (out / "catalog", out / "vendors") if d.is_symlink()]
     for file in sorted(files):
         folders = [d for d in reversed(file.parents) if d.is_relative_to(out)]     # *out* first
         blocked = next((d for d in folders if os.path.lexists(d) and not d.is_dir()), None)
@@ -282,6 +311,8 @@ def _missing_folders(out: Path, files: list[Path]) -> list[Path]:
 def _imported(path: Path) -> bool:
     """Whether an import wrote *path*: it opens with the header line an import writes (a
     hand-written file may well mention the import elsewhere, and is not removed)."""
+    if path.is_symlink():       # the import writes none: a link is someone's
+        return False
     try:
         return _IMPORTED_HEAD.match(inputfile.read(path, head=512)) is not None
     except UserError:
@@ -295,6 +326,16 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
     installed one), replacing the files of a workspace there only with *force*. With a
     checkout *dipu*, what the other arguments leave out is read from it, each vendor's
     runtime folder too."""
+    # One import at a time into one --out: the lock is its parent's (the nearest that exists), which
+    # stays the same whether or not --out exists yet.
+    holder = next(p for p in out.absolute().parents if p.is_dir())
+    with lock.held(holder, str(out)):
+        _command(functions, dipu, convert_configs, vendors, out, options, impls, force, runtimes, variants)
+
+
+def _command(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
+             out: Path, options: Options, impls: dict[str, Path], force: bool,
+             runtimes: dict[str, Path], variants: dict[str, str]) -> None:
     existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
     if existing and not force:
         raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
@@ -315,9 +356,14 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
     for v, name in sorted(variants.items()):
         if v not in runtimes:
             raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
+    for v, folder in sorted(runtimes.items()):
+        if out.resolve().is_relative_to(folder.resolve()):
+            raise click.UsageError(f"--out {out} is inside {v}'s runtime folder {folder}: the import would read "
+                                   "what it writes there: give --out another folder")
     assert functions is not None, "the command line asks for --functions or --dipu"
     torch = torch_choice.choose(out, options.torch_version, workspace=False)
-    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants, existing)
+    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants, existing,
+                         force)
     if result.kept:
         click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
                    "workspace (remove them if the import replaces them)", err=True)

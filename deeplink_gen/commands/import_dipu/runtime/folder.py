@@ -22,6 +22,7 @@ from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, Source
 from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
 from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
 from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.input_paths import MAX_HAND_WRITTEN
 from deeplink_gen.load.vendor import SOURCES_README
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
@@ -260,6 +261,7 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
     folder, srcs = reading.folder, reading.sources
     consumed = reading.consumed()
     carried: dict[str, bytes] = {}
+    inside = folder.resolve()
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
         if not p.is_file() or rel.parts[0] == "cmake" or rel.name == "CMakeLists.txt" \
@@ -267,8 +269,16 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
             continue
         if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
             continue
+        if not p.resolve().is_relative_to(inside):      # as render refuses it in vendors/<name>/
+            raise UserError([Diagnostic(Loc(shown(p)), "--runtime", (
+                f"is a link that leads outside {shown(folder)}: the import carries the folder's own files; "
+                "copy the file into the folder"))])
         if p.resolve() not in consumed:
             carried[rel.as_posix()] = inputfile.read(p, key="--runtime")
+        if len(carried) > MAX_HAND_WRITTEN:             # render would refuse the vendor folder anyway
+            raise UserError([Diagnostic(Loc(shown(folder)), "--runtime", (
+                f"holds more than {MAX_HAND_WRITTEN} files to carry as hand-written sources: a runtime "
+                "folder holds the vendor's sources only"))])
     for p in srcs.files:
         if folder.resolve() not in p.resolve().parents and p.resolve() not in consumed:
             carried[p.name] = inputfile.read(p, key="--runtime")
