@@ -348,8 +348,10 @@ def test_into_twice_changes_nothing(workspace: Path, tmp_path: Path):
     tree = dipu_checkout(tmp_path / "dipu")
     # What a killed run would have left beside a file it writes: swept.
     (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").write_text("stale\n")
+    mine = tree / "dipu" / ".CMakeLists.txt.mine.deeplink-gen-old"      # not named as a run names them
+    mine.write_text("my own\n")
     assert _into(workspace, "acme", tree).exit_code == 0
-    assert not (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").exists()
+    assert not (tree / "dipu" / ".CMakeLists.txt.12345.deeplink-gen-old").exists() and mine.exists()
     before = tree_state(tree)
     result = _into(workspace, "acme", tree)
     assert result.exit_code == 0, result.output

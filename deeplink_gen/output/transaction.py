@@ -50,7 +50,9 @@ def sweep(root: Path, rels) -> None:
             continue
         for tag in (_TMP, _OLD):
             for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
-                if leftover.is_file() and not leftover.is_symlink():
+                # named exactly as _aside names them (a process id between): a user's file is not
+                if leftover.name[len(path.name) + 2:-len(tag)].isdigit() and leftover.is_file() \
+                        and not leftover.is_symlink():
                     leftover.unlink()
 
 
