@@ -55,9 +55,13 @@ def refuse_bidi(text: str, name: str, key: tuple | str = ()) -> None:
     """A UserError under *key* at the first bidirectional control character of *text* (file *name*)."""
     found = BIDI.search(text)
     if found is not None:
-        raise UserError([Diagnostic(Loc.at(name, text, found.start()), key, (
-            f"holds the bidirectional control character U+{ord(found.group()):04X}, which shows text in "
-            "another order than it is read; remove it"))])
+        raise UserError([Diagnostic(Loc.at(name, text, found.start()), key, bidi_message(found.group()))])
+
+
+def bidi_message(char: str, how: str = "") -> str:
+    """Why a text holding the bidirectional control character *char* is refused (*how*: how it was written)."""
+    return (f"holds the bidirectional control character U+{ord(char):04X}{how}, which shows text in another "
+            "order than it is read; remove it")
 
 
 def split_args(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from deeplink_gen import inputfile, nesting, yamlhint
-from deeplink_gen.cpptext import BIDI, refuse_bidi
+from deeplink_gen.cpptext import BIDI, bidi_message, refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -261,7 +261,5 @@ class _Builder:
         found = BIDI.search(value) if isinstance(value, str) else None
         if found is not None:        # written as an escape ("\u202e"), which the file's text does not show
             line, col = self._pos(node)
-            raise _fail(self.doc.path, line, col, where, (
-                f"holds the bidirectional control character U+{ord(found.group()):04X} (written as an escape), "
-                "which shows text in another order than it is read; remove it"))
+            raise _fail(self.doc.path, line, col, where, bidi_message(found.group(), " (written as an escape)"))
         return value
