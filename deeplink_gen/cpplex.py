@@ -93,11 +93,9 @@ class _Reader:
                 i = n if end < 0 else end
                 why = None
             elif two == "/*":
-                end = s.find("*/", i + 2)
-                if end < 0:
-                    return f"the comment opened at {self.where(i)} is not closed (*/)"
+                end, why = self._comment(i)
                 line_start = at_start or "\n" in s[i:end]     # a comment before a directive is a space
-                i, why = end + 2, None
+                i = end
             elif ch in _DIGITS or (ch == "." and i + 1 < n and s[i + 1] in _DIGITS):
                 i, why = _NUMBER.match(s, i).end(), None
             elif _name_char(ch):
@@ -114,6 +112,13 @@ class _Reader:
             ch, at = self.stack[-1]
             return f"'{ch}' at {self.where(at)} is not closed ({_OPEN[ch]})"
         return None
+
+    def _comment(self, i: int) -> tuple[int, str | None]:
+        """Past the /* comment at *i*, or why it cannot be."""
+        end = self.s.find("*/", i + 2)
+        if end < 0:
+            return len(self.s), f"the comment opened at {self.where(i)} is not closed (*/)"
+        return end + 2, None
 
     def _name(self, i: int) -> tuple[int, str | None]:
         s, start = self.s, i
@@ -214,7 +219,8 @@ class _Reader:
         if kind is None:
             return i, (f"{shown} at {self.where(start)} would change the code around the text: only "
                        "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
-        rest = s[name_end:s.find("\n", name_end) if "\n" in s[name_end:] else len(s)].strip()
+        line_end = s.find("\n", name_end)
+        rest = s[name_end:line_end if line_end >= 0 else len(s)].strip()
         if name != "else" and name != "endif" and not rest:
             return i, f"#{name} at {self.where(start)} has no {'name' if 'def' in name else 'condition'}"
         if kind != "open":
@@ -247,10 +253,9 @@ class _Reader:
                 if why is not None:
                     return i, why
             elif s.startswith("/*", i):
-                end = s.find("*/", i + 2)
-                if end < 0:
-                    return i, f"the comment opened at {self.where(i)} is not closed (*/)"
-                i = end + 2
+                i, why = self._comment(i)
+                if why is not None:
+                    return i, why
             elif s.startswith("//", i):
                 end = s.find("\n", i)
                 return (len(s) if end < 0 else end), None
