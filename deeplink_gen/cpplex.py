@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
@@ -54,6 +55,17 @@ def problem(text: str, *, expression: bool = False, directives: bool = False) ->
     return _Reader(text, expression, directives).problem()
 
 
+@dataclass
+class _Group:
+    """An open #if group. Its branch so far left the brackets as they were at the #if when as
+    many are open as then (*depth*) and never fewer were (*low*): so no copy of them is kept."""
+
+    start: int              # where its #if is
+    depth: int              # the brackets open before it
+    low: int                # the fewest open in its current branch so far
+    had_else: bool = False
+
+
 class _Reader:
     def __init__(self, text: str, expression: bool, directives: bool) -> None:
         self.original = text
@@ -61,9 +73,7 @@ class _Reader:
         self.directives = directives
         self.s, self.at = _phase2(text)
         self.stack: list[tuple[str, int]] = []
-        # Each open #if: [where, brackets open before it, the fewest open in its branch so far, #else seen].
-        # A branch left the brackets as they were when it has as many open and never fewer.
-        self.groups: list[list] = []
+        self.groups: list[_Group] = []     # the open #if groups, innermost last
 
     def where(self, i: int) -> str:
         """Line and column in the original text of offset *i* of the joined text, counted from 1."""
@@ -107,7 +117,7 @@ class _Reader:
             if why is not None:
                 return why
         if self.groups:
-            return f"the #if at {self.where(self.groups[-1][0])} has no #endif"
+            return f"the #if at {self.where(self.groups[-1].start)} has no #endif"
         if self.stack:
             ch, at = self.stack[-1]
             return f"'{ch}' at {self.where(at)} is not closed ({_OPEN[ch]})"
@@ -185,7 +195,7 @@ class _Reader:
                 return i, f"'{s[i:i + width]}' at {self.where(i)} closes a bracket it did not open"
             self.stack.pop()
             if self.groups:
-                self.groups[-1][2] = min(self.groups[-1][2], len(self.stack))
+                self.groups[-1].low = min(self.groups[-1].low, len(self.stack))
         elif ch == ";" and self.expression and not self.stack:
             return i, f"';' at {self.where(i)} would end the statement the expression is pasted into"
         elif ch == "," and self.expression and not self.stack:
@@ -227,18 +237,18 @@ class _Reader:
             if not self.groups:
                 return i, f"#{name} at {self.where(start)} has no #if"
             group = self.groups[-1]
-            if len(self.stack) != group[1] or group[2] < group[1]:
+            if len(self.stack) != group.depth or group.low < group.depth:
                 return i, (f"the branch before #{name} at {self.where(start)} does not close the brackets it "
                            "opens, or closes brackets opened before its #if")
-            if group[3] and kind == "else":
+            if group.had_else and kind == "else":
                 return i, f"#{name} at {self.where(start)} comes after the group's #else"
-            group[2], group[3] = group[1], group[3] or name == "else"
+            group.low, group.had_else = group.depth, group.had_else or name == "else"
             if kind == "close":
                 self.groups.pop()
                 if self.groups:         # the closed group's branches are part of the enclosing branch
-                    self.groups[-1][2] = min(self.groups[-1][2], group[2])
+                    self.groups[-1].low = min(self.groups[-1].low, group.low)
         else:
-            self.groups.append([start, len(self.stack), len(self.stack), False])
+            self.groups.append(_Group(start, len(self.stack), len(self.stack)))
         return self._line_end(name_end)
 
     def _line_end(self, i: int) -> tuple[int, str | None]:
