@@ -330,47 +330,42 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
     # stays the same whether or not --out exists yet.
     holder = next(p for p in out.absolute().parents if p.is_dir())
     with lock.held(holder, str(out)):
-        _command(functions, dipu, convert_configs, vendors, out, options, impls, force, runtimes, variants)
-
-
-def _command(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
-             out: Path, options: Options, impls: dict[str, Path], force: bool,
-             runtimes: dict[str, Path], variants: dict[str, str]) -> None:
-    existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
-    if existing and not force:
-        raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
-    if dipu is not None:
-        found = checkout.read(dipu, vendors, functions, {Kind.CONVERT_CONFIG: convert_configs, Kind.IMPL: impls})
-        for line in found.report():
+        existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
+        if existing and not force:
+            raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
+        if dipu is not None:
+            found = checkout.read(dipu, vendors, functions, {Kind.CONVERT_CONFIG: convert_configs, Kind.IMPL: impls})
+            for line in found.report():
+                click.echo(line)
+            functions, impls = found.functions, found.paths(Kind.IMPL)
+            convert_configs = found.paths(Kind.CONVERT_CONFIG)
+            for v in vendors:
+                folder = found.runtime_folder(v)
+                if v in runtimes:
+                    click.echo(f"{v}: runtime: {runtimes[v]} (--runtime)")
+                elif folder.is_dir():
+                    runtimes = {**runtimes, v: folder}
+                    click.echo(f"{v}: runtime: {folder}")
+                else:
+                    click.echo(f"{v}: runtime: none (no {folder})")
+        for v, name in sorted(variants.items()):
+            if v not in runtimes:
+                raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
+        for v, folder in sorted(runtimes.items()):
+            if out.resolve().is_relative_to(folder.resolve()):
+                raise click.UsageError(f"--out {out} is inside {v}'s runtime folder {folder}: the import would read "
+                                       "what it writes there: give --out another folder")
+        assert functions is not None, "the command line asks for --functions or --dipu"
+        torch = torch_choice.choose(out, options.torch_version, workspace=False)
+        result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants,
+                             existing, force)
+        if result.kept:
+            click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
+                       "workspace (remove them if the import replaces them)", err=True)
+        for n in result.notes:
+            click.echo(str(n), err=True)
+        for line in result.report:
             click.echo(line)
-        functions, convert_configs, impls = found.functions, found.paths(Kind.CONVERT_CONFIG), found.paths(Kind.IMPL)
-        for v in vendors:
-            folder = found.runtime_folder(v)
-            if v in runtimes:
-                click.echo(f"{v}: runtime: {runtimes[v]} (--runtime)")
-            elif folder.is_dir():
-                runtimes = {**runtimes, v: folder}
-                click.echo(f"{v}: runtime: {folder}")
-            else:
-                click.echo(f"{v}: runtime: none (no {folder})")
-    for v, name in sorted(variants.items()):
-        if v not in runtimes:
-            raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
-    for v, folder in sorted(runtimes.items()):
-        if out.resolve().is_relative_to(folder.resolve()):
-            raise click.UsageError(f"--out {out} is inside {v}'s runtime folder {folder}: the import would read "
-                                   "what it writes there: give --out another folder")
-    assert functions is not None, "the command line asks for --functions or --dipu"
-    torch = torch_choice.choose(out, options.torch_version, workspace=False)
-    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants, existing,
-                         force)
-    if result.kept:
-        click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
-                   "workspace (remove them if the import replaces them)", err=True)
-    for n in result.notes:
-        click.echo(str(n), err=True)
-    for line in result.report:
-        click.echo(line)
-    click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
-               f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
-    next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")
+        click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
+                   f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
+        next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")
