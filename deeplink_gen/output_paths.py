@@ -5,6 +5,8 @@ validation, render, output and the commands all read the layout from here."""
 
 from __future__ import annotations
 
+import re
+
 from deeplink_gen.interfaces.diopi import impl_folder
 from deeplink_gen.model import Vendor
 
@@ -29,6 +31,15 @@ def kernels(shards: int) -> list[str]:
 def pasted_of(kernels_file: str) -> str:
     """The file of the C++ from YAML that *kernels_file* includes: AutoGenedKernels_3.pasted.inc."""
     return kernels_file.removesuffix(".cpp") + ".pasted.inc"
+
+
+_KERNEL_FILE = re.compile(r"AutoGenedKernels(?:_[0-9]+)?(?:\.cpp|\.pasted\.inc)|AutoGenedKernels(?:\.cmake|Precompiled\.h)")
+
+
+def is_kernel_file(name: str) -> bool:
+    """Whether *name* (a file name in KERNELS_DIR) is one a render names as above, for any shard
+    count, or DIPU's own generator does: AutoGenedKernels_3.cpp.orig, a copy, is not."""
+    return _KERNEL_FILE.fullmatch(name) is not None
 
 
 def kernels_cmake_from_csrc() -> str:

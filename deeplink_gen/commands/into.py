@@ -14,7 +14,6 @@ change is not touched, so running again changes nothing."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,9 +31,6 @@ from deeplink_gen.request import Request
 
 # The first line of the kernels file DIPU's own generator (scripts/autogen_diopi_wrapper) writes.
 DIPU_GENERATED = b"// autogened file\n"
-# The names of the kernel files a render or DIPU's generator writes (a copy such as
-# AutoGenedKernels_3.cpp.orig is someone's, whatever it holds).
-_KERNEL_FILE = re.compile(r"AutoGenedKernels(?:_[0-9]+)?(?:\.cpp|\.pasted\.inc)|AutoGenedKernels(?:\.cmake|Precompiled\.h)")
 
 DIOPI_MARKER = f"{DIOPI_ROOT}/impl/CMakeLists.txt"      # present when the DIOPI submodule is populated
 
@@ -162,7 +158,7 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
             rel = p.relative_to(dest).as_posix()
             if rel in wanted or not p.is_file() or p.is_symlink():
                 continue
-            if _KERNEL_FILE.fullmatch(p.name) and _generated(p):
+            if output_paths.is_kernel_file(p.name) and _generated(p):
                 changes[rel] = None
                 out.removed.append(rel)
             else:
