@@ -12,10 +12,8 @@ import os
 import signal
 import sys
 
-_interrupted = False
-
-
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_interrupted = False        # set by the first of them
 
 
 def _ignore() -> None:
