@@ -86,15 +86,19 @@ def read_sources(vendor_path: str, build: BuildSpec | None, diags: Diagnostics) 
         except (OSError, RuntimeError):       # RuntimeError: a loop of links, which the read reports
             inside = True
         if not inside:      # as for a listed file: what render copies into DIPU is this folder's
-            diags.add(Loc(str(path), 1, 1), ("(sources)",), (
-                f"vendors/{folder.name}/{rel.as_posix()} is a link that leads outside vendors/{folder.name}/; "
-                "copy the file into the folder"))
+            diags.add(Loc(str(path), 1, 1), ("(sources)",),
+                      _leads_out(f"vendors/{folder.name}/{rel.as_posix()}", folder))
             continue
         try:
             out.append(SourceFile(rel.as_posix(), inputfile.read(path, key="(sources)"), Loc(str(path), 1, 1)))
         except UserError as exc:
             diags.extend(exc.diagnostics)
     return tuple(out)
+
+
+def _leads_out(shown: str, folder: Path) -> str:
+    """Why the hand-written file *shown* of *folder*, a link leading out of it, is not read."""
+    return f"{shown} is a link that leads outside vendors/{folder.name}/; copy the file into the folder"
 
 
 def _read_listed(folder: Path, listed: tuple[Located[str], ...], diags: Diagnostics) -> tuple[SourceFile, ...]:
@@ -115,8 +119,7 @@ def _read_listed(folder: Path, listed: tuple[Located[str], ...], diags: Diagnost
         if not os.path.lexists(path):
             diags.add(item.loc, key, f"no file {shown}; hand-written files live in vendors/{folder.name}/")
         elif not inside:
-            diags.add(item.loc, key, f"{shown} is a link that leads outside vendors/{folder.name}/; "
-                                     "copy the file into the folder")
+            diags.add(item.loc, key, _leads_out(shown, folder))
         else:
             try:
                 out.append(SourceFile(item.value, inputfile.read(path), Loc(str(path), 1, 1)))
