@@ -94,6 +94,17 @@ def excerpt(text: str, length: int = EXCERPT) -> str:
     return text if len(text) <= length else text[:length - 3] + "..."
 
 
+LONGEST_WORD = 320    # the most characters of one word (a name, a key, a path) a message shows
+_LONG_WORD = re.compile(r"\S{%d,}" % (LONGEST_WORD + 1))
+
+
+def clip_words(text: str) -> str:
+    """*text* with every word over LONGEST_WORD characters cut in its middle (its ends
+    keep the quotes and colons around it): a message echoes the names and keys it is
+    about, and an input's name may be megabytes long."""
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:LONGEST_WORD - 12]}...{m.group()[-9:]}", text)
+
+
 def key_path(parts: Iterable[object]) -> str:
     """Render a path into a YAML document: ``ops[add.out].call``, ``runtime.device[0]``."""
     out = ""
@@ -153,7 +164,7 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.loc}: " if self.loc is not None else ""
         what = f"{self.path}: " if self.key is not None else ""
-        return printable(f"{where}{self.severity}: {what}{self.text}")
+        return printable(f"{where}{self.severity}: {clip_words(what + self.text)}")
 
 
 class DeeplinkGenError(Exception):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copy_workspace, error_lines, line_of, run_cli, run_subprocess
+from helpers import copy_workspace, edit, error_lines, line_of, run_cli, run_subprocess
 
 BOUND = 8       # seconds: each case took minutes before its reader was made linear
 HANG = 60
@@ -257,3 +257,17 @@ def test_only_what_a_vendor_reads_is_an_input(tmp_path: Path, monkeypatch):
     errors = error_lines(run_cli("validate", cwd=ws))
     assert any("vendors/droplet.yaml:1:1: error:" in e and "vendors/droplet/ holds more than 10000 files" in e
                for e in errors), errors
+
+
+def test_a_long_name_in_a_file_is_quoted_in_part(tmp_path: Path):
+    """An op name of a megabyte (an explicit key, which YAML does not bound) is named in
+    part: the message keeps its place, the start of the name and the quotes around it."""
+    ws = copy_workspace(tmp_path / "ws", own_catalog=False)
+    name = "b" * (1 << 20)
+    edit(ws / "vendors" / "camb.yaml", "\nops:\n", f"\nops:\n  ? {name}\n  : {{enabled: false}}\n")
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 1
+    assert len(result.output) < 1000, result.output[:1000]
+    [error] = error_lines(result)
+    assert f"{Path('vendors', 'camb.yaml')}:{line_of(ws / 'vendors' / 'camb.yaml', '? bbb')}:5: error:" in error
+    assert "ops.bbbb" in error and "bbb' is not in the op catalog" in error
