@@ -91,7 +91,28 @@ def _request(ctx: Invocation, vendors, out: Path | None = None, **options):
     from deeplink_gen.options import Options
     from deeplink_gen.request import Request
 
-    return Request(ctx.root, tuple(vendors) or None, Options(diopi_include=ctx.diopi_include, **options), out)
+    request = Request(ctx.root, tuple(vendors) or None, Options(diopi_include=ctx.diopi_include, **options), out)
+    _refuse_cache_among(request)
+    return request
+
+
+def _refuse_cache_among(request) -> None:
+    """Refuse a cache folder inside the workspace's input folders (its entries would become
+    inputs, new at every run) or inside the folder a render replaces as a whole."""
+    from deeplink_gen import cache
+    from deeplink_gen.errors import display_path
+    from deeplink_gen.input_paths import cache_dir
+
+    if not cache.enabled():
+        return
+    store = cache_dir().resolve()
+    places = [(request.root / name, "holds the workspace's inputs") for name in ("vendors", "catalog", "schemas")]
+    for folder, what in [*places, (request.out_root, "a render writes")]:
+        folder = folder.resolve()
+        if store == folder or folder in store.parents:
+            raise click.UsageError(f"the cache folder {display_path(str(store))} (DEEPLINK_GEN_CACHE_DIR, else "
+                                   f"$XDG_CACHE_HOME) is inside {display_path(str(folder))}, which {what}; "
+                                   "point DEEPLINK_GEN_CACHE_DIR elsewhere, or set DEEPLINK_GEN_NO_CACHE=1")
 
 
 # The torch versions an op table ships for, as the help texts list them.

@@ -532,3 +532,22 @@ def test_stamps_of_the_wrong_shape_are_a_miss(workspace, tmp_path, cache):
                 pair[1] = [k for k, _ in pair[1]["d"]]
     _forge(path, json.dumps(body, separators=(",", ":")).encode())
     assert render(workspace, out)                   # the files as the stamp lists them: it is read
+
+
+@pytest.mark.parametrize("place", ["generated/camb/cache", "generated", "vendors/camb", "catalog"])
+def test_a_cache_folder_among_the_inputs_or_the_output_is_refused(tmp_path: Path, place: str):
+    """A cache inside generated/ would be swept or reported by the render it serves, one
+    inside vendors/ or catalog/ would become an input, new at every run: each is refused
+    before anything is read or written, naming the setting."""
+    ws = tmp_path / "ws"
+    shutil.copytree(REPO / "vendors", ws / "vendors")
+    (ws / "catalog").mkdir()
+    shutil.copy(REPO / "deeplink-gen.yaml", ws)
+    before = sorted(p.relative_to(ws) for p in ws.rglob("*"))
+    env = {"DEEPLINK_GEN_CACHE_DIR": str(ws / place)}
+    for args in (["render", "--all"], ["validate"]):
+        result = run_subprocess(*args, cwd=ws, env=env)
+        assert result.returncode == 2, result.stderr
+        assert f"the cache folder {place} (DEEPLINK_GEN_CACHE_DIR" in result.stderr
+    assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
+    assert run_subprocess("validate", cwd=ws, env={**env, "DEEPLINK_GEN_NO_CACHE": "1"}).returncode == 0
