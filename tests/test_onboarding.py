@@ -452,6 +452,31 @@ def test_force_writes_and_lists_the_edits_that_do_not_fit(workspace: Path, tmp_p
     assert (empty / OPS / "AutoGenedKernels_0.cpp").is_file()
 
 
+@pytest.mark.parametrize("kind", ["large", "fifo"])
+def test_a_file_to_edit_that_cannot_be_read_is_named_as_such(workspace: Path, tmp_path: Path, kind: str):
+    """A file the edits go to that is there but too large to read, or not a regular file,
+    is reported as what it is, not as missing; --force leaves it and says so."""
+    _new_vendor(workspace)
+    tree = dipu_checkout(tmp_path / "dipu")
+    target = tree / BASEDEF
+    if kind == "large":
+        with open(target, "ab") as f:
+            f.truncate(17 << 20)
+    else:
+        target.unlink()
+        os.mkfifo(target)
+    why = "file is larger than 16 MiB" if kind == "large" else "a FIFO is not a regular file"
+    before = tree_state(tree)
+    result = _into(workspace, "acme", tree)
+    assert result.exit_code == 1
+    assert f"{tree / BASEDEF}:1:1: error: --into: {why}" in result.stderr, result.stderr
+    assert "no such file" not in result.stderr
+    assert tree_state(tree) == before
+    result = _into(workspace, "acme", tree, "--force")
+    assert result.exit_code == 0, result.output
+    assert f"note: {BASEDEF} was not read ({why}" in result.stderr
+
+
 def test_diopi_parts_need_a_populated_submodule(workspace: Path, tmp_path: Path):
     _new_vendor(workspace)
     bare = dipu_checkout(tmp_path / "bare", diopi=False)

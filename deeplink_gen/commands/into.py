@@ -14,6 +14,7 @@ change is not touched, so running again changes nothing."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,7 +126,13 @@ def into(dest: Path, vendor, files: dict[str, str], force: bool) -> Outcome:
         for fp in file_patches:
             rel = prefix + fp.path
             touched.add(rel)
-            before = _text(inputfile.read_back(dest / rel))
+            try:
+                there = os.path.lexists(dest / rel)
+                before = _text(inputfile.read(dest / rel, shown=str(dest / rel), key="--into")) if there else None
+            except UserError as exc:                   # there, but too large, unreadable or not a file
+                conflicts += exc.diagnostics
+                out.notes.append(f"{rel} was not read ({exc.diagnostics[0].message}), so its edits were not applied")
+                continue
             results = patching.check(before, fp)
             for r in results:
                 out.edits.append(Edit(rel, r.hunk.label, r.state))
