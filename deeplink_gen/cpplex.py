@@ -55,6 +55,18 @@ def problem(text: str, *, expression: bool = False, directives: bool = False) ->
     return _Reader(text, expression, directives).problem()
 
 
+_AT = re.compile(r"at line (\d+) column (\d+)")
+
+
+def located(text: str, *, directives: bool = False) -> tuple[str, int, int] | None:
+    """problem() of *text*, with the line and column (from 1) of the first place it names."""
+    why = problem(text, directives=directives)
+    if why is None:
+        return None
+    at = _AT.search(why)
+    return (why, int(at.group(1)), int(at.group(2))) if at else (why, 1, 1)
+
+
 @dataclass
 class _Group:
     """An open #if group. Its branch so far left the brackets as they were at the #if when as

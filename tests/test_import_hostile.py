@@ -243,3 +243,33 @@ def test_a_runtime_folder_of_too_many_files_is_refused_early(tmp_path: Path):
     result = _import(tmp_path / "ws", runtime=rt)
     assert any(f"holds more than {MAX_HAND_WRITTEN} files" in line for line in error_lines(result)), result.output
     assert time.monotonic() - start < 20 and not (tmp_path / "ws").exists()
+
+
+def test_runtime_code_the_compiler_cannot_read_is_an_error_at_its_own_line(tmp_path: Path):
+    """An unclosed comment or a stray character in a runtime source is reported at that
+    source's line, where the user can fix it, not at the vendor file the import would write."""
+    for name, inserted, column, why in (("comment", "  /* never closed\n", 3, "is not closed (*/)"),
+                                        ("char", "  int x = 1 @ 2;\n", 13, "U+0040")):
+        rt = shutil.copytree(GPULIKE, tmp_path / name / "rt")
+        source = rt / "deviceimpl.cpp"
+        lines = source.read_text().splitlines(keepends=True)
+        at = next(n for n, line in enumerate(lines) if line.startswith("void createStream(")) + 1
+        source.write_text("".join(lines[:at] + [inserted] + lines[at:]))
+        result = _import(tmp_path / name / "ws", runtime=rt)
+        [error] = error_lines(result)
+        assert error.startswith(f"{source}:{at + 1}:{column}: error: --runtime: ") and why in error, error
+        assert not (tmp_path / name / "ws").exists()
+
+
+def test_runtime_code_not_in_utf8_is_imported_with_a_warning_at_its_byte(tmp_path: Path):
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    source = rt / "deviceimpl.cpp"
+    data = source.read_bytes()
+    at = data.index(b"void createStream(")
+    source.write_bytes(data[:at] + "// 设备 (GBK)\n".encode("gbk") + data[at:])
+    ws = tmp_path / "ws"
+    result = _import(ws, runtime=rt)
+    assert result.exit_code == 0, result.output
+    line = data[:at].count(b"\n") + 1
+    assert f"{source}:{line}:4: warning: not valid UTF-8 (byte 0xc9)" in result.output
+    assert run_cli("validate", cwd=ws).exit_code == 0

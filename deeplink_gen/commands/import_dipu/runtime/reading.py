@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from deeplink_gen import inputfile
+from deeplink_gen import cpplex, inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
@@ -97,13 +97,32 @@ def config_of(vendor: str, torch_code: int) -> Config:
 
 
 def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
-    text = inputfile.read(path, key="--runtime").decode("utf-8", errors="replace")
+    raw = inputfile.read(path, key="--runtime")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:      # a comment in another encoding, as often as not
+        text = raw.decode("utf-8", errors="replace")
+        notes.append(Diagnostic(Loc.at(shown(path), raw, exc.start), None, (
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}): read with U+FFFD in place of each such byte, which "
+            "the imported code holds where this file's code is imported; save the file as UTF-8 to keep them"),
+            "warning"))
     refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
     file = read(shown(path), text, config)
     for b in file.branches:
         notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
                                                 "imported as if it holds (the newest SDK); edit the result for an older one"))
     return file
+
+
+def _refuse_unreadable_code(file: SourceFile) -> None:
+    """An error at the place in *file* (a file whose code becomes YAML) where the compiler's
+    lexer could not read it (a comment, literal or bracket left open, a stray character),
+    rather than at the piece of the vendor file the import would have written from it."""
+    found = cpplex.located(file.text, directives=True)
+    if found is not None:
+        why, line, column = found
+        raise UserError([Diagnostic(Loc(file.path, line, column), "--runtime", (
+            f"the import copies this file's code into the vendor file, where it must read as C++: {why}"))])
 
 
 def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int, notes: list[Diagnostic],
@@ -165,4 +184,7 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
                     f"{shown(folder)}: the import carries only the folder's files, so the rendered runtime would "
                     "not find it; move the header into the folder"))])
             shared.add(h)
-    return Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)
+    reading = Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)
+    for f in reading.runtime_sources():
+        _refuse_unreadable_code(f)
+    return reading
