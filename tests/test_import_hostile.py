@@ -273,3 +273,14 @@ def test_runtime_code_not_in_utf8_is_imported_with_a_warning_at_its_byte(tmp_pat
     line = data[:at].count(b"\n") + 1
     assert f"{source}:{line}:4: warning: not valid UTF-8 (byte 0xc9)" in result.output
     assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_a_runtime_file_of_a_name_render_refuses_is_an_error_at_that_file(tmp_path: Path):
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    odd = rt / "patch" / "a;b.h"
+    shutil.copy(rt / "GplExtras.h", odd)
+    result = _import(tmp_path / "ws", runtime=rt)
+    [error] = error_lines(result)
+    assert error.startswith(f"{odd}: error: --runtime: the file name holds ;"), error
+    assert "vendors/gpulike/patch/a;b.h; rename it" in error
+    assert not (tmp_path / "ws").exists()

@@ -26,6 +26,7 @@ from deeplink_gen.input_paths import MAX_HAND_WRITTEN
 from deeplink_gen.load.vendor import SOURCES_README
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
+from deeplink_gen.validate.names import path_problem
 
 _TYPES = {"deviceStream_t": "stream", "deviceEvent_t": "event", "diclComm_t": "comm", "commUniqueId": "unique_id",
           "deviceHandle_t": "handle"}
@@ -274,20 +275,30 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
                 f"is a link that leads outside {shown(folder)}: the import carries the folder's own files; "
                 "copy the file into the folder"))])
         if p.resolve() not in consumed:
-            carried[rel.as_posix()] = inputfile.read(p, key="--runtime")
+            carried[rel.as_posix()] = _carry(p, f"{reading.vendor}/{rel.as_posix()}")
         if len(carried) > MAX_HAND_WRITTEN:             # render would refuse the vendor folder anyway
             raise UserError([Diagnostic(Loc(shown(folder)), "--runtime", (
                 f"holds more than {MAX_HAND_WRITTEN} files to carry as hand-written sources: a runtime "
                 "folder holds the vendor's sources only"))])
     for p in srcs.files:
         if folder.resolve() not in p.resolve().parents and p.resolve() not in consumed:
-            carried[p.name] = inputfile.read(p, key="--runtime")
+            carried[p.name] = _carry(p, f"{reading.vendor}/{p.name}")
     for p in srcs.conditional:
         if p.resolve() not in consumed:
             notes.append(warning(shown(folder / "CMakeLists.txt"), 1,
                                  f"DIPU compiles {shown(p)} only under a condition of its build: carried, not built "
                                  "(add it to build.sources to build it)"))
     return carried
+
+
+def _carry(path: Path, rel: str) -> bytes:
+    """The bytes of the file *path*, carried as vendors/*rel*: an error at the file when
+    that name is one render refuses (CMake or a file system reads it otherwise)."""
+    why = path_problem(rel.split("/", 1)[1])
+    if why is not None:
+        raise UserError([Diagnostic(Loc(shown(path)), "--runtime", (
+            f"{why}: the import would carry it as the hand-written file vendors/{rel}; rename it"))])
+    return inputfile.read(path, key="--runtime")
 
 
 def _build(reading: Reading, sdk_headers: list[str], carried: dict[str, bytes], notes: list[Diagnostic]) -> dict:
