@@ -281,6 +281,6 @@ def test_a_runtime_file_of_a_name_render_refuses_is_an_error_at_that_file(tmp_pa
     shutil.copy(rt / "GplExtras.h", odd)
     result = _import(tmp_path / "ws", runtime=rt)
     [error] = error_lines(result)
-    assert error.startswith(f"{odd}: error: --runtime: the file name holds ;"), error
+    assert error.startswith(f"{odd}: error: --runtime: a name in its path, 'a;b.h', holds ;"), error
     assert "vendors/gpulike/patch/a;b.h; rename it" in error
     assert not (tmp_path / "ws").exists()
