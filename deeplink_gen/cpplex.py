@@ -8,9 +8,9 @@ The text is read after the compiler's first translation phases (a CR or CRLF
 ends a line, a backslash at the end of a line joins it to the next), with the
 alternative tokens for brackets (`<%` is `{`, `%>` is `}`, `<:` `[`, `:>` `]`),
 and with the preprocessor's lines: only conditional groups (#if ... #endif) may
-be pasted, each branch closing what it opens, since any other directive
-(#define, #undef, #include, #line, #pragma, _Pragma) changes the generated
-code around the text."""
+be pasted, since any other directive (#define, #undef, #include, #line, #pragma,
+_Pragma) changes the generated code around the text; each branch of a group must
+close what it opens, and each condition must be one the preprocessor takes."""
 
 from __future__ import annotations
 
@@ -261,7 +261,12 @@ class _Reader:
                     self.groups[-1].low = min(self.groups[-1].low, group.low)
         else:
             self.groups.append(_Group(start, len(self.stack), len(self.stack)))
-        return self._line_end(name_end)
+        end, why = self._line_end(name_end)
+        if why is None and name not in ("else", "endif"):
+            wrong = condition_problem(s[name_end:end], "def" not in name)
+            if wrong is not None:
+                why = f"the condition of #{name} at {self.where(start)} {wrong}"
+        return end, why
 
     def _line_end(self, i: int) -> tuple[int, str | None]:
         """Past the rest of a directive's line (its comments, numbers, names and literals read
@@ -288,6 +293,109 @@ class _Reader:
             else:
                 i += 1
         return i, None
+
+
+# A #if condition's tokens: a comment is a space; a number, a literal, a name, an operator of two
+# characters or any other character is one token.
+_COND_TOKEN = re.compile(r"""\s+|/\*.*?\*/|//.*|(?P<t>\.?[0-9](?:[eEpP][+-]|[\w.']|\\u[0-9A-Fa-f]{4})*"""
+                         r"""|(?:u8|u|U|L)?'(?:\\.|[^'\\])*'|(?:u8|u|U|L)?"(?:\\.|[^"\\])*"|[A-Za-z_$\x80-\U0010ffff]"""
+                         r"""[\w$\x80-\U0010ffff]*|&&|\|\||<<|>>|<=|>=|==|!=|\S)""", re.S)
+_BINARY = frozenset({"*", "/", "%", "+", "-", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
+_UNARY = frozenset({"+", "-", "!", "~"})
+_MAX_NESTING = 256
+
+
+def condition_problem(text: str, expression: bool) -> str | None:
+    """Why *text*, the rest of a #if/#elif line (*expression*) or of an #ifdef/#ifndef line,
+    is not what the preprocessor takes there (a phrase), or None. A name followed by
+    parentheses is a macro's call, whose arguments are the macro's business."""
+    tokens: list[str] = []
+    i = 0
+    while i < len(text):
+        m = _COND_TOKEN.match(text, i)
+        if m.group("t"):
+            tokens.append(m.group("t"))
+        i = m.end()
+    if not expression:
+        return None if len(tokens) == 1 and _is_name(tokens[0]) else "is not one macro name"
+    return _Condition(tokens).problem()
+
+
+class _Condition:
+    """A check of a #if expression's shape: operands (numbers, character literals, names,
+    macro calls, `defined X`, parenthesised expressions, with unary operators before them)
+    joined by binary operators and ?: ."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens, self.i, self.depth = tokens, 0, 0
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def problem(self) -> str | None:
+        try:
+            self._expression()
+        except ValueError as exc:
+            return str(exc)
+        token = self._peek()
+        return None if token is None else f"has {token!r} where an operator or the line's end belongs"
+
+    def _expression(self) -> None:
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise ValueError(f"is nested more than {_MAX_NESTING} deep")
+        self._operand()
+        while (token := self._peek()) in _BINARY or token == "?":
+            self.i += 1
+            if token == "?":
+                self._expression()
+                if self._peek() != ":":
+                    raise ValueError("has a ? without its :")
+                self.i += 1
+            self._operand()
+        self.depth -= 1
+
+    def _operand(self) -> None:
+        while self._peek() in _UNARY:
+            self.i += 1
+        token = self._peek()
+        if token is None:
+            raise ValueError("ends where an operand belongs")
+        self.i += 1
+        if token == "(":
+            self._expression()
+            if self._peek() != ")":
+                raise ValueError("has a ( without its )")
+            self.i += 1
+        elif token == "defined":
+            parens = self._peek() == "("
+            self.i += parens
+            name = self._peek()
+            if name is None or not _is_name(name):
+                raise ValueError("has `defined` without a macro name")
+            self.i += 1
+            if parens:
+                if self._peek() != ")":
+                    raise ValueError("has defined( without its )")
+                self.i += 1
+        elif _is_name(token):
+            if self._peek() == "(":             # a macro's call: its arguments, balanced
+                depth = 0
+                while (t := self._peek()) is not None:
+                    self.i += 1
+                    depth += (t == "(") - (t == ")")
+                    if depth == 0:
+                        break
+                if depth:
+                    raise ValueError(f"has a call of {token} without its )")
+        elif token[0] in _DIGITS or token[0] == "." or token.endswith("'"):
+            pass
+        else:
+            raise ValueError(f"has {token!r} where an operand belongs")
+
+
+def _is_name(token: str) -> bool:
+    return _name_char(token[0]) and token[0] not in _DIGITS
 
 
 def _name_end(s: str, i: int) -> int:

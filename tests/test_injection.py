@@ -156,6 +156,13 @@ PASTED_REFUSED = [
     ("code:\n      beginning: |\n        #if 0\n        #else\n        #else\n        #endif", "code.beginning",
      "#else at line 3 column 1 comes after the group's #else"),
     ("code:\n      beginning: |\n        #ifdef\n        #endif", "code.beginning", "#ifdef at line 1 column 1 has no name"),
+    # A condition the preprocessor does not take.
+    ("code:\n      beginning: |\n        int v = 0;\n        #if DIPU_TORCH_VERSION >=\n        #endif", "code.beginning",
+     "the condition of #if at line 2 column 1 ends where an operand belongs"),
+    ("code:\n      beginning: |\n        #ifdef 1\n        #endif", "code.beginning",
+     "the condition of #ifdef at line 1 column 1 is not one macro name"),
+    ("code:\n      beginning: |\n        #if 0\n        #elif defined(A) B\n        #endif", "code.beginning",
+     "the condition of #elif at line 2 column 1 has 'B' where an operator"),
     ("alloc:\n      out: 'at::empty_like(self), injected = self'", "alloc.out", "',' at line 1 column 21"),
     # Read as pasted: the memory-format placeholder filled with its default text.
     ('code:\n      beginning: "/* *${PREFERRED_MEMORY_FORMAT_PLACEHOLDER:-}/ return out; } void f() { /* */"',
@@ -189,6 +196,8 @@ def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
         "        (void)s; (void)n; (void)c; int \u00c0x = 1; (void)\u00c0x;  // non-ASCII: \u00b2 \u0663\n"
         "        auto r = static_cast<::diopiReduction_t>(0); int a<:2:> = <%1, 2%>; (void)r; (void)a;\n"
         "        #if defined(DIPU_TORCH_VERSION) && DIPU_TORCH_VERSION >= 20100  // a group, each branch closed\n"
+        "        #elif __has_include(<cmath>) || (defined X ? -1 : ~'a') /* a call, defined X, ?: */\n"
+        "        int v = 2;\n"
         "        int v = (1 +\\\n          2);\n"
         "        #else\n"
         "        int v = 3;\n"
