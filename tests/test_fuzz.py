@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import DIPU_CHECKOUT, REPO, copy_workspace, diopi_include, run_cli
+from helpers import DIPU_CHECKOUT, DIPU_TORCH, REPO, copy_workspace, diopi_include, run_cli
 
 TIME_LIMIT = 20.0
 HANG_LIMIT = 6 * TIME_LIMIT
@@ -40,6 +40,9 @@ SECONDS = float(os.environ.get("DEEPLINK_GEN_FUZZ_SECONDS", "inf"))
 RANDOM = os.environ.get("DEEPLINK_GEN_FUZZ_RANDOM") == "1"
 SAVED = REPO / "tests" / "fixtures" / "fuzz"
 FIXTURES = REPO / "tests" / "fixtures" / "dipu"
+VENDORS = REPO / "tests" / "fixtures" / "dipu_vendors"
+# A vendor runtime folder's files that import-dipu reads as C++ or CMake.
+RUNTIME_SEEDS = ("deviceimpl.cpp", "communicatorimpl.cpp", "vendorapi.h", "CMakeLists.txt", "GplExtras.h")
 MAX_BYTES = 3 << 20
 
 # What an edit inserts: the syntax of YAML, JSON and C++, values the schemas treat specially,
@@ -89,6 +92,15 @@ def _import(tree: Path, _: Path) -> list[str]:
             f"camb={tree / 'convert_config.yaml'}", "--vendors", "camb", "--out", str(tree / "ws")]
 
 
+def _runtime(tree: Path) -> None:
+    shutil.copytree(VENDORS / "gpulike", tree / "rt")
+
+
+def _import_runtime(tree: Path, _: Path) -> list[str]:
+    return ["import-dipu", "--functions", str(FIXTURES / "diopi_functions.yaml"), "--runtime", f"gpulike={tree / 'rt'}",
+            "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tree / "ws")]
+
+
 def _headers(tree: Path) -> None:
     shutil.copytree(diopi_include(), tree / "include")
 
@@ -127,6 +139,7 @@ def _targets(rendered: Path, baseline: Path) -> dict[str, Target]:
         Target("settings", ("deeplink-gen.yaml",), _workspace(False), lambda tree, _: ["-C", str(tree), *ws]),
         Target("dipu_ops", ("diopi_functions.yaml",), _import_fixtures, _import),
         Target("convert_config", ("convert_config.yaml",), _import_fixtures, _import),
+        Target("runtime", tuple(f"rt/{name}" for name in RUNTIME_SEEDS), _runtime, _import_runtime),
         Target("baseline", ("baseline.json",), lambda tree: (tree.mkdir(parents=True), shutil.copy(baseline, tree)),
                lambda tree, f: ["-C", str(REPO), "coverage", "--vendor", "droplet", "--baseline", str(f)]),
         Target("manifest", ("generated/droplet/manifest.json",), lambda tree: shutil.copytree(rendered, tree),
@@ -218,8 +231,8 @@ def _run(targets: dict[str, Target], name: str, rel: str, data: bytes) -> None:
         shutil.rmtree(tree, ignore_errors=True)
 
 
-TARGETS = ["vendor", "catalog", "settings", "dipu_ops", "convert_config", "baseline", "manifest", "diopi_header",
-           "impl"]
+TARGETS = ["vendor", "catalog", "settings", "dipu_ops", "convert_config", "runtime", "baseline", "manifest",
+           "diopi_header", "impl"]
 
 
 @pytest.mark.parametrize("name", TARGETS)
