@@ -284,3 +284,18 @@ def test_a_runtime_file_of_a_name_render_refuses_is_an_error_at_that_file(tmp_pa
     assert error.startswith(f"{odd}: error: --runtime: a name in its path, 'a;b.h', holds ;"), error
     assert "vendors/gpulike/patch/a;b.h; rename it" in error
     assert not (tmp_path / "ws").exists()
+
+
+def test_a_comment_inside_a_runtime_call_is_dropped_not_joined_into_its_line(tmp_path: Path):
+    """A call split over lines with a // comment between its arguments becomes a one-line
+    call template: the comment is dropped, where joined it swallowed the call's `)`."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    source = rt / "deviceimpl.cpp"
+    old = "GPL_CALL(::gplSetDevice(device_id))"
+    assert old in source.read_text()
+    source.write_text(source.read_text().replace(old, "GPL_CALL(::gplSetDevice(device_id  // the id\n/* c */))"))
+    ws = tmp_path / "ws"
+    result = _import(ws, runtime=rt)
+    assert result.exit_code == 0, result.output
+    assert "      setDevice: gplSetDevice({devId} )\n" in (ws / "vendors" / "gpulike.yaml").read_text()
+    assert run_cli("validate", cwd=ws).exit_code == 0

@@ -227,7 +227,11 @@ def import_dipu(functions: Path, convert_configs: dict[str, Path], vendors: list
                 break
             problems = [d for d in problems if d.is_error]
             if not _drop_rejected(problems, sel, vendors, path, notes):
-                raise UserError(problems)
+                raise UserError([Diagnostic(None, None, (
+                    "the workspace made from the upstream files does not validate, so nothing was written; "
+                    "the errors below name the files the import would have written, not the upstream files "
+                    "they came from: the import should have reported these at their upstream lines (a bug)")),
+                    *problems])
             texts = _texts(out, sel, vendors, path, str(torch.version), sections)
         transaction.commit(out, {**{_rel(f, out): t.encode("utf-8") for f, t in texts.items()},
                                  **{_rel(f, out): None for f in removed}})

@@ -93,7 +93,9 @@ def _template(text: str, code: str, holes: dict[str, str], call: bool = True) ->
     """A template of DIPU's *text*: braces doubled, each name in *holes* as {hole}, the
     table lookups _lookups marked as {dtype}/{op}, line breaks as one space, and for a
     call (not a return expression) its leading `::` dropped, the global C function
-    being implied."""
+    being implied. Comments are dropped (*code* blanks them): once the lines are joined, a
+    // comment would swallow the rest."""
+    text = "".join(c if k != " " or c.isspace() else " " for c, k in zip(text, code))
     escaped_text = text.replace("{", "\x00").replace("}", "\x01")
     out = rename(escaped_text, code, {k: "{" + v + "}" for k, v in holes.items()})
     out = out.replace("\x00", "{{").replace("\x01", "}}").replace("__dtype__", "{dtype}").replace("__op__", "{op}")
