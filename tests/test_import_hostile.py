@@ -299,3 +299,23 @@ def test_a_comment_inside_a_runtime_call_is_dropped_not_joined_into_its_line(tmp
     assert result.exit_code == 0, result.output
     assert "      setDevice: gplSetDevice({devId} )\n" in (ws / "vendors" / "gpulike.yaml").read_text()
     assert run_cli("validate", cwd=ws).exit_code == 0
+
+
+def test_custom_code_holding_characters_yaml_reads_as_line_breaks_is_kept_byte_for_byte(tmp_path: Path):
+    """NEL, LS and PS inside a // comment: the compiler reads one comment line, but a YAML
+    literal block reads each as a line break (a live `return out;` after the comment); the
+    import writes such code with escapes, and it reads back as it was."""
+    functions = tmp_path / "diopi_functions.yaml"
+    code = "// fast path disabled\x85return out;\n// a\u2028b\u2029c\n"
+    functions.write_text(
+        '- schema: "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+        f'  custom_code_at_the_beginning: "{code.encode("unicode_escape").decode()}"\n'
+        '  interface: diopiAdd(ctx, out, self, other, alpha)\n', encoding="utf-8")
+    ws = tmp_path / "ws"
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--torch-version", DIPU_TORCH,
+                     "--out", str(ws))
+    assert result.exit_code == 0, result.output
+    import yaml
+    catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text(encoding="utf-8"))
+    assert catalog["ops"]["add.out"]["code"]["beginning"] == code
+

@@ -68,7 +68,9 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _str(dumper, value: str):
-    style = "|" if "\n" in value and not any(line != line.rstrip() for line in value.split("\n")) else None
+    # YAML reads NEL, LS and PS as line breaks: only escapes keep them (custom code byte for byte).
+    style = '"' if any(c in value for c in "\x85\u2028\u2029") else \
+        "|" if "\n" in value and not any(line != line.rstrip() for line in value.split("\n")) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

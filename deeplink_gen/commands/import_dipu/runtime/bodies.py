@@ -36,6 +36,10 @@ class Statement:
     inner: tuple[int, int] = (0, 0)   # the macro's argument
 
 
+_INVOCATION = re.compile(r"(?:::)?([A-Za-z_]\w*)\s*\(")
+_SPACE_THEN_SEMICOLON = re.compile(r"\s*;")
+
+
 def statements(code: str, macros: set[str]) -> list[Statement] | None:
     """The top-level statements of masked body *code*; None when it has blocks
     (if, loops, braces), which only `custom:` can say."""
@@ -44,16 +48,16 @@ def statements(code: str, macros: set[str]) -> list[Statement] | None:
         if code[i].isspace() or code[i] == ";":
             i += 1
             continue
-        m = re.match(r"(?:::)?([A-Za-z_]\w*)\s*\(", code[i:])
+        m = _INVOCATION.match(code, i)
         if m and m.group(1) in macros:
-            open_ = i + m.end() - 1
+            open_ = m.end() - 1
             close = match_close(code, open_)
             if close < 0:
                 return None
             end = close + 1
-            rest = code[end:].lstrip()
-            if rest.startswith(";"):
-                end = code.index(";", end) + 1
+            semicolon = _SPACE_THEN_SEMICOLON.match(code, end)
+            if semicolon:
+                end = semicolon.end()
             out.append(Statement(i, end, m.group(1), (open_ + 1, close)))
             i = end
             continue
