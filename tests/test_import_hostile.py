@@ -319,3 +319,28 @@ def test_custom_code_holding_characters_yaml_reads_as_line_breaks_is_kept_byte_f
     catalog = yaml.safe_load((ws / "catalog" / "dipu.yaml").read_text(encoding="utf-8"))
     assert catalog["ops"]["add.out"]["code"]["beginning"] == code
 
+
+
+def test_hidden_files_and_editor_leftovers_are_not_carried_and_binary_files_are_refused(tmp_path: Path):
+    """A runtime folder that is a git submodule (a .git file), with a .svn/ folder, an editor's
+    swap file and backup: none is a source, and render would skip or git would drop them,
+    so they are left with a warning naming them. A file that is not text is an error at it."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    (rt / ".git").write_text("gitdir: ../.git/modules/gpulike\n")
+    (rt / ".svn").mkdir()
+    (rt / ".svn" / "entries").write_text("12\n")
+    (rt / ".deviceimpl.cpp.swp").write_bytes(b"\x00b0VIM")
+    shutil.copy(rt / "deviceimpl.cpp", rt / "deviceimpl.cpp~")
+    ws = tmp_path / "ws"
+    result = _import(ws, runtime=rt)
+    assert result.exit_code == 0, result.output
+    assert f"{rt}: warning: not carried (hidden, or left by a version control system, an editor or patch): " \
+           ".deviceimpl.cpp.swp, .git, .svn/entries, deviceimpl.cpp~" in result.output
+    assert sorted(p.name for p in (ws / "vendors" / "gpulike").rglob("*") if p.is_file()) == \
+        ["GplCopyInplace.cpp", "GplExtras.h", "GplPatch.cpp"]
+    assert run_cli("validate", cwd=ws).exit_code == 0
+    (rt / "logo.bin").write_bytes(b"\x89PNG\r\n\x1a\n\xff")
+    result = _import(tmp_path / "ws2", runtime=rt)
+    [error] = error_lines(result)
+    assert error.startswith(f"{rt / 'logo.bin'}:1:1: error: --runtime: not UTF-8 text (byte 0x89)"), error
+    assert not (tmp_path / "ws2").exists()

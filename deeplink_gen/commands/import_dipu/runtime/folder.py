@@ -256,6 +256,11 @@ def _comm_tables(reading: Reading, unique: str | None, tables: list[Table], note
     return out
 
 
+# What is no vendor source: hidden files and folders (.git, .svn, an editor's swap file; render
+# skips them in vendors/<name>/ too), CVS's folder, and the copies editors and patch leave behind.
+_LEFTOVER = re.compile(r"(?:^|/)(?:\.|CVS(?:/|$))|~$|\.(?:orig|rej)$")
+
+
 def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
     """The hand-written files: everything of the folder the runtime did not consume, and the
     sources DIPU takes from another folder (muxi's from cuda's)."""
@@ -263,10 +268,14 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
     consumed = reading.consumed()
     carried: dict[str, bytes] = {}
     inside = folder.resolve()
+    leftovers = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
         if not p.is_file() or rel.parts[0] == "cmake" or rel.name == "CMakeLists.txt" \
                 or rel.as_posix() in ("vendorapi.h", SOURCES_README):
+            continue
+        if _LEFTOVER.search(rel.as_posix()):
+            leftovers.append(rel.as_posix())
             continue
         if srcs.variants and rel.parts[0] in srcs.variants and rel.parts[0] != srcs.variant:
             continue
@@ -280,6 +289,10 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
             raise UserError([Diagnostic(Loc(shown(folder)), "--runtime", (
                 f"holds more than {MAX_HAND_WRITTEN} files to carry as hand-written sources: a runtime "
                 "folder holds the vendor's sources only"))])
+    if leftovers:
+        notes.append(warning(shown(folder), 0, (
+            f"not carried (hidden, or left by a version control system, an editor or patch): {', '.join(leftovers[:10])}"
+            + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else ""))))
     for p in srcs.files:
         if folder.resolve() not in p.resolve().parents and p.resolve() not in consumed:
             carried[p.name] = _carry(p, f"{reading.vendor}/{p.name}")
@@ -293,12 +306,21 @@ def _carried(reading: Reading, notes: list[Diagnostic]) -> dict[str, bytes]:
 
 def _carry(path: Path, rel: str) -> bytes:
     """The bytes of the file *path*, carried as vendors/*rel*: an error at the file when
-    that name is one render refuses (CMake or a file system reads it otherwise)."""
+    render would refuse it there (a name CMake or a file system reads otherwise, bytes that
+    are not text)."""
     why = path_problem(rel.split("/", 1)[1])
     if why is not None:
         raise UserError([Diagnostic(Loc(shown(path)), "--runtime", (
             f"{why}: the import would carry it as the hand-written file vendors/{rel}; rename it"))])
-    return inputfile.read(path, key="--runtime")
+    data = inputfile.read(path, key="--runtime")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError([Diagnostic(Loc.at(shown(path), data, exc.start), "--runtime", (
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x}): the import carries the folder's other files as "
+            f"hand-written sources (here vendors/{rel}), and those are text; move the file out of the folder, "
+            "or save it as UTF-8"))]) from None
+    return data
 
 
 def _build(reading: Reading, sdk_headers: list[str], carried: dict[str, bytes], notes: list[Diagnostic]) -> dict:
