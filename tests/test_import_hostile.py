@@ -344,3 +344,19 @@ def test_hidden_files_and_editor_leftovers_are_not_carried_and_binary_files_are_
     [error] = error_lines(result)
     assert error.startswith(f"{rt / 'logo.bin'}:1:1: error: --runtime: not UTF-8 text (byte 0x89)"), error
     assert not (tmp_path / "ws2").exists()
+
+
+def test_a_runtime_file_with_cr_line_ends_imports_as_with_lf(tmp_path: Path):
+    """g++ ends a line at a lone CR or a CRLF as at an LF, so the import does too: a
+    deviceimpl.cpp with either imports exactly as with LF (it was not found to define DIPU's
+    functions, and an error named the vendor file that was never written)."""
+    def imported(ending: bytes) -> dict:
+        rt = shutil.copytree(GPULIKE, tmp_path / f"rt{len(ending)}{ending[:1].hex()}")
+        source = rt / "deviceimpl.cpp"
+        source.write_bytes(source.read_bytes().replace(b"\n", ending))
+        ws = rt.parent / (rt.name + "-ws")
+        result = _import(ws, runtime=rt)
+        assert result.exit_code == 0, result.output
+        return {rel: data for rel, (data, _, _) in tree_state(ws).items()}
+
+    assert imported(b"\r") == imported(b"\r\n") == imported(b"\n")

@@ -106,6 +106,7 @@ def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
             f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}): read with U+FFFD in place of each such byte, which "
             "the imported code holds where this file's code is imported; save the file as UTF-8 to keep them"),
             "warning"))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")     # a CR ends a line for the compiler too
     refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
     file = read(shown(path), text, config)
     for b in file.branches:
