@@ -10,6 +10,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from helpers import DIPU_TORCH, REPO, error_lines, run_cli, run_subprocess, tree_state
 
 FUNCTIONS = REPO / "tests" / "fixtures" / "dipu" / "diopi_functions.yaml"
@@ -360,3 +362,24 @@ def test_a_runtime_file_with_cr_line_ends_imports_as_with_lf(tmp_path: Path):
         return {rel: data for rel, (data, _, _) in tree_state(ws).items()}
 
     assert imported(b"\r") == imported(b"\r\n") == imported(b"\n")
+
+
+@pytest.mark.parametrize("inserted, why", [
+    ("#endif\n", "#endif without an #if before it"),
+    ("#else\n", "#else without an #if before it"),
+    ("#if (X >=\n#endif\n", "the condition of #if ends where an operand belongs"),
+    ("#ifdef 1\n#endif\n", "the condition of #ifdef is not one macro name"),
+    ("#if GPL_NEW_SDK\n", "this #if has no #endif"),
+])
+def test_a_runtime_conditional_the_compiler_refuses_is_an_error_at_its_line(tmp_path: Path, inserted: str, why: str):
+    """A conditional was taken as true with a warning that the SDK decides it (or a stray
+    #endif passed unseen); the compiler refuses each, so the import does, at its line."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    source = rt / "deviceimpl.cpp"
+    text = source.read_text()
+    at = text.index("void syncDevice()")
+    source.write_text(text[:at] + inserted + text[at:])
+    result = _import(tmp_path / "ws", runtime=rt)
+    [error] = error_lines(result)
+    assert error == f"{source}:{text[:at].count(chr(10)) + 1}:1: error: --runtime: {why}: the compiler refuses it", error
+    assert not (tmp_path / "ws").exists()

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from enum import Enum
 
+from deeplink_gen.cpplex import condition_problem
+
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _CALL = re.compile(r"(?<![\w.>])((?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\(")
 # Words that take parentheses without being calls.
@@ -257,16 +259,26 @@ def evaluate(condition: str, config: Config) -> bool | None:
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$")
 
 
+class Unreadable(Exception):
+    """A conditional the preprocessor would refuse, at a 1-based line."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
 def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch]]:
     """*text* and its mask with every #if/#ifdef/#ifndef chain resolved for
     *config*: the lines of branches not taken, and the directives themselves,
     blanked (so lines keep their numbers). A condition an SDK macro decides
     takes the first such branch, as for the newest SDK, and is returned as a
     Branch for the caller to warn about. #define and #undef in taken code
-    update *config*, so later conditions see them."""
+    update *config*, so later conditions see them. Unreadable for a conditional the
+    preprocessor would refuse (a condition it does not take, a group not closed or not opened)."""
     lines, masked = text.split("\n"), code.split("\n")
     # Each open chain: [active parent, a branch already taken, this branch active]
     stack: list[list[bool]] = []
+    opened: list[int] = []           # the line of each open chain's #if
     undecided: list[Branch] = []
     active = True
     i = 0
@@ -278,6 +290,12 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
         if m and m.group(1) in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
             word = m.group(1)
             cond = " ".join(x.rstrip("\\").strip() for x in [m.group(2)] + masked[i + 1:end + 1])
+            if word in ("elif", "else", "endif") and not stack:
+                raise Unreadable(i + 1, f"#{word} without an #if before it")
+            if word not in ("else", "endif"):
+                wrong = condition_problem(cond, word in ("if", "elif")) if cond.strip() else "is missing"
+                if wrong is not None:
+                    raise Unreadable(i + 1, f"the condition of #{word} {wrong}")
             if word in ("if", "ifdef", "ifndef"):
                 if word == "ifdef":
                     cond = f"defined({cond.split()[0]})"
@@ -288,6 +306,7 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
                 if active and value is None:
                     undecided.append(Branch(i + 1, f"#{m.group(1)} {m.group(2).strip()}"))
                 stack.append([active, take, take])
+                opened.append(i + 1)
                 active = take
             elif word == "elif":
                 parent, done, _ = stack[-1]
@@ -303,7 +322,8 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
                 stack[-1] = [parent, True, take]
                 active = take
             else:
-                active = stack.pop()[0] if stack else True
+                active = stack.pop()[0]
+                opened.pop()
             for k in range(i, end + 1):
                 lines[k], masked[k] = "", ""
         elif not active:
@@ -317,6 +337,8 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
         elif m and m.group(1) == "undef":
             config.defined.pop(m.group(2).strip(), None)
         i = end + 1
+    if stack:
+        raise Unreadable(opened[-1], "this #if has no #endif")
     return "\n".join(lines), "\n".join(masked), undecided
 
 

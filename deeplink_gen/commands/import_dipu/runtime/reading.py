@@ -16,7 +16,7 @@ from pathlib import Path
 from deeplink_gen import cpplex, inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
-from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, read
+from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, Unreadable, read
 from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
@@ -108,7 +108,11 @@ def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
             "warning"))
     text = text.replace("\r\n", "\n").replace("\r", "\n")     # a CR ends a line for the compiler too
     refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
-    file = read(shown(path), text, config)
+    try:
+        file = read(shown(path), text, config)
+    except Unreadable as exc:
+        raise UserError([Diagnostic(Loc(shown(path), exc.line, 1), "--runtime", f"{exc}: the compiler refuses it")]) \
+            from None
     for b in file.branches:
         notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
                                                 "imported as if it holds (the newest SDK); edit the result for an older one"))
