@@ -174,6 +174,14 @@ def _mine(rel: str):
     return setup
 
 
+def _both(*rels: str):
+    """Hand-written files at each of *rels*."""
+    def setup(ws: Path) -> None:
+        for rel in rels:
+            _mine(rel)(ws)
+    return setup
+
+
 RELPATH = "expected a relative path inside vendors/<name>/"
 # (list, what to set up, the index of the item reported, what the message says)
 MISTAKES = {
@@ -211,6 +219,12 @@ MISTAKES = {
     "case of another": ("[shim.cpp, Shim.cpp]", _mine("Shim.cpp"), 1, "'Shim.cpp' and 'shim.cpp' differ only in case"),
     "case of a folder": ("[patch/y.cpp, PATCH/z.cpp]", _mine("PATCH/z.cpp"), 1,
                          "'PATCH' and 'patch' differ only in case"),
+    # é composed (NFC) and decomposed (NFD): two files on Linux, one on macOS.
+    "normalisation of another": ('["\u00e9.cpp", "e\u0301.cpp"]', _both("\u00e9.cpp", "e\u0301.cpp"), 1,
+                                 "'e\u0301.cpp' (e\\u0301.cpp) and '\u00e9.cpp' (\\u00e9.cpp) differ only in Unicode "
+                                 "normalisation"),
+    "normalisation and case": ('["\u00e9/x.cpp", "E\u0301/y.cpp"]', _both("\u00e9/x.cpp", "E\u0301/y.cpp"), 1,
+                               "'E\u0301' (E\\u0301) and '\u00e9' (\\u00e9) differ only in Unicode normalisation"),
 }
 
 

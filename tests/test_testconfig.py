@@ -104,6 +104,23 @@ CASES = [
     ("duplicate case name", "tests:\n  diopi:\n    add:\n      names: [add, add]\n", 4,
      r"tests\.diopi\.add\.names: list items must be unique"),
     ("negative tolerance", "tests:\n  diopi:\n    add:\n      atol: -1.0\n", 4, r"tests\.diopi\.add\.atol"),
+    # YAML 1.1 reads a float only with a '.' and a signed exponent, and octal as 017: these are text.
+    ("exponent without a dot", "tests:\n  diopi:\n    add:\n      skip_params:\n        p: [0.5, 1e-3]\n", 5,
+     r"tests\.diopi\.add\.skip_params\.p\[1\]: YAML 1\.1 reads 1e-3 as text, .*: write 1\.0e-3 "),
+    ("exponent without a sign", "tests:\n  diopi:\n    add:\n      skip_params:\n        p: [[1, 2E5]]\n", 5,
+     r"tests\.diopi\.add\.skip_params\.p\[0\]\[1\]: YAML 1\.1 reads 2E5 as text, .*: write 2\.0e\+5 "),
+    ("octal 0o", "tests:\n  diopi:\n    add:\n      skip_params:\n        p:\n          - 0o17\n", 6,
+     r"tests\.diopi\.add\.skip_params\.p\[0\]: YAML 1\.1 reads 0o17 as text, .*: write 15 "),
+    ("exponent quoted", "tests:\n  diopi:\n    add:\n      skip_params:\n        p: ['-.5e3']\n", 5,
+     r"tests\.diopi\.add\.skip_params\.p\[0\]: YAML 1\.1 reads -\.5e3 as text, .*: write -0\.5e\+3 "),
+    ("nan tolerance", "tests:\n  diopi:\n    add:\n      atol: .nan\n", 4,
+     r"tests\.diopi\.add\.atol: expected a tolerance \(a finite number > 0\), got \.nan"),
+    ("infinite tolerance", "tests:\n  diopi:\n    add:\n      mismatch_ratio_threshold: .inf\n", 4,
+     r"tests\.diopi\.add\.mismatch_ratio_threshold: expected a tolerance \(a finite number > 0\), got \.inf"),
+    ("nan precision", "tests:\n  pytorch:\n    precision:\n      test_pow_dipu_float32: .NaN\n", 4,
+     r"tests\.pytorch\.precision\.test_pow_dipu_float32: expected a tolerance \(a finite number > 0\), got \.NaN"),
+    ("infinite precision", "tests:\n  pytorch:\n    precision:\n      test_x:\n        value: .Inf\n", 5,
+     r"tests\.pytorch\.precision\.test_x\.value: expected a tolerance \(a finite number > 0\), got \.Inf"),
 ]
 
 
@@ -180,3 +197,15 @@ def test_skip_values_yaml_writes_as_nan_and_inf_are_python(workspace, standins):
     ns = runpy.run_path(str(workspace / "generated/camb/dipu/third_party/DIOPI/impl/camb/device_configs.py"))
     nan, inf, minus_inf, plain = _skips(ns["device_configs"]["cdist"]["para"]["p"])
     assert math.isnan(nan) and inf == math.inf and minus_inf == -math.inf and plain == 2.5
+
+
+def test_skip_values_written_as_the_error_says_are_numbers(workspace, standins):
+    """The spellings the error for 1e-3, 2E5 and 0o17 gives are numbers in device_configs.py, and text
+    that only looks a bit like a number (a word, a quoted integer) stays text."""
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("        p: [0]\n",
+                                                 "        p: [1.0e-3, 2.0e+5, 15, -0.5e+3, mean, '7']\n", 1))
+    result = run_cli("render", "--vendor", "camb", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    ns = runpy.run_path(str(workspace / "generated/camb/dipu/third_party/DIOPI/impl/camb/device_configs.py"))
+    assert _skips(ns["device_configs"]["cdist"]["para"]["p"]) == [0.001, 200000.0, 15, -500.0, "mean", "7"]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from deeplink_gen import inputfile
 from deeplink_gen.errors import Diagnostics, Loc, ParseError, UserError
@@ -214,6 +218,41 @@ def _freeze(value: Any) -> Any:
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
 
 
+# A number as YAML 1.2 and Python write it (1e-3, -.5, 0o17): YAML 1.1 reads some as text.
+_NUMBER = re.compile(r"([-+]?)(?=\.?\d)(\d*)(\.\d*)?(?:[eE]([-+]?)(\d+))?|[-+]?0o[0-7]+")
+
+
+def _text_number(value: Any) -> str | None:
+    """How to write *value*, text that YAML 1.1 read where YAML 1.2 reads a number, as a number YAML 1.1 reads."""
+    found = _NUMBER.fullmatch(value) if isinstance(value, str) else None
+    if found is None or yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False)) != "tag:yaml.org,2002:str":
+        return None
+    sign, whole, fraction, exponent_sign, exponent = found.groups()
+    if "o" in value:
+        return str(int(value, 8))
+    return sign + (whole or "0") + (fraction or ".0") + (f"e{exponent_sign or '+'}{exponent}" if exponent else "")
+
+
+def _check_skip_values(doc: Document, where: tuple, values: list, diags: Diagnostics) -> None:
+    """A skip_params value spelled as a number that YAML 1.1 reads as text would never equal the
+    numeric parameter it is meant for. The loader cannot tell a quoted "1e-3" from a plain one,
+    and no diopi_test parameter is such text, so it is refused either way."""
+    for i, value in enumerate(values):
+        if isinstance(value, list):
+            _check_skip_values(doc, where + (i,), value, diags)
+        elif (number := _text_number(value)) is not None:
+            diags.add(doc.loc(where + (i,)), where + (i,),
+                      f"YAML 1.1 reads {value} as text, not a number, and text never equals a numeric parameter: "
+                      f"write {number} (such text is refused here, quoted or not)")
+
+
+def _check_tolerance(doc: Document, where: tuple, value: Any, diags: Diagnostics) -> None:
+    """The schema asks a tolerance for a number > 0, which .nan and .inf pass."""
+    if isinstance(value, float) and not math.isfinite(value):
+        diags.add(doc.loc(where), where, f"expected a tolerance (a finite number > 0), got "
+                                         f"{doc.written.get(where, value)}: NaN and infinity are no tolerance")
+
+
 def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
     raw = doc.data.get("tests") or {}
     rules = []
@@ -226,6 +265,10 @@ def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
         dtype_items = [(("skip_dtypes", i), d) for i, d in enumerate(body.get("skip_dtypes") or ())]
         for n, item in enumerate(body.get("skip_tensors") or ()):
             dtype_items += [(("skip_tensors", n, "dtypes", i), d) for i, d in enumerate(item.get("dtypes") or ())]
+        for t in TOLERANCES:
+            _check_tolerance(doc, where + (t,), body.get(t), diags)
+        for p, values in (body.get("skip_params") or {}).items():
+            _check_skip_values(doc, where + ("skip_params", p), values, diags)
         rules.append(DiopiTestRule(
             key=key, loc=doc.loc(where, key=True), names=tuple(body.get("names") or (key,)),
             tolerances=tuple((t, body[t]) for t in TOLERANCES if t in body),
@@ -250,6 +293,9 @@ def parse_tests(doc: Document, diags: Diagnostics) -> TestConfig:
     precision = []
     for name, value in sorted((pt.get("precision") or {}).items()):
         # A value is a tolerance, or {value: TOLERANCE, torch: GATE, reason: ...}.
+        where = ("tests", "pytorch", "precision", name)
+        _check_tolerance(doc, where + ("value",) if isinstance(value, dict) else where,
+                         value.get("value") if isinstance(value, dict) else value, diags)
         if isinstance(value, dict):
             precision.append(Precision(name, value["value"],
                                        torch_gate(doc, ("tests", "pytorch", "precision", name), value, diags)))

@@ -2,11 +2,13 @@
 names): each is named as CMake and every file system take a name (validate/names.py: the
 name is written into the output, its CMake list and manifest.json), is UTF-8 text, is named
 once, and none is named like a file render writes into the vendor folder (or a folder of
-one), nor like another of them or a rendered one but for case (they would be one file on a
-case-insensitive file system). A file the list names is reported where it is named; load
-has read it (or reported why not)."""
+one), nor like another of them or a rendered one but for case or Unicode normalisation (they
+would be one file on a case-insensitive file system, or on macOS). A file the list names is
+reported where it is named; load has read it (or reported why not)."""
 
 from __future__ import annotations
+
+import unicodedata
 
 from deeplink_gen.errors import Diagnostics, Loc, key_path
 from deeplink_gen.model import Located, Vendor
@@ -37,17 +39,32 @@ def _prefixes(rel: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
+def _fold(name: str) -> str:
+    """*name* as a file system that ignores case and Unicode normalisation (macOS) takes it."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def _case_clash(rel: str, spelled: dict[str, str]) -> str | None:
     """Why *rel*, or a folder of it, would be the same file or folder as one in *spelled* on a
     case-insensitive file system (macOS, Windows), if it would; else *rel* joins *spelled*."""
     for prefix in _prefixes(rel):
-        other = spelled.get(prefix.casefold())
+        other = spelled.get(_fold(prefix))
         if other is not None and other != prefix:
-            return (f"'{prefix}' and '{other}' differ only in case: on a case-insensitive file system "
-                    "(macOS, Windows) they are one; rename it")
+            if prefix.casefold() == other.casefold():
+                return (f"'{prefix}' and '{other}' differ only in case: on a case-insensitive file system "
+                        "(macOS, Windows) they are one; rename it")
+            return (f"'{prefix}' ({_code_points(prefix)}) and '{other}' ({_code_points(other)}) differ only in "
+                    "Unicode normalisation (a character composed or decomposed) or case: on macOS they are one; "
+                    "rename it")
     for prefix in _prefixes(rel):
-        spelled.setdefault(prefix.casefold(), prefix)
+        spelled.setdefault(_fold(prefix), prefix)
     return None
+
+
+def _code_points(name: str) -> str:
+    """*name* with each character outside ASCII written as its code point (e\\u0301 for é decomposed)."""
+    return "".join(c if c.isascii() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+                   for c in name)
 
 
 def _duplicates(listed: tuple[Located[str], ...], diags: Diagnostics) -> dict[str, tuple[Loc, tuple]]:
