@@ -9,7 +9,12 @@ from pathlib import Path
 from textwrap import dedent, indent
 
 
+import pytest
+
 from helpers import error_lines, kernels, line_of as line_in, run_cli
+
+from deeplink_gen.translate.args import AUX_SUFFIX, LOCAL_SUFFIX
+from deeplink_gen.validate.locals import WRAPPER_LOCALS
 
 VENDOR = dedent("""\
     vendor:
@@ -390,3 +395,142 @@ def test_replace_changes_only_that_vendor(tmp_path: Path):
     assert 'NO_CUSTOMFALLBACK_WITH_AUTOCOMPARE_REGISTER("abs.out", ::diopiAbs, dipu::native::dipu_abs_out);' in other
     manifest = (ws / "generated" / "droplet" / "manifest.json").read_text()
     assert '"definition": "vendor"' in manifest
+
+
+# ---------------------------------------------------------------- the wrapper's scope, empty expressions
+
+
+def render_errors(ws: Path) -> list[str]:
+    """The errors of `render --all`, which must fail and write nothing."""
+    errs = error_lines(run_cli("render", "--all", cwd=ws))
+    assert not (ws / "generated").exists()
+    return errs
+
+
+@pytest.mark.parametrize("expr", ["'/* nothing */'", "''", "'   '", '"\\n"', "'/* a */ /* b */'"])
+def test_empty_alloc_expression(tmp_path: Path, expr: str):
+    ws = make(tmp_path, f"""\
+      add.Tensor:
+        call: diopiAdd(ctx, out, self, other, alpha)
+        alloc:
+          out: {expr}
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'out: ')}:" in err
+    assert "ops[add.Tensor].alloc.out: the expression is empty (only blanks or comments)" in err
+
+
+def test_empty_alloc_expression_in_a_replacement(tmp_path: Path):
+    ws = make(tmp_path, """\
+      add.Tensor:
+        call: diopiAdd(ctx, out, self, other, alpha)
+        alloc:
+          out: nodispatch::empty_like(self)
+    """, VENDOR + dedent("""\
+        ops:
+          add.Tensor:
+            replace:
+              call: diopiAdd(ctx, out, self, other, alpha)
+              alloc:
+                out: /* later */
+        """))
+    vendor = "vendors/droplet.yaml"
+    (err,) = render_errors(ws)
+    assert f"{vendor}:{line_of(ws, 'out: /*', vendor)}:" in err
+    assert "ops[add.Tensor].replace.alloc.out: the expression is empty" in err
+
+
+def test_comment_only_call_argument(tmp_path: Path):
+    ws = make(tmp_path, """\
+      abs.out:
+        call: diopiAbs(ctx, out, /* self */)
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'call:')}:" in err
+    assert "ops[abs.out].call: argument 3 ('/* self */') is empty" in err
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPER_LOCALS) + ["outDiopiTensorHandle", "tDiopiTensorHandle"])
+def test_locals_may_not_name_what_the_wrapper_declares(tmp_path: Path, name: str):
+    ws = make(tmp_path, f"""\
+      abs.out:
+        call: diopiAbs(ctx, out, t)
+        ins: [t]
+        locals: [{name}]
+        code:
+          beginning: |
+            at::Tensor t = self;
+            int {name} = 0;
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'locals:')}:" in err
+    assert f"ops[abs.out].locals: '{name}' is declared by the generated wrapper" in err
+
+
+def test_a_converted_form_the_call_does_not_pass_may_be_a_local(tmp_path: Path):
+    # DIPU's norm.out declares dimDiopiSize itself and passes it: the wrapper then declares none.
+    ws = make(tmp_path, """\
+      norm.out:
+        call: diopiNorm(ctx, out, self, p, dimDiopiSize)
+        locals: [dimDiopiSize]
+        code:
+          beginning: |
+            ::diopiSize_t dimDiopiSize = toDiopiSize(dim);
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+
+
+def test_wrapper_locals_are_what_the_template_declares(tmp_path: Path):
+    """WRAPPER_LOCALS lists every name a rendered wrapper declares in its function scope
+    besides converted forms (<name>DiopiTensorHandle, ...): a new one in the template fails here."""
+    ws = tmp_path / "ws"
+    (ws / "vendors").mkdir(parents=True)
+    (ws / "vendors" / "droplet.yaml").write_text(VENDOR)    # the bundled catalog, every switch at its default
+    result = run_cli("render", "--all", cwd=ws)
+    assert result.exit_code == 0, result.output
+    text = kernels(ws / "generated" / "droplet", pasted=False)    # custom code is not pasted in
+    bodies = re.findall(r"^\S[^\n]* dipu_\w+(?<!_autocompare)(?<!_wrapper)\([^\n]*\) \{\n(.*?)^\}$", text, re.S | re.M)
+    assert len(bodies) > 200
+    declaration = re.compile(r"^  (?:\[\[maybe_unused\]\] )?(?:const )?(?!return\b)[\w:<>]+[ &*]+(\w+) *[=({;]", re.M)
+    declared = {name for body in bodies for name in declaration.findall(body)}
+    suffixes = tuple(set(LOCAL_SUFFIX.values()) | set(AUX_SUFFIX.values()))
+    own = {name for name in declared if not name.endswith(suffixes)}
+    assert own == set(WRAPPER_LOCALS)
+
+
+def test_ins_listed_twice(tmp_path: Path):
+    ws = make(tmp_path, """\
+      abs.out:
+        call: diopiAbs(ctx, out, t)
+        ins: [t, t?]
+        code:
+          beginning: |
+            at::Tensor t = self;
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'ins:')}:" in err
+    assert "ops[abs.out].ins: 't' is listed twice (ins: t and ins: t?)" in err
+
+
+@pytest.mark.parametrize("name", ["context", "ctx", "ret", "class", "namespace"])
+def test_schema_argument_named_like_a_wrapper_local_or_a_keyword(tmp_path: Path, name: str):
+    ws = make(tmp_path, f"""\
+      add.out:
+        schema: "aten::add.out(Tensor self, Tensor {name}, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
+        call: diopiAdd(ctx, out, self, {name}, alpha)
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'schema:')}:" in err
+    assert f"ops[add.out].schema: argument '{name}' of add.out " in err
+    assert ("C++ keyword" in err) == (name in ("class", "namespace"))
+
+
+def test_import_skips_an_entry_whose_argument_is_a_wrapper_local(tmp_path: Path):
+    functions = tmp_path / "diopi_functions.yaml"
+    functions.write_text('- schema: "aten::add.out(Tensor self, Tensor context, *, Scalar alpha=1, Tensor(a!) out) '
+                         '-> Tensor(a!)"\n  interface: diopiAdd(ctx, out, self, context, alpha)\n')
+    result = run_cli("import-dipu", "--functions", str(functions), "--vendors", "camb", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    assert "diopi_functions.yaml:1:1: warning: 'add.out' is not valid for deeplink-gen: argument 'context'" in result.stderr
+    assert "add.out" not in (tmp_path / "ws" / "catalog" / "dipu.yaml").read_text()

@@ -14,6 +14,8 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.translate.args import HANDLE, TENSOR_HANDLES, ArgKind
 from deeplink_gen.translate.signature import OpSignature, derived_names, entry_signature
+from deeplink_gen.validate.locals import is_empty, wrapper_locals
+from deeplink_gen.validate.names import C_KEYWORDS
 from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.schemas import difference
 
@@ -72,7 +74,8 @@ def _signature(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> OpSig
 
 def check_pasted(entry: CatalogEntry, diags: Diagnostics) -> None:
     """Each piece of C++ the entry pastes as it is can stand there: its statements (code, autograd)
-    and its expressions (alloc, the call's arguments) close what they open."""
+    and its expressions (alloc, the call's arguments) close what they open, and an expression
+    is not empty."""
     texts = [(("code", key), text, False) for key, text in entry.code]
     texts += [(("autograd", key), text, False) for key, text in (entry.autograd.texts() if entry.autograd else ())]
     texts += [(("alloc", a.name.value), a.expr, True) for a in entry.alloc]
@@ -82,10 +85,16 @@ def check_pasted(entry: CatalogEntry, diags: Diagnostics) -> None:
         if why is not None:
             diags.add(text.loc, entry.where + key, f"this C++ cannot be pasted as it is: {why} "
                                                    "(counted from its first line)")
-    for arg in entry.call.args:
+        elif expression and is_empty(text.value):
+            diags.add(text.loc, entry.where + key, f"the expression is empty (only blanks or comments): write "
+                                                   f"the C++ expression that allocates '{key[-1]}'")
+    for i, arg in enumerate(entry.call.args, 1):
         why = cpplex.problem(arg.text, expression=True)
         if why is not None:
             diags.add(entry.call.loc, entry.where + ("call",), f"argument '{arg.text}' cannot be pasted as it is: {why}")
+        elif is_empty(arg.text):
+            diags.add(entry.call.loc, entry.where + ("call",), f"argument {i} ('{arg.text}') is empty (only "
+                                                               "blanks or comments): write the value it passes")
 
 
 def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None:
@@ -99,12 +108,27 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
     handles = [n for n, _ in entry.ins] + list(entry.outs)
     declared = set(entry.locals) | set(handles) | set(entry.sizes)
     declared |= {n + HANDLE for n in handles} | {n + ArgKind.SIZES.local for n in entry.sizes}
+    own = wrapper_locals(sig, entry)
+    _check_argument_names(entry, sig, own, diags)
     for key, names in (("locals", entry.locals), ("ins", [n for n, _ in entry.ins]), ("outs", entry.outs),
                        ("sizes", entry.sizes)):
         for name in names:
             if name in params:
                 diags.add(entry.key_loc(key), where + (key,),
                           f"'{name}' is an argument of {entry.op}, not a local of the custom code")
+            elif name in own:
+                diags.add(entry.key_loc(key), where + (key,), f"'{name}' is declared by the generated wrapper "
+                                                              f"({own[name]}): name the custom code's local otherwise")
+            elif name in C_KEYWORDS:
+                diags.add(entry.key_loc(key), where + (key,), f"'{name}' is a C++ keyword, not a name of a local")
+    listed: dict[str, str] = {}
+    for key, written in ([("ins", n + "?" * optional) for n, optional in entry.ins] + [("outs", n) for n in entry.outs]
+                         + [("sizes", n) for n in entry.sizes]):
+        name = written.rstrip("?")
+        if name in listed:
+            diags.add(entry.key_loc(key), where + (key,), f"'{name}' is listed twice ({listed[name]} and {key}: "
+                                                          f"{written}): list each local once")
+        listed.setdefault(name, f"{key}: {written}")
     for name in sorted(set(entry.locals) & (set(handles) | set(entry.sizes))):
         diags.add(entry.key_loc("locals"), where + ("locals",),
                   f"'{name}' is listed under ins/outs/sizes, which already declares it as a local")
@@ -151,6 +175,26 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
         param = params.get(guard)
         if param is None or param.kind not in TENSOR_HANDLES:
             diags.add(entry.device_guard.loc, where + ("device_guard",), f"'{guard}' is not a tensor argument of {entry.op}")
+
+
+def _check_argument_names(entry: CatalogEntry, sig: OpSignature, own: dict[str, str], diags: Diagnostics) -> None:
+    """The wrapper's parameters and the fresh returns it allocates share its scope with its own
+    locals, and each must be a name C++ takes."""
+    if entry.schema_text is not None:
+        at = (entry.schema_text.loc, entry.where + ("schema",), "rename it in the schema")
+    else:
+        at = (entry.loc, entry.where, "write a schema: that names it otherwise")
+    named = [("argument", p.name, at) for p in sig.params]
+    returns_at = (entry.key_loc("returns"), entry.where + ("returns",), "rename it under returns:")
+    named += [("return", r.name, returns_at if entry.returns else at) for r in sig.fresh_returns]
+    for what, name, (loc, key, fix) in named:
+        if name in C_KEYWORDS:
+            why = "is a C++ keyword"
+        elif name in own:
+            why = f"is also declared by the generated wrapper ({own[name]})"
+        else:
+            continue
+        diags.add(loc, key, f"{what} '{name}' of {entry.op} {why}: {fix} (names may differ from torch's)")
 
 
 def _check_switches(entry: CatalogEntry, sig: OpSignature, diags: Diagnostics) -> None:
