@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zlib
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import DIPU_CHECKOUT, REPO, diopi_include, run_cli, run_subprocess
+from helpers import DIPU_CHECKOUT, REPO, diopi_include, error_lines, run_cli, run_subprocess
 
 MEMORY = 600 << 20      # a snapshot command runs in less; reading a huge file whole fails in it
 
@@ -204,3 +205,18 @@ def test_dipu_link_snapshot_reads_headers_as_input_files(tmp_path: Path):
     os.mkfifo(source / "dipu/torch_dipu/csrc_dipu/pipe.h")
     stderr = _clean_failure(_link_snapshot(tmp_path, build, source, timeout=60))
     assert "src/dipu/torch_dipu/csrc_dipu/pipe.h:1:1: error: --source: a FIFO is not a regular file" in stderr
+
+
+@pytest.mark.parametrize("char", ["\0", "\x1b"])
+def test_a_control_character_in_a_diopi_header_is_an_error_at_it(tmp_path: Path, char: str):
+    """A NUL inside a declaration was read as part of a parameter's type, and the snapshot
+    written with it did not parse as YAML."""
+    include = shutil.copytree(diopi_include(), tmp_path / "include")
+    functions = include / "diopi" / "functions.h"
+    text = functions.read_text()
+    functions.write_text(text + f"\nDIOPI_API diopiError_t diopiZz(diopiContextHandle_t ctx,{char} diopiTensorHandle_t out);\n")
+    line = text.count("\n") + 2
+    result = run_cli("diopi-snapshot", "--include", str(include), "--out", str(tmp_path / "protos.yaml"))
+    assert error_lines(result) == [f"{functions}:{line}:57: error: --diopi-include: the control character "
+                                   f"U+{ord(char):04X} is not C text"]
+    assert not (tmp_path / "protos.yaml").exists()

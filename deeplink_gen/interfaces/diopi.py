@@ -215,9 +215,20 @@ def find_header_dir(include: Path) -> Path | None:
     return None
 
 
+# Control characters, which no C header holds (the compiler reads NUL as a space; the
+# snapshot, a YAML file, cannot hold it at all).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
 def _read(header: Path) -> str:
-    """A header's text (inputfile.read's rules: a regular file of bounded size)."""
-    return inputfile.read(header, key="--diopi-include").decode("utf-8", errors="replace")
+    """A header's text (inputfile.read's rules: a regular file of bounded size); a control
+    character is an error at it."""
+    text = inputfile.read(header, key="--diopi-include").decode("utf-8", errors="replace")
+    control = _CONTROL.search(text)
+    if control is not None:
+        raise UserError([Diagnostic(Loc.at(str(header), text, control.start()), "--diopi-include", (
+            f"the control character U+{ord(control.group()):04X} is not C text"))])
+    return text
 
 
 def from_headers(include: Path, commit: str = "unknown") -> Prototypes:
