@@ -364,19 +364,38 @@ def test_every_document_starts_with_the_header_and_is_deterministic(tmp_path: Pa
 
 
 @pytest.mark.parametrize("field, value", [("op", "x`\n# Injected heading\n<script>alert(2)</script>"), ("op", 5),
-                                          ("diopi", "diopiAdd`\n# heading")])
+                                          ("diopi", "diopiAdd`\n# heading"),
+                                          ("name", "camb<img src=x onerror=alert(1)>\n# Injected heading\n")])
 def test_a_baseline_names_only_ops_and_functions(workspace: Path, tmp_path: Path, field: str, value):
     """The names a baseline holds are quoted back in every format, Markdown included: an op
-    that is not an op name, or a DIOPI function that is not a C name, is refused at its key."""
+    that is not an op name, a DIOPI function that is not a C name, or a vendor that is not a
+    vendor's name, is refused at its key."""
     baseline = tmp_path / "baseline.json"
     assert run_cli("coverage", "--vendor", "camb", "--format", "json", "--out", str(baseline),
                    cwd=workspace).exit_code == 0
     data = json.loads(baseline.read_text())
     i, row = next((i, r) for i, r in enumerate(data["ops"]) if r["vendors"]["camb"].get("implemented") is True)
-    (row if field == "op" else row["vendors"]["camb"])[field] = value
+    if field == "name":
+        data["vendors"][0]["name"] = value
+    else:
+        (row if field == "op" else row["vendors"]["camb"])[field] = value
     baseline.write_text(json.dumps(data))
     result = run_cli("coverage", "--vendor", "camb", "--baseline", str(baseline), "--format", "markdown",
                      cwd=workspace)
-    where = f"ops[{i}].op" if field == "op" else f"ops[{i}].vendors.camb.diopi"
+    where = {"op": f"ops[{i}].op", "diopi": f"ops[{i}].vendors.camb.diopi", "name": "vendors[0].name"}[field]
     assert any(f"{baseline}:1:1: error: --baseline {where}: expected" in e for e in error_lines(result)), result.output
     assert "Injected" not in result.output
+
+
+def test_a_report_is_the_same_from_any_directory(workspace: Path, tmp_path: Path):
+    """What a report says it read is named from the workspace, so a committed report does not
+    change with the directory coverage ran from, nor hold its absolute path."""
+    reports = []
+    for cwd, where in ((workspace, "."), (workspace.parent, workspace.name), (Path("/"), str(workspace))):
+        out = tmp_path / f"{len(reports)}.json"
+        proc = run_subprocess("-C", where, "coverage", "--vendor", "camb", "--format", "json", "--out", str(out),
+                              cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        reports.append(out.read_bytes())
+    assert reports[0] == reports[1] == reports[2]
+    assert str(workspace).encode() not in reports[0]

@@ -22,6 +22,7 @@ from deeplink_gen.model import DiopiLibrary
 from deeplink_gen.plan import coverage as plan
 from deeplink_gen.render import coverage as report
 from deeplink_gen.request import Request
+from deeplink_gen.validate.names import vendor_name_problem
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,9 @@ def read_baseline(path: Path) -> plan.Baseline:
     for key, value in (("vendors", vendors), ("ops", ops)):
         if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
             raise bad((key,), "expected a list of objects")
-    for i, v in enumerate(vendors):
-        if not isinstance(v.get("name"), str):
-            raise bad(("vendors", i, "name"), "expected the vendor's name as a string")
+    for i, v in enumerate(vendors):      # a name the reports quote back: only a vendor's name
+        if not isinstance(v.get("name"), str) or vendor_name_problem(v["name"]) is not None:
+            raise bad(("vendors", i, "name"), "expected a vendor's name (such as camb)")
     registered: dict[str, set[str]] = {v["name"]: set() for v in vendors}
     implemented: dict[str, set[str]] = {name: set() for name in registered}
     for i, row in enumerate(ops):
@@ -84,7 +85,7 @@ def run(request: Request, asked: Asked) -> plan.Coverage:
     libraries = {name: read_library(path) for name, path in sorted(asked.libraries.items())}
     for v in ws.vendors:        # the adaptor exports exactly what the vendor file says the library defines
         if v.name not in libraries and v.implemented is not None:
-            libraries[v.name] = DiopiLibrary(v.implemented.functions(), f"{v.path} adaptor.implemented",
+            libraries[v.name] = DiopiLibrary(v.implemented.functions(), f"vendors/{v.name}.yaml adaptor.implemented",
                                              "vendor file")
     cov = plan.coverage(table, resolved, libraries, DIPU_OWN_OPS, frozenset(request.options.prototypes().names()))
     if asked.against is not None:
