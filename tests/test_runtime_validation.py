@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from helpers import REPO, edit, line_of, run_cli
 
 from deeplink_gen.model.patterns import PATTERNS, Pattern
@@ -190,3 +192,59 @@ def test_the_schema_offers_every_pattern():
     schema = json.loads((REPO / "schemas" / "vendor.schema.json").read_text(encoding="utf-8"))
     tags = schema["definitions"]["runtime_function"]["anyOf"][1]["properties"]["pattern"]["enum"]
     assert tags == [p.value for p in Pattern] == [p.value for p in PATTERNS]
+
+
+EMPTY_EXPRESSIONS = {
+    "empty return": ('getDeviceCount: {return: "1"}', 'getDeviceCount: {return: ""}', "getDeviceCount:",
+                     "getDeviceCount.return"),
+    "comment-only return": ('getDeviceCount: {return: "1"}', 'getDeviceCount: {return: "/**/"}', "getDeviceCount:",
+                            "getDeviceCount.return"),
+    "empty field": ('major: "1"', 'major: ""', 'major: ""', r"getDeviceProperties\.fields\.major"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_EXPRESSIONS))
+def test_an_expression_field_needs_an_expression(workspace: Path, case: str):
+    """return: "" rendered `int getDeviceCount() {}`, and fields.major: "" `result.major = ;`."""
+    old, new, needle, key = EMPTY_EXPRESSIONS[case]
+    path = edit(workspace / "vendors" / "hostsim.yaml", old, new)
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"hostsim\.yaml:{line_of(path, needle)}:\d+: error: runtime\.device\."
+                                         rf"functions\.{key}: an expression is required", lines[0]), lines
+
+
+@pytest.mark.parametrize("macro, why", [("if", "is a C/C++ keyword"), ("TORCH_CHECK", "is named like torch's"),
+                                        ("C10_LIKELY", "is named like torch's"), ("EOF", "is a standard C macro"),
+                                        ("DIPU_API", "is a macro DIPU defines itself")])
+def test_a_checker_macro_is_no_name_taken(workspace: Path, macro: str, why: str):
+    """`#define if(Expr)` or a TORCH_CHECK of the vendor's own would break every file that includes vendorapi.h.
+    Reported at the checker (the model keeps one position per checker), naming the key."""
+    path = edit(workspace / "vendors" / "cuda.yaml", "macro: DIPU_CALLCUDA", f"macro: {macro}")
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, '    cuda:')}:\d+: error: runtime\.checkers\.cuda\."
+                                         rf"macro: macro '{macro}' {re.escape(why)}", lines[0]), lines
+
+
+def test_two_checkers_do_not_share_a_macro(workspace: Path):
+    """Both were defined, and the second silently won."""
+    path = edit(workspace / "vendors" / "cuda.yaml", "macro: NCCL_THROW", "macro: DIPU_CALLCUDA")
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, '    nccl:')}:\d+: error: runtime\.checkers\.nccl\."
+                                         rf"macro: macro 'DIPU_CALLCUDA' is also the macro of checker 'cuda' \(\S*cuda\.yaml:"
+                                         rf"{line_of(path, '    cuda:')}:\d+\)", lines[0]), lines
+
+
+@pytest.mark.parametrize("old, new, key, what", [
+    ("default_stream: cudaStreamLegacy", "default_stream: delete", "default_stream", "'delete' is a C++ keyword"),
+    ("stream: cudaStream_t", "stream: void", "stream", "'void' is no handle type"),
+    ("event: cudaEvent_t", "event: const void", "event", "'const void' is no handle type"),
+    ("comm: ncclComm_t", "comm: new*", "comm", "'new' in 'new*' is a C++ keyword"),
+])
+def test_a_handle_type_is_a_type(workspace: Path, old: str, new: str, key: str, what: str):
+    """`#define deviceDefaultStreamLiteral delete` and `using deviceStream_t = void;` cannot compile.
+    Reported where runtime.types starts (the model keeps one position for it), naming the key."""
+    path = edit(workspace / "vendors" / "cuda.yaml", old, new)
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    first = line_of(path, "  types:") + 1
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{first}:\d+: error: runtime\.types\.{key}: {re.escape(what)}",
+                                         lines[0]), lines

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import edit, error_lines, line_of, run_cli
+from helpers import copy_workspace, edit, error_lines, line_of, run_cli
 
 
 @pytest.fixture
@@ -126,3 +126,35 @@ def test_a_byte_count_that_cannot_compile_is_refused(vendor_file: Path):
     errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
     assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: runtime\.comm\.unique_id_bytes: expected a C "
                                           r"identifier or a byte count from 1 to 65536", errors[0]), errors
+
+
+@pytest.mark.parametrize("impl", ["namespace", "class", "int"])
+def test_a_diopi_impl_that_is_a_keyword_is_refused(vendor_file: Path, impl: str):
+    """It names DIOPI's folder and the C++ namespace: impl/namespace rendered ::impl::namespace::diopiAbs."""
+    edit(vendor_file, "  diopi_impl: acme", f"  diopi_impl: {impl}")
+    errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
+    line = line_of(vendor_file, f"diopi_impl: {impl}")
+    assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: vendor\.diopi_impl: '{impl}' is a C/C\+\+ "
+                                          r"keyword: it names DIOPI's folder", errors[0]), errors
+
+
+@pytest.mark.parametrize("device_type", ["EOF", "BUFSIZ", "INT_MAX", "SIZE_MAX", "ERANGE"])
+def test_a_device_type_that_is_a_standard_macro_is_refused(vendor_file: Path, device_type: str):
+    """As new-vendor --device-type EOF is: `EOF,` in DIPU's VendorDeviceType would be `-1,`."""
+    edit(vendor_file, "  device_type: ACME", f"  device_type: {device_type}")
+    errors = error_lines(run_cli("validate", cwd=vendor_file.parent.parent))
+    line = line_of(vendor_file, f"device_type: {device_type}")
+    assert len(errors) == 1 and re.search(rf"acme\.yaml:{line}:\d+: error: vendor\.device_type: device type "
+                                          rf"'{device_type}' is a standard C macro name", errors[0]), errors
+
+
+@pytest.mark.parametrize("impl, folder", [("torch", "torch"), ("tops", "topsrider"), ("ascend", "ascend")])
+def test_a_rendered_diopi_library_keeps_out_of_diopis_own_folders(tmp_path: Path, impl: str, folder: str):
+    """hostsim renders its own DIOPI library into impl/<diopi_impl>: with torch, render --into --force
+    overwrote DIOPI's impl/torch. cuda's diopi_impl: torch uses that implementation, and stays valid."""
+    root = copy_workspace(tmp_path / "ws")
+    path = edit(root / "vendors" / "hostsim.yaml", "diopi_impl: hostsim", f"diopi_impl: {impl}")
+    errors = error_lines(run_cli("validate", cwd=root))
+    line = line_of(path, f"diopi_impl: {impl}")
+    assert len(errors) == 1 and re.search(rf"hostsim\.yaml:{line}:\d+: error: vendor\.diopi_impl: '{impl}' selects "
+                                          rf"DIOPI's own impl/{folder}, which the DIOPI library", errors[0]), errors

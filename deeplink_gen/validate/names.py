@@ -43,6 +43,38 @@ torch_dipu utils vendor vendors xpu meta
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
+# Macros of the C and C++ standard headers (and the compilers' predefined ones) that a
+# translation unit may see: a name of the vendor's that is one is replaced by the macro
+# (an enumerator EOF becomes -1), or, defined as a macro, replaces the library's.
+STANDARD_MACROS = frozenset("""
+NULL EOF TRUE FALSE BUFSIZ FILENAME_MAX FOPEN_MAX L_tmpnam TMP_MAX SEEK_SET SEEK_CUR SEEK_END _IOFBF _IOLBF
+_IONBF stdin stdout stderr EXIT_SUCCESS EXIT_FAILURE RAND_MAX MB_CUR_MAX MB_LEN_MAX CHAR_BIT CHAR_MIN CHAR_MAX
+SCHAR_MIN SCHAR_MAX UCHAR_MAX SHRT_MIN SHRT_MAX USHRT_MAX INT_MIN INT_MAX UINT_MAX LONG_MIN LONG_MAX ULONG_MAX
+LLONG_MIN LLONG_MAX ULLONG_MAX SIZE_MAX PTRDIFF_MIN PTRDIFF_MAX INTPTR_MIN INTPTR_MAX UINTPTR_MAX INTMAX_MIN
+INTMAX_MAX UINTMAX_MAX INT8_MIN INT8_MAX INT16_MIN INT16_MAX INT32_MIN INT32_MAX INT64_MIN INT64_MAX UINT8_MAX
+UINT16_MAX UINT32_MAX UINT64_MAX WCHAR_MIN WCHAR_MAX WINT_MIN WINT_MAX WEOF SIG_ATOMIC_MIN SIG_ATOMIC_MAX
+FLT_MIN FLT_MAX FLT_EPSILON DBL_MIN DBL_MAX DBL_EPSILON LDBL_MIN LDBL_MAX LDBL_EPSILON HUGE_VAL HUGE_VALF
+HUGE_VALL INFINITY NAN FP_INFINITE FP_NAN FP_NORMAL FP_SUBNORMAL FP_ZERO CLOCKS_PER_SEC TIME_UTC
+EDOM ERANGE EILSEQ EPERM ENOENT EINTR EIO EBADF EAGAIN ENOMEM EACCES EFAULT EBUSY EEXIST ENODEV EINVAL ENOSPC
+ETIMEDOUT ENOSYS ENOTSUP SIGABRT SIGFPE SIGILL SIGINT SIGSEGV SIGTERM SIG_DFL SIG_ERR SIG_IGN LC_ALL LC_COLLATE
+LC_CTYPE LC_MONETARY LC_NUMERIC LC_TIME errno assert offsetof setjmp va_start va_arg va_end va_copy NDEBUG
+__FILE__ __LINE__ __DATE__ __TIME__ __cplusplus __STDC__ linux unix
+""".split())
+
+# Macros of torch's and DIPU's headers that every rendered runtime file sees (c10's
+# Exception.h and Macros.h, ATen's dispatch macros; DIPU 9dd38082's csrc_dipu/common.h,
+# base/basedef.h, runtime/device/basedef.h, runtime/devproxy/diclproxy.h and utils/Log.h),
+# and the one the rendered vendorapi.h defines: torch's by their prefixes (C10_, AT_,
+# TORCH_), DIPU's by name (its vendors' own DIPU_CALL<VENDOR> macros are theirs to define).
+TORCH_MACRO_PREFIXES = ("C10_", "AT_", "TORCH_")
+DIPU_MACROS = frozenset("""
+DIPU_ALLOCATOR_DISPATCH_DEVICE_ID DIPU_API DIPU_AUTOCAST_DEVICE_TYPE_MACRO DIPU_AUTOGRAD_DEVICE_TYPE_MACRO
+DIPU_CALL_DICLAPIS DIPU_CODELOC DIPU_DEBUG_ALLOCATOR DIPU_DEVICE_TYPE_MACRO DIPU_ENV_VAR DIPU_HIDDEN DIPU_LOG
+DIPU_LOGE DIPU_LOGW DIPU_LOG_ERROR DIPU_LOG_ERROR_ONCE DIPU_LOG_INFO DIPU_LOG_ONCE
+DIPU_MAY_CAST_VENDOR_NAME_TO_DEVICE_TYPE DIPU_REGISTER_ALLOCATOR DIPU_SPARSE_DEVICE_TYPE_MACRO DIPU_STRING
+DIPU_STRINGIFY_AFTER_EXPANSION DIPU_WEAK deviceDefaultStreamLiteral
+""".split())
+
 # What a file or folder name must not hold: ; separates a CMake list, $ starts a CMake
 # variable reference, quotes and the backslash end or escape a CMake (and shell) word, and
 # Windows refuses the rest.
@@ -63,6 +95,20 @@ def vendor_name_problem(name: str) -> str | None:
     if name in DIPU_RESERVED or keyword.iskeyword(name):
         return "is reserved: DIPU/DIOPI or Python use it themselves"
     return file_name_problem(name)
+
+
+def macro_name_problem(name: str) -> str | None:
+    """Why *name*, a name the rendered C++ defines or declares, is one the compiler or the
+    headers around it already give a meaning (a phrase such as "is a C/C++ keyword"), or None."""
+    if name in C_KEYWORDS:
+        return "is a C/C++ keyword"
+    if name in STANDARD_MACROS:
+        return "is a standard C macro name"
+    if name in DIPU_MACROS:
+        return "is a macro DIPU defines itself"
+    if name.startswith(TORCH_MACRO_PREFIXES):
+        return f"is named like torch's own macros ({', '.join(p + '*' for p in TORCH_MACRO_PREFIXES)})"
+    return None
 
 
 def file_name_problem(name: str) -> str | None:

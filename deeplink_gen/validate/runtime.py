@@ -14,14 +14,21 @@ from deeplink_gen.interfaces.dipu import (
     placeholders,
 )
 from deeplink_gen.load.prune import gone
-from deeplink_gen.model import CallTemplate, Impl, Located, RuntimeSpec
+from deeplink_gen.model import CallTemplate, Checker, Impl, Located, RuntimeSpec
 from deeplink_gen.model.patterns import PATTERNS, Part, PatternRule
 from deeplink_gen.model.runtime import ImplKind
+from deeplink_gen.validate.names import C_KEYWORDS, macro_name_problem
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
 C_TYPE = re.compile(r"^(const\s+)?((unsigned|signed|long|short)\s+)*[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*(\s*\*)*$")
 _CALL = re.compile(r"^\s*([^\s(]+)\s*\((.*)\)\s*$", re.S)
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The keywords a C type name of runtime.types may be spelled with (void only as a pointer).
+_TYPE_WORDS = frozenset("""bool char char8_t char16_t char32_t const double float int long short signed unsigned
+                           void wchar_t""".split())
+_HANDLE_TYPES = ("stream", "event", "comm", "unique_id", "handle")
 
 
 def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
@@ -41,6 +48,8 @@ def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
     lexical = cpplex.problem(t.expand({n: "x" for n in t.placeholders()}), expression=True) if not out else None
     if lexical is not None:
         out.append(f"'{t.text}' cannot stand as one expression: {lexical}")
+    elif not t.is_call and not out and not _COMMENT.sub("", t.without_holes()).strip():
+        out.append(f"an expression is required ('{t.text}' has none): write the C++ value it stands for")
     if t.is_call and not out:
         m = _CALL.match(t.text)
         if not m:
@@ -77,6 +86,8 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
         if why is not None:
             diags.add(text.loc, path, f"this C++ cannot be pasted as it is: {why} (counted from its first line)")
     checker_names = [c.name for c in spec.checkers]
+    _check_types(spec, diags)
+    _check_macros(spec, diags)
 
     def check_ref(named: Located[str | None] | None, path: tuple) -> None:
         """A checker named where *named* was written; one not written is its section's, checked there."""
@@ -119,6 +130,46 @@ def check_runtime(spec: RuntimeSpec, diags: Diagnostics, rejected: frozenset = f
             diags.add(t.loc, ("runtime", "diopi_test", "functions", name), msg)
 
 
+def _check_types(spec: RuntimeSpec, diags: Diagnostics) -> None:
+    """The handle types become `using deviceStream_t = <type>;` and the default stream
+    `#define deviceDefaultStreamLiteral <constant>` (the schema has checked their spelling)."""
+    types = spec.types
+    for key in _HANDLE_TYPES:
+        ctype = getattr(types, key)
+        if ctype is None:
+            continue
+        words = _WORD.findall(ctype)
+        keyword = next((w for w in words if w in C_KEYWORDS and w not in _TYPE_WORDS), None)
+        if keyword is not None:
+            diags.add(types.loc, ("runtime", "types", key),
+                      f"'{keyword}' in '{ctype}' is a C++ keyword, not a type name: write the SDK's {key} type")
+        elif "*" not in ctype and words[-1] == "void":
+            diags.add(types.loc, ("runtime", "types", key),
+                      f"'{ctype}' is no handle type (no value has type void): write the SDK's {key} type, "
+                      "or void* for an opaque pointer")
+    keyword = next((w for w in types.default_stream.split("::") if w in C_KEYWORDS and w != "nullptr"), None)
+    if keyword is not None:
+        diags.add(types.loc, ("runtime", "types", "default_stream"),
+                  f"'{keyword}' is a C++ keyword, not an expression: write the SDK's default stream "
+                  "(a constant or enumerator), or nullptr")
+
+
+def _check_macros(spec: RuntimeSpec, diags: Diagnostics) -> None:
+    """Each checker defines its macro in vendorapi.h, which every runtime file includes beside
+    torch's and DIPU's headers."""
+    owners: dict[str, Checker] = {}
+    for c in spec.checkers:     # sorted by name: the first of two with one macro keeps it
+        where = ("runtime", "checkers", c.name, "macro")
+        problem = macro_name_problem(c.macro)
+        if problem is not None:
+            diags.add(c.loc, where, f"macro '{c.macro}' {problem}: name the checker's macro after the vendor "
+                                    "(DIPU_CALL<VENDOR>)")
+        elif c.macro in owners:
+            diags.add(c.loc, where, f"macro '{c.macro}' is also the macro of checker '{owners[c.macro].name}' "
+                                    f"({owners[c.macro].loc}): each checker defines its own; rename one")
+        owners.setdefault(c.macro, c)
+
+
 def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) -> None:
     fn = impl.function
     where = _where(impl)
@@ -134,9 +185,13 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
         allowed.add(name)
     if impl.pattern is not None:
         allowed |= set(PATTERNS[impl.pattern].declares)
+    # Each expression at its own key; the calls (and a pattern's call parts) at the function's.
+    keyed = {t: ("fields", name) for name, t in impl.fields}
+    keyed |= {t: ("set", target) for target, t in impl.sets}
+    keyed |= {t: (key,) for key, t in (("return", impl.ret), ("guard", impl.guard)) if t is not None}
     for t in impl.all_templates():
         for msg in template_problems(t, allowed):
-            diags.add(t.loc, where, msg)
+            diags.add(t.loc, where + keyed.get(t, ()), msg)
     if impl.kind is ImplKind.CALL and impl.ret is None and fn.returns not in SUCCESS_RETURN:
         diags.add(impl.loc, where, f"{fn.name} returns {fn.returns}: add return: <expression> (or use a pattern)")
     if impl.pattern is not None:

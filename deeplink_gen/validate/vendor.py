@@ -10,11 +10,17 @@ from pathlib import Path
 
 from deeplink_gen.cpptext import mentioned_wrappers
 from deeplink_gen.errors import Diagnostics, Suggestion
+from deeplink_gen.interfaces.diopi import IMPL_CHOICES, impl_folder
 from deeplink_gen.interfaces.dipu import UPSTREAM
 from deeplink_gen.model import Catalog, OpOverride, Vendor, VendorIdentity
 from deeplink_gen.translate.signature import wrapper_name
 from deeplink_gen.validate.reference import Reference
-from deeplink_gen.validate.names import file_name_problem, length_problem, vendor_name_problem
+from deeplink_gen.validate.names import (
+    C_KEYWORDS, file_name_problem, length_problem, macro_name_problem, vendor_name_problem,
+)
+
+# The folders of DIOPI's impl/ that hold DIOPI's own implementations (each IMPL_* branch's).
+DIOPI_FOLDERS = frozenset(f for c in IMPL_CHOICES for f in (c.directory, c.files) if f)
 
 
 def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
@@ -35,10 +41,25 @@ def check_identity(vendor: Vendor, diags: Diagnostics) -> None:
         if problem:
             diags.add(loc, key, f"{problem} ({len(value)}): it becomes part of file and folder names")
     # The vendor name is checked above; DIOPI's impl folder is named by diopi_impl alone.
-    problem = file_name_problem(ident.diopi_impl.value)
+    impl = ident.diopi_impl.value
+    problem = file_name_problem(impl)
+    if problem is None and impl in C_KEYWORDS:
+        problem = "is a C/C++ keyword"
     if problem:
         diags.add(ident.diopi_impl.loc, ("vendor", "diopi_impl"),
-                  f"'{ident.diopi_impl.value}' {problem}: it names DIOPI's folder impl/{ident.diopi_impl.value}")
+                  f"'{impl}' {problem}: it names DIOPI's folder impl/{impl} and the C++ namespace impl::{impl}; "
+                  "choose another (default: the vendor name)")
+    elif vendor.diopi_library is not None and impl_folder(impl) in DIOPI_FOLDERS:
+        diags.add(ident.diopi_impl.loc, ("vendor", "diopi_impl"),
+                  f"'{impl}' selects DIOPI's own impl/{impl_folder(impl)}, which the DIOPI library this vendor "
+                  f"renders (diopi_library: {vendor.diopi_library.value}) would overwrite; choose a folder of "
+                  "its own (default: the vendor name)")
+    # It becomes an enumerator of DIPU's VendorDeviceType, which a macro of that name would replace.
+    problem = macro_name_problem(ident.device_type.value)
+    if problem:
+        diags.add(ident.device_type.loc, ("vendor", "device_type"),
+                  f"device type '{ident.device_type.value}' {problem}: it becomes an enumerator of DIPU's "
+                  "VendorDeviceType, which the macro would replace; choose another")
     # DIPU's vendor chain takes the first DEVICE_* list holding -DDEVICE's value:
     # an alias of a vendor DIPU knows would select that vendor, never this one.
     for alias in vendor.cmake_aliases:
