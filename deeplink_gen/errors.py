@@ -84,6 +84,15 @@ def printable(text: str) -> str:
                    c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: str) -> str:
+    """*text*, lines of files shown as they are (a diff), with every control character but
+    tab and newline written as an escape (\\x1b): a file's bytes never drive the terminal."""
+    return _TERMINAL_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 EXCERPT = 60    # the most characters of an input's text a message quotes
 
 

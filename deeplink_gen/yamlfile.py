@@ -13,6 +13,10 @@ import yaml
 
 from deeplink_gen import inputfile, nesting, yamlhint
 from deeplink_gen.cpptext import BIDI, bidi_message, refuse_bidi
+
+# The control characters a string may not hold, whatever it is: all but tab, LF and CR (YAML's
+# own reader refuses them written as they are, not written as escapes such as "\e" or "\0").
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 
 try:
@@ -262,4 +266,11 @@ class _Builder:
         if found is not None:        # written as an escape ("\u202e"), which the file's text does not show
             line, col = self._pos(node)
             raise _fail(self.doc.path, line, col, where, bidi_message(found.group(), " (written as an escape)"))
+        found = _CONTROL.search(value) if isinstance(value, str) else None
+        if found is not None:        # "\e]0;...\a" retitles the terminal that shows a message quoting it
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, (
+                f"holds the control character U+{ord(found.group()):04X} (written as an escape), which no "
+                "field takes; for an escape of C++ or Python, such as \\0, double its backslash in a quoted "
+                "string, or write the text in a block (|)"))
         return value

@@ -271,3 +271,17 @@ def test_a_long_name_in_a_file_is_quoted_in_part(tmp_path: Path):
     [error] = error_lines(result)
     assert f"{Path('vendors', 'camb.yaml')}:{line_of(ws / 'vendors' / 'camb.yaml', '? bbb')}:5: error:" in error
     assert "ops.bbbb" in error and "bbb' is not in the op catalog" in error
+
+
+@pytest.mark.parametrize("escape", ["\\e]0;title\\a", "\\0", "\\x9b2J"])
+def test_control_characters_written_as_escapes_are_refused(workspace: Path, escape: str):
+    """A control character written as a YAML escape reached messages, reports and rendered
+    files (an OSC sequence retitles the terminal that shows it): refused at the value's line."""
+    catalog = workspace / "catalog" / "loss.yaml"
+    catalog.write_text(catalog.read_text() + f'  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n'
+                       f'    code:\n      beginning: "// a {escape} b"\n')
+    line = line_of(catalog, "beginning: \"// a")
+    result = run_cli("validate", cwd=workspace)
+    assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*holds the control character U\+00", e)
+               for e in error_lines(result)), result.output
+    assert "\x1b" not in result.output and "\x9b" not in result.output

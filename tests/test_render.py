@@ -101,7 +101,7 @@ def test_check_reports_stale_missing_and_unexpected(workspace: Path):
     assert run_cli("render", "--all", cwd=workspace).exit_code == 0
     gen = workspace / "generated"
     kernels = gen / "camb" / KERNELS_0
-    kernels.write_text(kernels.read_text().replace("return out;", "return out; // hand edit", 1))
+    kernels.write_text(kernels.read_text().replace("return out;", "return out; // hand edit\x1b]0;T\x07", 1))
     (gen / "ascend" / "manifest.json").unlink()
     (gen / "droplet" / "notes.txt").write_text("stray")
     result = run_cli("render", "--all", "--check", "--diff", cwd=workspace)
@@ -109,7 +109,8 @@ def test_check_reports_stale_missing_and_unexpected(workspace: Path):
     assert f"stale: camb/{KERNELS_0}" in result.stderr
     assert "missing: ascend/manifest.json" in result.stderr
     assert "unexpected: droplet/notes.txt" in result.stderr
-    assert "-  return out; // hand edit" in result.stdout and f"+++ b/camb/{KERNELS_0}" in result.stdout
+    assert "-  return out; // hand edit\\x1b]0;T\\x07\n" in result.stdout and f"+++ b/camb/{KERNELS_0}" in result.stdout
+    assert "\x1b" not in result.output      # a file's bytes shown, never a terminal's commands
     # --check wrote nothing.
     assert "hand edit" in kernels.read_text() and not (gen / "ascend" / "manifest.json").exists()
     # A real render repairs the edit, but deletes neither the stray file nor a folder it cannot tell is its own.

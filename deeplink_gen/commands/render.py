@@ -16,7 +16,7 @@ import click
 
 from deeplink_gen import cache, jsonfile, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
-from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path, terminal_text
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
 from deeplink_gen.input_paths import workspace_file
@@ -168,7 +168,7 @@ def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[s
             report.unexpected.append(f"{extra}/")
             alien.append(f"{extra}/")
     for text in report.diffs:
-        click.echo(text, nl=False)
+        click.echo(terminal_text(text), nl=False)
     for label, items in (("stale", report.stale), ("missing", report.missing), ("unexpected", report.unexpected)):
         for item in items:
             click.echo(f"{label}: {item}", err=True)
