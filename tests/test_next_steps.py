@@ -3,7 +3,10 @@ runs: from `init` to a rendered, checked vendor by following them alone."""
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 from helpers import REPO, copy_workspace, dipu_checkout, run_cli, run_subprocess
@@ -98,3 +101,17 @@ def test_next_lines_run_from_the_users_folder_with_dash_C(tmp_path: Path):
     command = _next_command(run_subprocess("-C", "ws", "explain", "--vendor", "droplet", cwd=user))
     assert command == "deeplink-gen -C ws explain OP --vendor droplet"
     assert _run_from(user, command, OP="add.out").returncode == 0
+
+
+def test_a_next_line_quotes_a_path_the_shell_would_split_or_run(tmp_path: Path):
+    """A workspace path with a space, or with `$(...)`, is one word of the command a next: line
+    names: pasted into a shell, it runs that command on that folder, and nothing else."""
+    ws = tmp_path / "my ws;$(touch PWNED)"
+    line = _next(run_cli("init", str(ws)))
+    assert line.startswith(f"next: deeplink-gen -C {shlex.quote(str(ws))} new-vendor NAME")
+    command = line[len("next: "):].split("   (")[0].replace("NAME", "acme")
+    proc = subprocess.run(command.replace("deeplink-gen", f"{shlex.quote(sys.executable)} -m deeplink_gen", 1),
+                          shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / "vendors" / "acme.yaml").is_file() and not (tmp_path / "PWNED").exists()

@@ -75,12 +75,12 @@ def run(request: Request, dest: Path, force: bool, strict: bool = False) -> int:
     device = v.cmake_aliases[0] if v.cmake_aliases else v.name
     if v.diopi_library:
         library = dest / output_paths.diopi_impl_dir(v)
-        next_step.show(f"build DIPU on {v.name}'s DIOPI library: cmake -S {library} -B build-diopi && cmake --build "
-                       f"build-diopi, then DIPU with -DDEVICE={device} -DWITH_DIOPI_LIBRARY=$PWD/build-diopi   "
-                       "(docs/hostsim.md; for hostsim, deeplink-gen's scripts/try_without_a_chip.py does every step "
+        next_step.show(f"build DIPU on {v.name}'s DIOPI library: cmake -S {next_step.word(library)} -B build-diopi "
+                       f"&& cmake --build build-diopi, then DIPU with -DDEVICE={device} "
+                       "-DWITH_DIOPI_LIBRARY=$PWD/build-diopi   (docs/hostsim.md; for hostsim, deeplink-gen's scripts/try_without_a_chip.py does every step "
                        "and runs DIPU's tests)")
         return 0
-    next_step.show(f"build DIPU: cd {dest / 'dipu'} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
+    next_step.show(f"build DIPU: cd {next_step.word(dest / 'dipu')} && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "
                    f"-DDEVICE={device}{' -DWITH_DIOPI_LIBRARY=DISABLE' if outcome.without_diopi else ''} && "
                    f"cmake --build build -j8   (with torch {torchs} installed; onboarding/ONBOARDING.md of "
                    f"`{next_step.prog(request.root)} render --vendor {v.name}` says what else)")
