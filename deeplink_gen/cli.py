@@ -128,7 +128,8 @@ _TORCH_VERSION_HELP = ("Check against torch X.Y[.Z]: the installed torch when it
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("-C", "directory", type=_Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="Run as if started in DIR: the workspace holding vendors/ and catalog/.")
+              show_default=True, help="The workspace: the folder holding vendors/ and catalog/. Other paths of the command "
+                   "line (--out, --baseline, ...) are taken from the current folder, as the shell completes them.")
 @click.option("--diopi-include", type=_Path(file_okay=False, path_type=Path), metavar="DIR",
               envvar="DEEPLINK_GEN_DIOPI_INCLUDE",
               help="Read DIOPI prototypes from the proto headers in DIR (holding functions.h or diopi/functions.h) "
