@@ -7,6 +7,8 @@ its own line. Built from the fixtures (tests/fixtures/dipu, tests/fixtures/dipu_
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -383,3 +385,35 @@ def test_a_runtime_conditional_the_compiler_refuses_is_an_error_at_its_line(tmp_
     [error] = error_lines(result)
     assert error == f"{source}:{text[:at].count(chr(10)) + 1}:1: error: --runtime: {why}: the compiler refuses it", error
     assert not (tmp_path / "ws").exists()
+
+
+def test_an_import_into_new_folders_locks_their_parent_and_leaves_none_behind_on_failure(tmp_path: Path):
+    """Every import into one --out locks --out's parent, made for it when missing, so that two
+    imports started before and after its folders exist lock one folder; a failed import removes
+    the folders it made, and one that waits says so."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    (rt / "logo.bin").write_bytes(b"\xff")              # fails the import after the lock is taken
+    result = _import(tmp_path / "a" / "b" / "ws", runtime=rt)
+    assert result.exit_code == 1
+    assert not (tmp_path / "a").exists()
+    (rt / "logo.bin").unlink()
+    import fcntl
+    import os
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    fd = os.open(tmp_path / "a" / "b", os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "deeplink_gen", "import-dipu", "--functions", str(FUNCTIONS),
+                                 "--runtime", f"gpulike={rt}", "--vendors", "gpulike", "--torch-version", DIPU_TORCH,
+                                 "--out", str(tmp_path / "a" / "x" / ".." / "b" / "ws")],
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        deadline = time.monotonic() + 60
+        waiting = ""
+        while "waiting for another deeplink-gen" not in waiting and time.monotonic() < deadline:
+            waiting += proc.stderr.readline()
+        assert "waiting for another deeplink-gen" in waiting
+        assert not (tmp_path / "a" / "b" / "ws").exists()
+    finally:
+        os.close(fd)
+    assert proc.wait(timeout=120) == 0
+    assert (tmp_path / "a" / "b" / "ws" / "vendors" / "gpulike.yaml").is_file()

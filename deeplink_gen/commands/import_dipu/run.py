@@ -332,46 +332,66 @@ def command(functions: Path | None, dipu: Path | None, convert_configs: dict[str
     installed one), replacing the files of a workspace there only with *force*. With a
     checkout *dipu*, what the other arguments leave out is read from it, each vendor's
     runtime folder too."""
-    # One import at a time into one --out: the lock is its parent's (the nearest that exists), which
-    # stays the same whether or not --out exists yet.
-    holder = next(p for p in out.absolute().parents if p.is_dir())
-    with lock.held(holder, str(out)):
-        existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
-        if existing and not force:
-            raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
-        if dipu is not None:
-            found = checkout.read(dipu, vendors, functions, {Kind.CONVERT_CONFIG: convert_configs, Kind.IMPL: impls})
-            for line in found.report():
-                click.echo(line)
-            functions, impls = found.functions, found.paths(Kind.IMPL)
-            convert_configs = found.paths(Kind.CONVERT_CONFIG)
-            for v in vendors:
-                folder = found.runtime_folder(v)
-                if v in runtimes:
-                    click.echo(f"{v}: runtime: {runtimes[v]} (--runtime)")
-                elif folder.is_dir():
-                    runtimes = {**runtimes, v: folder}
-                    click.echo(f"{v}: runtime: {folder}")
-                else:
-                    click.echo(f"{v}: runtime: none (no {folder})")
-        for v, name in sorted(variants.items()):
-            if v not in runtimes:
-                raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
-        for v, folder in sorted(runtimes.items()):
-            if out.resolve().is_relative_to(folder.resolve()):
-                raise click.UsageError(f"--out {out} is inside {v}'s runtime folder {folder}: the import would read "
-                                       "what it writes there: give --out another folder")
-        assert functions is not None, "the command line asks for --functions or --dipu"
-        torch = torch_choice.choose(out, options.torch_version, workspace=False)
-        result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants,
-                             existing, force)
-        if result.kept:
-            click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
-                       "workspace (remove them if the import replaces them)", err=True)
-        for n in result.notes:
-            click.echo(str(n), err=True)
-        for line in result.report:
+    # One import at a time into one --out: the lock is its parent's, made for the import (and removed
+    # again when the import leaves it empty), so that every import into it locks the same folder
+    # however --out is spelt and whatever of it exists yet.
+    if ".." in out.parts:       # a/x/../ws where a/x does not exist yet: the folder a/ws, which the OS cannot walk to
+        out = Path(os.path.realpath(out))
+    parent = Path(os.path.realpath(out)).parent
+    made = [p for p in (parent, *parent.parents) if not os.path.lexists(p)]
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"--out {out}: cannot make its folder {parent}: {exc.strerror or exc}") from None
+    try:
+        with lock.held(parent, str(out)):
+            _import_locked(functions, dipu, convert_configs, vendors, out, options, impls, force, runtimes, variants)
+    finally:
+        for folder in made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _import_locked(functions: Path | None, dipu: Path | None, convert_configs: dict[str, Path], vendors: list[str],
+                   out: Path, options: Options, impls: dict[str, Path], force: bool,
+                   runtimes: dict[str, Path], variants: dict[str, str]) -> None:
+    """The import, with the lock on --out's parent held."""
+    existing = catalog_files(out) + vendor_files(out) + [p for p in (workspace_file(out),) if p.is_file()]
+    if existing and not force:
+        raise click.UsageError(f"{out} already holds a workspace ({existing[0]}); use --force to overwrite")
+    if dipu is not None:
+        found = checkout.read(dipu, vendors, functions, {Kind.CONVERT_CONFIG: convert_configs, Kind.IMPL: impls})
+        for line in found.report():
             click.echo(line)
-        click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
-                   f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
-        next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")
+        functions, impls = found.functions, found.paths(Kind.IMPL)
+        convert_configs = found.paths(Kind.CONVERT_CONFIG)
+        for v in vendors:
+            folder = found.runtime_folder(v)
+            if v in runtimes:
+                click.echo(f"{v}: runtime: {runtimes[v]} (--runtime)")
+            elif folder.is_dir():
+                runtimes = {**runtimes, v: folder}
+                click.echo(f"{v}: runtime: {folder}")
+            else:
+                click.echo(f"{v}: runtime: none (no {folder})")
+    for v, name in sorted(variants.items()):
+        if v not in runtimes:
+            raise click.UsageError(f"--variant {v}={name}: no runtime folder is imported for {v}")
+    for v, folder in sorted(runtimes.items()):
+        if out.resolve().is_relative_to(folder.resolve()):
+            raise click.UsageError(f"--out {out} is inside {v}'s runtime folder {folder}: the import would read "
+                                   "what it writes there: give --out another folder")
+    assert functions is not None, "the command line asks for --functions or --dipu"
+    torch = torch_choice.choose(out, options.torch_version, workspace=False)
+    result = import_dipu(functions, convert_configs, vendors, out, torch, options, impls, runtimes, variants,
+                         existing, force)
+    if result.kept:
+        click.echo(f"note: kept {', '.join(result.kept)}: import-dipu did not write them, so they stay part of the "
+                   "workspace (remove them if the import replaces them)", err=True)
+    for n in result.notes:
+        click.echo(str(n), err=True)
+    for line in result.report:
+        click.echo(line)
+    click.echo(f"imported {len(result.ops)} ops for {', '.join(result.vendors)} into {out} "
+               f"({len(result.notes)} warning{'s' if len(result.notes) != 1 else ''})")
+    next_step.show(f"{next_step.prog(out)} validate, then {next_step.prog(out)} render --all")
