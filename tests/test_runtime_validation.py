@@ -217,19 +217,21 @@ def test_an_expression_field_needs_an_expression(workspace: Path, case: str):
                                         ("C10_LIKELY", "is named like torch's"), ("EOF", "is a standard C macro"),
                                         ("DIPU_API", "is a macro DIPU defines itself")])
 def test_a_checker_macro_is_no_name_taken(workspace: Path, macro: str, why: str):
-    """`#define if(Expr)` or a TORCH_CHECK of the vendor's own would break every file that includes vendorapi.h.
-    Reported at the checker (the model keeps one position per checker), naming the key."""
+    """`#define if(Expr)` or a TORCH_CHECK of the vendor's own would break every file that includes vendorapi.h:
+    reported at the macro's line."""
     path = edit(workspace / "vendors" / "cuda.yaml", "macro: DIPU_CALLCUDA", f"macro: {macro}")
     lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
-    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, '    cuda:')}:\d+: error: runtime\.checkers\.cuda\."
-                                         rf"macro: macro '{macro}' {re.escape(why)}", lines[0]), lines
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, f'macro: {macro}')}:\d+: error: "
+                                         rf"runtime\.checkers\.cuda\.macro: macro '{macro}' {re.escape(why)}",
+                                         lines[0]), lines
 
 
 def test_two_checkers_do_not_share_a_macro(workspace: Path):
     """Both were defined, and the second silently won."""
     path = edit(workspace / "vendors" / "cuda.yaml", "macro: NCCL_THROW", "macro: DIPU_CALLCUDA")
     lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
-    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, '    nccl:')}:\d+: error: runtime\.checkers\.nccl\."
+    second = [n for n, line in enumerate(path.read_text().splitlines(), 1) if "macro: DIPU_CALLCUDA" in line][1]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{second}:\d+: error: runtime\.checkers\.nccl\."
                                          rf"macro: macro 'DIPU_CALLCUDA' is also the macro of checker 'cuda' \(\S*cuda\.yaml:"
                                          rf"{line_of(path, '    cuda:')}:\d+\)", lines[0]), lines
 
@@ -242,9 +244,8 @@ def test_two_checkers_do_not_share_a_macro(workspace: Path):
 ])
 def test_a_handle_type_is_a_type(workspace: Path, old: str, new: str, key: str, what: str):
     """`#define deviceDefaultStreamLiteral delete` and `using deviceStream_t = void;` cannot compile.
-    Reported where runtime.types starts (the model keeps one position for it), naming the key."""
+    Reported at the type's line."""
     path = edit(workspace / "vendors" / "cuda.yaml", old, new)
     lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
-    first = line_of(path, "  types:") + 1
-    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{first}:\d+: error: runtime\.types\.{key}: {re.escape(what)}",
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, new)}:\d+: error: runtime\.types\.{key}: {re.escape(what)}",
                                          lines[0]), lines

@@ -105,7 +105,8 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
         return None
     t = raw["types"]
     types = HandleTypes(t["stream"], t["event"], t["comm"], t["unique_id"], t.get("default_stream", "nullptr"),
-                        t.get("handle"), doc.loc(("runtime", "types")))
+                        t.get("handle"), doc.loc(("runtime", "types")),
+                        tuple((key, doc.loc(("runtime", "types", key))) for key in sorted(t)))
     checkers = []
     for name, c in sorted((raw.get("checkers") or {}).items()):
         where = ("runtime", "checkers", name)
@@ -116,6 +117,7 @@ def parse_runtime(doc: Document, diags: Diagnostics) -> RuntimeSpec | None:
             message_call=(CallTemplate(c["message_call"], doc.loc(where + ("message_call",)), is_call=True)
                           if "message_call" in c else None),
             on_failure=OnFailure(c.get("on_failure", OnFailure.TORCH_CHECK.value)), loc=doc.loc(where, key=True),
+            macro_loc=doc.loc(where + ("macro",)),
         ))
     dev = raw.get("device") or {}
     device_impls = _impls(doc, ("runtime", "device", "functions"), DEVICE_FUNCTIONS, dev.get("functions") or {}, diags)

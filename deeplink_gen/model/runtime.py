@@ -65,6 +65,7 @@ class Checker:
     message_call: CallTemplate | None    # an argument-free call returning const char*
     on_failure: OnFailure
     loc: Loc
+    macro_loc: Loc
 
 
 class ImplKind(Enum):
@@ -119,6 +120,10 @@ class HandleTypes:
     default_stream: str
     handle: str | None
     loc: Loc
+    key_locs: tuple[tuple[str, Loc], ...] = ()      # where each type written is
+
+    def loc_of(self, key: str) -> Loc:
+        return dict(self.key_locs).get(key, self.loc)
 
 
 @dataclass(frozen=True)

@@ -141,15 +141,15 @@ def _check_types(spec: RuntimeSpec, diags: Diagnostics) -> None:
         words = _WORD.findall(ctype)
         keyword = next((w for w in words if w in C_KEYWORDS and w not in _TYPE_WORDS), None)
         if keyword is not None:
-            diags.add(types.loc, ("runtime", "types", key),
+            diags.add(types.loc_of(key), ("runtime", "types", key),
                       f"'{keyword}' in '{ctype}' is a C++ keyword, not a type name: write the SDK's {key} type")
         elif "*" not in ctype and words[-1] == "void":
-            diags.add(types.loc, ("runtime", "types", key),
+            diags.add(types.loc_of(key), ("runtime", "types", key),
                       f"'{ctype}' is no handle type (no value has type void): write the SDK's {key} type, "
                       "or void* for an opaque pointer")
     keyword = next((w for w in types.default_stream.split("::") if w in C_KEYWORDS and w != "nullptr"), None)
     if keyword is not None:
-        diags.add(types.loc, ("runtime", "types", "default_stream"),
+        diags.add(types.loc_of("default_stream"), ("runtime", "types", "default_stream"),
                   f"'{keyword}' is a C++ keyword, not an expression: write the SDK's default stream "
                   "(a constant or enumerator), or nullptr")
 
@@ -162,10 +162,10 @@ def _check_macros(spec: RuntimeSpec, diags: Diagnostics) -> None:
         where = ("runtime", "checkers", c.name, "macro")
         problem = macro_name_problem(c.macro)
         if problem is not None:
-            diags.add(c.loc, where, f"macro '{c.macro}' {problem}: name the checker's macro after the vendor "
+            diags.add(c.macro_loc, where, f"macro '{c.macro}' {problem}: name the checker's macro after the vendor "
                                     "(DIPU_CALL<VENDOR>)")
         elif c.macro in owners:
-            diags.add(c.loc, where, f"macro '{c.macro}' is also the macro of checker '{owners[c.macro].name}' "
+            diags.add(c.macro_loc, where, f"macro '{c.macro}' is also the macro of checker '{owners[c.macro].name}' "
                                     f"({owners[c.macro].loc}): each checker defines its own; rename one")
         owners.setdefault(c.macro, c)
 
