@@ -2,7 +2,9 @@
 applies random edits (YAML and C++ tokens, long repeats, deletions, duplicated lines,
 bytes that are not text), runs the command that reads it as a process, and requires what
 a user may expect of any input: exit 0, 1 or 2, no traceback and no signal, an end within
-TIME_LIMIT seconds in MEMORY bytes, and an error about the file that names the file. The time
+TIME_LIMIT seconds in MEMORY bytes, and an error about the file that names the file. A
+workspace that validates is rendered too, and what is rendered must read as C++ (no comment,
+literal or bracket left open, no stray character: what pasted text breaks) and as Python. The time
 is the process's CPU time, which a loaded machine does not stretch as it stretches the wall
 clock; a run past HANG_LIMIT seconds of wall time is a hang.
 
@@ -30,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from deeplink_gen import cpplex
 from helpers import DIPU_CHECKOUT, DIPU_TORCH, REPO, copy_workspace, diopi_include, run_cli
 
 TIME_LIMIT = 20.0
@@ -69,6 +72,7 @@ class Target:
     prepare: Callable[[Path], None]
     command: Callable[[Path, Path], list[str]]
     named: str | None = None
+    renders: bool = False         # a workspace: when the command passes, render it and read what was rendered
 
 
 def _workspace(own_catalog: bool) -> Callable[[Path], None]:
@@ -134,9 +138,10 @@ def _targets(rendered: Path, baseline: Path) -> dict[str, Target]:
     catalog_files = tuple(f"catalog/{p.name}" for p in sorted((REPO / "deeplink_gen" / "catalog").glob("*.yaml")))
     ws = ["validate"]
     targets = [
-        Target("vendor", vendor_files, _workspace(False), lambda tree, _: ["-C", str(tree), *ws]),
-        Target("catalog", catalog_files, _workspace(True), lambda tree, _: ["-C", str(tree), *ws]),
-        Target("settings", ("deeplink-gen.yaml",), _workspace(False), lambda tree, _: ["-C", str(tree), *ws]),
+        Target("vendor", vendor_files, _workspace(False), lambda tree, _: ["-C", str(tree), *ws], renders=True),
+        Target("catalog", catalog_files, _workspace(True), lambda tree, _: ["-C", str(tree), *ws], renders=True),
+        Target("settings", ("deeplink-gen.yaml",), _workspace(False), lambda tree, _: ["-C", str(tree), *ws],
+               renders=True),
         Target("dipu_ops", ("diopi_functions.yaml",), _import_fixtures, _import),
         Target("convert_config", ("convert_config.yaml",), _import_fixtures, _import),
         Target("runtime", tuple(f"rt/{name}" for name in RUNTIME_SEEDS), _runtime, _import_runtime),
@@ -180,7 +185,36 @@ def mutate(seed: bytes, edits: list) -> bytes:
 
 
 def problems(target: Target, tree: Path, path: Path) -> list[str]:
-    """What is wrong with the run of *target* on the tree: empty when it behaved."""
+    """What is wrong with the run of *target* on the tree (and, for a workspace that passes, with
+    its render and what was rendered): empty when it behaved."""
+    code, found = _ran(target, target.command(tree, path), tree, path)
+    if not found and target.renders and code == 0:
+        code, found = _ran(target, ["-C", str(tree), "render", "--all"], tree, path)
+        if not found and code == 0:
+            found = _rendered_problems(tree)
+    return found
+
+
+def _rendered_problems(tree: Path) -> list[str]:
+    """What the compilers would refuse in the rendered files that is visible without them: C++ that
+    does not read as C++ (a comment, literal or bracket left open, a stray character: what pasted
+    code breaks), Python that does not compile."""
+    found = []
+    for p in sorted((tree / "generated").rglob("*")):
+        if p.suffix in (".cpp", ".h", ".hpp", ".inc"):
+            why = cpplex.problem(p.read_text(errors="replace"), directives=True)
+            if why is not None:
+                found.append(f"rendered {p.relative_to(tree)} is not C++: {why}")
+        elif p.suffix == ".py":
+            try:
+                compile(p.read_bytes(), str(p), "exec")
+            except (SyntaxError, ValueError) as exc:
+                found.append(f"rendered {p.relative_to(tree)} is not Python: {exc}")
+    return found
+
+
+def _ran(target: Target, args: list[str], tree: Path, path: Path) -> tuple[int | None, list[str]]:
+    """One run of deeplink-gen with *args*: its exit code (None: killed) and what is wrong with it."""
     env = {**os.environ, "DEEPLINK_GEN_NO_CACHE": "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 
@@ -189,11 +223,11 @@ def problems(target: Target, tree: Path, path: Path) -> list[str]:
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        ran = subprocess.run([sys.executable, "-m", "deeplink_gen", *target.command(tree, path)], cwd=tree,
+        ran = subprocess.run([sys.executable, "-m", "deeplink_gen", *args], cwd=tree,
                              env=env, capture_output=True, text=True, errors="replace", timeout=HANG_LIMIT,
                              preexec_fn=limit)
     except subprocess.TimeoutExpired:
-        return [f"ran past {HANG_LIMIT} s of wall time"]
+        return None, [f"ran past {HANG_LIMIT} s of wall time"]
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     out = ran.stdout + ran.stderr
@@ -205,7 +239,7 @@ def problems(target: Target, tree: Path, path: Path) -> list[str]:
     named = target.named or path.name
     if ran.returncode == 1 and named not in out:
         found.append(f"an error that does not name {named}")
-    return [f"{p}:\n{out[-3000:]}" for p in found]
+    return ran.returncode, [f"{p}:\n{out[-3000:]}" for p in found]
 
 
 def _save(target: str, data: bytes) -> Path:
