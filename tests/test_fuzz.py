@@ -3,8 +3,9 @@ applies random edits (YAML and C++ tokens, long repeats, deletions, duplicated l
 bytes that are not text), runs the command that reads it as a process, and requires what
 a user may expect of any input: exit 0, 1 or 2, no traceback and no signal, an end within
 TIME_LIMIT seconds in MEMORY bytes, and an error about the file that names the file. A
-workspace that validates is rendered too, and what is rendered must read as C++ (no comment,
-literal or bracket left open, no stray character: what pasted text breaks) and as Python. The time
+workspace that passes (or that an import made, which must validate) is rendered too, and
+what is rendered must read as C++ (no comment, literal or bracket left open, no stray
+character: what pasted text breaks) and as Python. The time
 is the process's CPU time, which a loaded machine does not stretch as it stretches the wall
 clock; a run past HANG_LIMIT seconds of wall time is a hang.
 
@@ -72,7 +73,8 @@ class Target:
     prepare: Callable[[Path], None]
     command: Callable[[Path, Path], list[str]]
     named: str | None = None
-    renders: bool = False         # a workspace: when the command passes, render it and read what was rendered
+    workspace: str | None = None  # the workspace (in the tree) the command checks or makes: when the command
+    #                               passes, it must validate, and it is rendered and what was rendered read
 
 
 def _workspace(own_catalog: bool) -> Callable[[Path], None]:
@@ -138,13 +140,13 @@ def _targets(rendered: Path, baseline: Path) -> dict[str, Target]:
     catalog_files = tuple(f"catalog/{p.name}" for p in sorted((REPO / "deeplink_gen" / "catalog").glob("*.yaml")))
     ws = ["validate"]
     targets = [
-        Target("vendor", vendor_files, _workspace(False), lambda tree, _: ["-C", str(tree), *ws], renders=True),
-        Target("catalog", catalog_files, _workspace(True), lambda tree, _: ["-C", str(tree), *ws], renders=True),
+        Target("vendor", vendor_files, _workspace(False), lambda tree, _: ["-C", str(tree), *ws], workspace="."),
+        Target("catalog", catalog_files, _workspace(True), lambda tree, _: ["-C", str(tree), *ws], workspace="."),
         Target("settings", ("deeplink-gen.yaml",), _workspace(False), lambda tree, _: ["-C", str(tree), *ws],
-               renders=True),
-        Target("dipu_ops", ("diopi_functions.yaml",), _import_fixtures, _import),
-        Target("convert_config", ("convert_config.yaml",), _import_fixtures, _import),
-        Target("runtime", tuple(f"rt/{name}" for name in RUNTIME_SEEDS), _runtime, _import_runtime),
+               workspace="."),
+        Target("dipu_ops", ("diopi_functions.yaml",), _import_fixtures, _import, workspace="ws"),
+        Target("convert_config", ("convert_config.yaml",), _import_fixtures, _import, workspace="ws"),
+        Target("runtime", tuple(f"rt/{name}" for name in RUNTIME_SEEDS), _runtime, _import_runtime, workspace="ws"),
         Target("baseline", ("baseline.json",), lambda tree: (tree.mkdir(parents=True), shutil.copy(baseline, tree)),
                lambda tree, f: ["-C", str(REPO), "coverage", "--vendor", "droplet", "--baseline", str(f)]),
         Target("manifest", ("generated/droplet/manifest.json",), lambda tree: shutil.copytree(rendered, tree),
@@ -188,28 +190,32 @@ def problems(target: Target, tree: Path, path: Path) -> list[str]:
     """What is wrong with the run of *target* on the tree (and, for a workspace that passes, with
     its render and what was rendered): empty when it behaved."""
     code, found = _ran(target, target.command(tree, path), tree, path)
-    if not found and target.renders and code == 0:
-        code, found = _ran(target, ["-C", str(tree), "render", "--all"], tree, path)
-        if not found and code == 0:
-            found = _rendered_problems(tree)
-    return found
+    if found or code != 0 or target.workspace is None:
+        return found
+    ws = tree / target.workspace
+    if target.workspace != ".":         # an import that passed promises a workspace that validates
+        code, found = _ran(target, ["-C", str(ws), "validate"], tree, path)
+        if code != 0:
+            return found or [f"the import passed, but its workspace does not validate (exit {code})"]
+    code, found = _ran(target, ["-C", str(ws), "render", "--all"], tree, path)
+    return found or (_rendered_problems(ws) if code == 0 else [])
 
 
-def _rendered_problems(tree: Path) -> list[str]:
+def _rendered_problems(ws: Path) -> list[str]:
     """What the compilers would refuse in the rendered files that is visible without them: C++ that
     does not read as C++ (a comment, literal or bracket left open, a stray character: what pasted
     code breaks), Python that does not compile."""
     found = []
-    for p in sorted((tree / "generated").rglob("*")):
+    for p in sorted((ws / "generated").rglob("*")):
         if p.suffix in (".cpp", ".h", ".hpp", ".inc"):
             why = cpplex.problem(p.read_text(errors="replace"), directives=True)
             if why is not None:
-                found.append(f"rendered {p.relative_to(tree)} is not C++: {why}")
+                found.append(f"rendered {p.relative_to(ws)} is not C++: {why}")
         elif p.suffix == ".py":
             try:
                 compile(p.read_bytes(), str(p), "exec")
             except (SyntaxError, ValueError) as exc:
-                found.append(f"rendered {p.relative_to(tree)} is not Python: {exc}")
+                found.append(f"rendered {p.relative_to(ws)} is not Python: {exc}")
     return found
 
 
