@@ -98,7 +98,9 @@ def _request(ctx: Invocation, vendors, out: Path | None = None, **options):
 
 def _refuse_cache_among(request) -> None:
     """Refuse a cache folder inside the workspace's input folders (its entries would become
-    inputs, new at every run) or inside the folder a render replaces as a whole."""
+    inputs, new at every run) or inside the folder a render replaces as a whole, and a
+    workspace or output folder inside the cache folder (the cache deletes what it finds in
+    its store when it grows too large)."""
     from deeplink_gen import cache
     from deeplink_gen.errors import display_path
     from deeplink_gen.input_paths import cache_dir
@@ -113,6 +115,13 @@ def _refuse_cache_among(request) -> None:
             raise click.UsageError(f"the cache folder {display_path(str(store))} (DEEPLINK_GEN_CACHE_DIR, else "
                                    f"$XDG_CACHE_HOME) is inside {display_path(str(folder))}, which {what}; "
                                    "point DEEPLINK_GEN_CACHE_DIR elsewhere, or set DEEPLINK_GEN_NO_CACHE=1")
+    for folder, what in ((request.root, "workspace"), (request.out_root, "output folder")):
+        folder = folder.resolve()
+        if store == folder or store in folder.parents:
+            raise click.UsageError(f"the {what} {display_path(str(folder))} is inside the cache folder "
+                                   f"{display_path(str(store))} (DEEPLINK_GEN_CACHE_DIR, else $XDG_CACHE_HOME), "
+                                   "whose entries the cache deletes as it grows; point DEEPLINK_GEN_CACHE_DIR "
+                                   "elsewhere, or set DEEPLINK_GEN_NO_CACHE=1")
 
 
 # The torch versions an op table ships for, as the help texts list them.

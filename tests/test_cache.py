@@ -551,3 +551,19 @@ def test_a_cache_folder_among_the_inputs_or_the_output_is_refused(tmp_path: Path
         assert f"the cache folder {place} (DEEPLINK_GEN_CACHE_DIR" in result.stderr
     assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
     assert run_subprocess("validate", cwd=ws, env={**env, "DEEPLINK_GEN_NO_CACHE": "1"}).returncode == 0
+
+
+def test_a_workspace_inside_the_cache_folder_is_refused(tmp_path: Path):
+    """A workspace named like the cache's store (the cache folder its parent): the cache's
+    pruning deleted its hand-written sources and catalog files. Refused, and nothing changes."""
+    ws = tmp_path / "store-8"
+    shutil.copytree(REPO / "vendors", ws / "vendors")
+    shutil.copy(REPO / "deeplink-gen.yaml", ws)
+    (ws / "vendors" / "hostsim").mkdir()
+    (ws / "vendors" / "hostsim" / "helper.cpp").write_text("// mine\n")
+    before = sorted(p.relative_to(ws) for p in ws.rglob("*"))
+    result = run_subprocess("render", "--vendor", "hostsim", cwd=ws,
+                            env={"DEEPLINK_GEN_CACHE_DIR": str(tmp_path), "DEEPLINK_GEN_CACHE_MB": "0"})
+    assert result.returncode == 2, result.stderr
+    assert "the workspace . is inside the cache folder" in result.stderr
+    assert sorted(p.relative_to(ws) for p in ws.rglob("*")) == before
