@@ -104,15 +104,18 @@ def test_check_reports_stale_missing_and_unexpected(workspace: Path):
     kernels.write_text(kernels.read_text().replace("return out;", "return out; // hand edit\x1b]0;T\x07", 1))
     (gen / "ascend" / "manifest.json").unlink()
     (gen / "droplet" / "notes.txt").write_text("stray")
+    (gen / "droplet" / "extra\x1b]0;PWNED\x07.txt").write_text("stray")
     result = run_cli("render", "--all", "--check", "--diff", cwd=workspace)
     assert result.exit_code == 1
     assert f"stale: camb/{KERNELS_0}" in result.stderr
     assert "missing: ascend/manifest.json" in result.stderr
     assert "unexpected: droplet/notes.txt" in result.stderr
+    assert "unexpected: droplet/extra\\x1b]0;PWNED\\x07.txt" in result.stderr
     assert "-  return out; // hand edit\\x1b]0;T\\x07\n" in result.stdout and f"+++ b/camb/{KERNELS_0}" in result.stdout
     assert "\x1b" not in result.output      # a file's bytes shown, never a terminal's commands
     # --check wrote nothing.
     assert "hand edit" in kernels.read_text() and not (gen / "ascend" / "manifest.json").exists()
+    (gen / "droplet" / "extra\x1b]0;PWNED\x07.txt").unlink()
     # A real render repairs the edit, but deletes neither the stray file nor a folder it cannot tell is its own.
     result = run_cli("render", "--all", cwd=workspace)
     assert result.exit_code == 1

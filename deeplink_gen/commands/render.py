@@ -16,7 +16,7 @@ import click
 
 from deeplink_gen import cache, jsonfile, pipeline
 from deeplink_gen.commands import next_step, stored, torch_choice, warnings_out
-from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path, terminal_text
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path, printable, terminal_text
 from deeplink_gen.options import Options, Torch
 from deeplink_gen.output import stamps
 from deeplink_gen.input_paths import workspace_file
@@ -171,7 +171,7 @@ def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[s
         click.echo(terminal_text(text), nl=False)
     for label, items in (("stale", report.stale), ("missing", report.missing), ("unexpected", report.unexpected)):
         for item in items:
-            click.echo(f"{label}: {item}", err=True)
+            click.echo(f"{label}: {printable(item)}", err=True)
     if alien:
         click.echo("deeplink-gen did not write these, and no render removes them (it refuses a vendor's folder "
                    "that holds one): remove them, or move them elsewhere:", err=True)
@@ -179,7 +179,7 @@ def _check(request: Request, rendered: dict[str, dict[str, str]], chosen: dict[s
             click.echo(f"  {display_path(str(out_root / rel))}", err=True)
     if stale_vendors:
         click.echo("generated files are out of date; " + ("then " if alien else "") + "run:", err=True)
-        out_args = [] if request.out is None else ["--out", str(request.out), "--allow-outside-workspace"]
+        out_args = [] if request.out is None else ["--out", next_step.word(request.out), "--allow-outside-workspace"]
         for name in stale_vendors:
             click.echo(f"  {next_step.render_command(request.root, chosen[name], '--vendor', name, *out_args)}",
                        err=True)
