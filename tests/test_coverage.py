@@ -365,7 +365,8 @@ def test_every_document_starts_with_the_header_and_is_deterministic(tmp_path: Pa
 
 @pytest.mark.parametrize("field, value", [("op", "x`\n# Injected heading\n<script>alert(2)</script>"), ("op", 5),
                                           ("diopi", "diopiAdd`\n# heading"),
-                                          ("name", "camb<img src=x onerror=alert(1)>\n# Injected heading\n")])
+                                          ("name", "camb<img src=x onerror=alert(1)>\n# Injected heading\n"),
+                                          ("twice", "camb")])
 def test_a_baseline_names_only_ops_and_functions(workspace: Path, tmp_path: Path, field: str, value):
     """The names a baseline holds are quoted back in every format, Markdown included: an op
     that is not an op name, a DIOPI function that is not a C name, or a vendor that is not a
@@ -377,13 +378,17 @@ def test_a_baseline_names_only_ops_and_functions(workspace: Path, tmp_path: Path
     i, row = next((i, r) for i, r in enumerate(data["ops"]) if r["vendors"]["camb"].get("implemented") is True)
     if field == "name":
         data["vendors"][0]["name"] = value
+    elif field == "twice":
+        data["vendors"].append(dict(data["vendors"][0]))
     else:
         (row if field == "op" else row["vendors"]["camb"])[field] = value
     baseline.write_text(json.dumps(data))
     result = run_cli("coverage", "--vendor", "camb", "--baseline", str(baseline), "--format", "markdown",
                      cwd=workspace)
-    where = {"op": f"ops[{i}].op", "diopi": f"ops[{i}].vendors.camb.diopi", "name": "vendors[0].name"}[field]
-    assert any(f"{baseline}:1:1: error: --baseline {where}: expected" in e for e in error_lines(result)), result.output
+    where = {"op": f"ops[{i}].op", "diopi": f"ops[{i}].vendors.camb.diopi", "name": "vendors[0].name",
+             "twice": f"vendors[{len(data['vendors']) - 1}].name"}[field]
+    what = "'camb' is listed twice" if field == "twice" else "expected"
+    assert any(f"{baseline}:1:1: error: --baseline {where}: {what}" in e for e in error_lines(result)), result.output
     assert "Injected" not in result.output
 
 

@@ -52,6 +52,8 @@ def read_baseline(path: Path) -> plan.Baseline:
     for i, v in enumerate(vendors):      # a name the reports quote back: only a vendor's name
         if not isinstance(v.get("name"), str) or vendor_name_problem(v["name"]) is not None:
             raise bad(("vendors", i, "name"), "expected a vendor's name (such as camb)")
+        if any(w.get("name") == v["name"] for w in vendors[:i]):
+            raise bad(("vendors", i, "name"), f"'{v['name']}' is listed twice (a report lists each vendor once)")
     registered: dict[str, set[str]] = {v["name"]: set() for v in vendors}
     implemented: dict[str, set[str]] = {name: set() for name in registered}
     for i, row in enumerate(ops):
