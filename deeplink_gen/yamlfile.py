@@ -14,6 +14,8 @@ import yaml
 from deeplink_gen import inputfile, nesting, yamlhint
 from deeplink_gen.cpptext import BIDI, bidi_message, refuse_bidi
 
+# An integer YAML 1.1 reads in octal for its leading zero (0777 is 511), as no reader expects.
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
 # The control characters a string may not hold, whatever it is: all but tab, LF and CR (YAML's
 # own reader refuses them written as they are, not written as escapes such as "\e" or "\0").
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
@@ -205,6 +207,12 @@ class _Builder:
         value = self._scalar(node, where)
         if type(value) in (int, float):
             self.doc.written[where] = node.value
+            if ":" in node.value or _OCTAL.fullmatch(node.value):
+                line, col = self._pos(node)
+                raise _fail(self.doc.path, line, col, where, (
+                    f"YAML 1.1 reads {node.value} as the number {value} ("
+                    f"{'base 60' if ':' in node.value else 'octal'}): write {value} for that number, "
+                    f"or quote it (\"{node.value}\") for the text"))
         return value
 
     def _alias(self, node, where: Path_) -> None:

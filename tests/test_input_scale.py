@@ -285,3 +285,16 @@ def test_control_characters_written_as_escapes_are_refused(workspace: Path, esca
     assert any(re.search(rf"loss\.yaml:{line}:\d+: error: .*holds the control character U\+00", e)
                for e in error_lines(result)), result.output
     assert "\x1b" not in result.output and "\x9b" not in result.output
+
+
+@pytest.mark.parametrize("written, value, how", [("1:30", 90, "base 60"), ("0777", 511, "octal"),
+                                                 ("-1:00:00", -3600, "base 60")])
+def test_numbers_yaml_1_1_reads_in_base_60_or_octal_are_refused(workspace: Path, written: str, value: int, how: str):
+    """`atol: 1:30` rendered atol=90, and 0777 rendered 511: a number no reader of the file
+    expects is refused at its value, saying what YAML made of it."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    vendor.write_text(vendor.read_text() + f"x_number: {written}\n")
+    result = run_cli("validate", cwd=workspace)
+    line = line_of(vendor, "x_number:")
+    assert any(f"droplet.yaml:{line}:11: error: x_number: YAML 1.1 reads {written} as the number {value} ({how})"
+               in e for e in error_lines(result)), result.output
