@@ -300,6 +300,9 @@ class _Reader:
 _COND_TOKEN = re.compile(r"""\s+|/\*.*?\*/|//.*|(?P<t>\.?[0-9](?:[eEpP][+-]|[\w.']|\\u[0-9A-Fa-f]{4})*"""
                          r"""|(?:u8|u|U|L)?'(?:\\.|[^'\\])*'|(?:u8|u|U|L)?"(?:\\.|[^"\\])*"|[A-Za-z_$\x80-\U0010ffff]"""
                          r"""[\w$\x80-\U0010ffff]*|&&|\|\||<<|>>|<=|>=|==|!=|\S)""", re.S)
+# An integer literal as C++ writes one (digit separators and suffixes included).
+_INTEGER = re.compile(r"(?:0[xX][0-9a-fA-F](?:'?[0-9a-fA-F])*|0[bB][01](?:'?[01])*|0(?:'?[0-7])*|[1-9](?:'?[0-9])*)"
+                      r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?")
 _BINARY = frozenset({"*", "/", "%", "+", "-", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
 _UNARY = frozenset({"+", "-", "!", "~"})
 _MAX_NESTING = 256
@@ -388,7 +391,10 @@ class _Condition:
                         break
                 if depth:
                     raise ValueError(f"has a call of {token} without its )")
-        elif token[0] in _DIGITS or token[0] == "." or token.endswith("'"):
+        elif token[0] in _DIGITS or token[0] == ".":
+            if not _INTEGER.fullmatch(token):
+                raise ValueError(f"has {token!r}, which is no integer constant (a condition computes in integers)")
+        elif token.endswith("'"):
             pass
         else:
             raise ValueError(f"has {token!r} where an operand belongs")
