@@ -67,9 +67,15 @@ def _make_dirs(path: Path, created: list[Path]) -> None:
         created.append(d)
 
 
-def _stage(path: Path, data: bytes, tmp: Path) -> None:
+# Up to this many files are each synced to disk as they are staged; more (an import of a runtime
+# folder of thousands of headers) are synced by one sync of every file system, which costs what
+# a few fsyncs do, where thousands took seconds.
+_FSYNC_EACH = 64
+
+
+def _stage(path: Path, data: bytes, tmp: Path, sync: bool) -> None:
     """*data* written to *tmp*, beside *path* (named by the caller before it exists, so that
-    an interrupt at any moment leaves it known, to be removed)."""
+    an interrupt at any moment leaves it known, to be removed), synced to disk with *sync*."""
     if path.is_dir() and not path.is_symlink():
         raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(path))
     if os.path.lexists(tmp):
@@ -88,7 +94,8 @@ def _stage(path: Path, data: bytes, tmp: Path) -> None:
             fh.flush()
             if mode is not None:
                 os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
     except BaseException:
         os.unlink(tmp)
         raise
@@ -123,12 +130,15 @@ def commit(root: Path, changes: dict[str, bytes | None]) -> None:
 
     try:
         sweep(root, sorted(changes))
+        each = sum(data is not None for data in changes.values()) <= _FSYNC_EACH
         for rel, data in sorted(changes.items()):
             if data is not None:
                 path = root / rel
                 _make_dirs(path.parent, created)
                 staged[path] = _aside(path, _TMP)
-                _stage(path, data, staged[path])
+                _stage(path, data, staged[path], each)
+        if not each:
+            os.sync()
         for rel, data in sorted(changes.items()):
             path = root / rel
             old = _aside(path, _OLD) if os.path.lexists(path) else None
