@@ -249,3 +249,104 @@ def test_a_handle_type_is_a_type(workspace: Path, old: str, new: str, key: str, 
     lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
     assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, new)}:\d+: error: runtime\.types\.{key}: {re.escape(what)}",
                                          lines[0]), lines
+
+
+@pytest.mark.parametrize("macro, why", [
+    ("defined", "is a name the preprocessor reserves"), ("__has_include", "is a name the preprocessor reserves"),
+    ("__has_include_next", "is a name the preprocessor reserves"), ("_Pragma", "is a name the preprocessor reserves"),
+    ("__VA_ARGS__", "is a name the preprocessor reserves"),
+    ("__has_cpp_attribute", "is a name the preprocessor reserves"),
+    ("__DIPU_CALLCUDA", "is a reserved identifier"), ("_DIPU_CALLCUDA", "is a reserved identifier"),
+    ("DIPU__CALLCUDA", "is a reserved identifier"),
+])
+def test_a_checker_macro_is_no_name_of_the_preprocessor_or_the_compiler(workspace: Path, macro: str, why: str):
+    """`#define defined(Expr)` is refused by g++ ("defined" cannot be used as a macro name); the preprocessor's
+    operators and the identifiers the standard reserves are the compiler's: reported at the macro's line."""
+    path = edit(workspace / "vendors" / "cuda.yaml", "macro: DIPU_CALLCUDA", f"macro: {macro}")
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, f'macro: {macro}')}:\d+: error: "
+                                         rf"runtime\.checkers\.cuda\.macro: macro '{macro}' {re.escape(why)}",
+                                         lines[0]), lines
+
+
+@pytest.mark.parametrize("macro, file", [("getDeviceCount", "deviceimpl.cpp"), ("destroyStream", "deviceimpl.cpp"),
+                                         ("diclAllReduce", "communicatorimpl.cpp")])
+def test_a_checker_macro_is_no_dipu_runtime_function(workspace: Path, macro: str, file: str):
+    """vendorapi.h's `#define getDeviceCount(Expr) ...` expanded deviceimpl.cpp's `int getDeviceCount() {`."""
+    path = edit(workspace / "vendors" / "cuda.yaml", "macro: DIPU_CALLCUDA", f"macro: {macro}")
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, f'macro: {macro}')}:\d+: error: "
+                                         rf"runtime\.checkers\.cuda\.macro: macro '{macro}' is the name of DIPU's "
+                                         rf"runtime function {macro}, which the rendered {re.escape(file)}",
+                                         lines[0]), lines
+
+
+@pytest.mark.parametrize("old, new, key, what", [
+    ("stream: cudaStream_t", 'stream: "NULL"', "stream", "'NULL' in 'NULL' is a standard C macro name"),
+    ("event: cudaEvent_t", "event: EOF*", "event", "'EOF' in 'EOF*' is a standard C macro name"),
+    ("comm: ncclComm_t", "comm: __ncclComm_t", "comm", "'__ncclComm_t' in '__ncclComm_t' is a reserved identifier"),
+    ("unique_id: ncclUniqueId", "unique_id: const _Unique*", "unique_id",
+     "'_Unique' in 'const _Unique*' is a reserved identifier"),
+    ("stream: cudaStream_t", "stream: DIPU_API", "stream", "'DIPU_API' in 'DIPU_API' is a macro DIPU defines itself"),
+])
+def test_a_handle_type_is_no_macro_or_reserved_name(workspace: Path, old: str, new: str, key: str, what: str):
+    """`using deviceStream_t = NULL;` cannot compile: reported at the type's line."""
+    path = edit(workspace / "vendors" / "cuda.yaml", old, new)
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"cuda\.yaml:{line_of(path, new)}:\d+: error: runtime\.types\.{key}: "
+                                         rf"{re.escape(what)}", lines[0]), lines
+
+
+HOSTSIM_INIT_RANK = re.compile(r"(      diclCommInitRank:\n        custom: )\|\n(?:          .*\n)+")
+EMPTY_BODIES = {
+    "empty": '""',
+    "blank": '"\\n  \\n"',
+    "comment-only": '"// nothing to do"',
+    "return in a comment": '"/* return DICL_SUCCESS; */"',
+    "return in a continued // comment": '"// done \\\\\\nreturn DICL_SUCCESS;"',
+    "null statements": '"; {} /* none */ ;"',
+}
+
+
+def _init_rank_body(workspace: Path, body: str) -> Path:
+    path = workspace / "vendors" / "hostsim.yaml"
+    text, count = HOSTSIM_INIT_RANK.subn(lambda m: m.group(1) + body + "\n", path.read_text())
+    assert count == 1
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_BODIES))
+def test_a_custom_body_returning_a_value_is_not_empty(workspace: Path, case: str):
+    """An empty or comment-only custom body of diclCommInitRank (diclResult_t) rendered a function flowing off its
+    end: reported at the custom: value."""
+    path = _init_rank_body(workspace, EMPTY_BODIES[case])
+    lines = [line for line in _errors(workspace).splitlines() if ": error: " in line]
+    assert len(lines) == 1 and re.search(rf"hostsim\.yaml:{line_of(path, '        custom: ')}:\d+: error: "
+                                         r"runtime\.comm\.functions\.diclCommInitRank\.custom: diclCommInitRank returns "
+                                         r"diclResult_t, but this custom body is empty \(or only comments\)", lines[0]), lines
+
+
+@pytest.mark.parametrize("body", [
+    # DIPU's supa returns through its own macro, as the import copies it: no `return` written.
+    '"#define INIT_CALL(Expr) { if ((Expr) != 0) return DICL_ERR_UNDEF; else return DICL_SUCCESS; }\\n'
+    'INIT_CALL(posix_memalign(comm, 64, 64))\\n#undef INIT_CALL"',
+    '"throw std::runtime_error(\\"hostsim: no communicator\\");"',
+    '"// a communicator of one rank\\nreturn DICL_SUCCESS;"',
+])
+def test_a_custom_body_returning_a_value_may_return_its_own_way(workspace: Path, body: str):
+    """Only a body with no code at all is refused: a macro of the vendor's may return, as DIPU's supa SUCCL_CALL does."""
+    _init_rank_body(workspace, body)
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("old, new", [
+    ("      syncDevice: noop\n", '      syncDevice: {custom: ""}\n'),
+    ("      syncDevice: noop\n", '      syncDevice: {custom: "// nothing"}\n'),
+])
+def test_an_empty_custom_body_of_a_void_function_is_fine(workspace: Path, old: str, new: str):
+    """A void function needs no return (its empty custom body was accepted before, and still is)."""
+    edit(workspace / "vendors" / "hostsim.yaml", old, new)
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 0, result.output

@@ -43,6 +43,17 @@ torch_dipu utils vendor vendors xpu meta
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
+# Names the preprocessor gives a meaning of its own: g++ refuses to define `defined`, and the
+# others are its operators and its names inside macros (each is also a reserved identifier).
+PREPROCESSOR_NAMES = frozenset("""
+defined __has_include __has_include_next __has_cpp_attribute __has_c_attribute __has_attribute __has_builtin
+__has_feature __has_extension __has_embed _Pragma __VA_ARGS__ __VA_OPT__
+""".split())
+# An identifier the C++ standard reserves for the implementation ([lex.name]: one that holds a
+# double underscore, or starts with an underscore and an upper-case letter): a compiler or a
+# standard header may define it as a macro or a built-in.
+RESERVED_RE = re.compile(r"^_[A-Z]|__")
+
 # Macros of the C and C++ standard headers (and the compilers' predefined ones) that a
 # translation unit may see: a name of the vendor's that is one is replaced by the macro
 # (an enumerator EOF becomes -1), or, defined as a macro, replaces the library's.
@@ -108,6 +119,16 @@ def macro_name_problem(name: str) -> str | None:
         return "is a macro DIPU defines itself"
     if name.startswith(TORCH_MACRO_PREFIXES):
         return f"is named like torch's own macros ({', '.join(p + '*' for p in TORCH_MACRO_PREFIXES)})"
+    return reserved_name_problem(name)
+
+
+def reserved_name_problem(name: str) -> str | None:
+    """Why *name* is one the preprocessor or the implementation reserves (a phrase), or None."""
+    if name in PREPROCESSOR_NAMES:
+        return "is a name the preprocessor reserves"
+    if RESERVED_RE.search(name):
+        return ("is a reserved identifier (one holding __ or starting with _ and an upper-case letter "
+                "belongs to the compiler and the standard library)")
     return None
 
 

@@ -17,7 +17,9 @@ from deeplink_gen.load.prune import gone
 from deeplink_gen.model import CallTemplate, Checker, Impl, Located, RuntimeSpec
 from deeplink_gen.model.patterns import PATTERNS, Part, PatternRule
 from deeplink_gen.model.runtime import ImplKind
-from deeplink_gen.validate.names import C_KEYWORDS, macro_name_problem
+from deeplink_gen.validate.names import (
+    C_KEYWORDS, DIPU_MACROS, STANDARD_MACROS, macro_name_problem, reserved_name_problem,
+)
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -29,6 +31,19 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPE_WORDS = frozenset("""bool char char8_t char16_t char32_t const double float int long short signed unsigned
                            void wchar_t""".split())
 _HANDLE_TYPES = ("stream", "event", "comm", "unique_id", "handle")
+# The C++ names of DIPU's device and communicator functions: deviceimpl.cpp and
+# communicatorimpl.cpp define them after including vendorapi.h, so a checker macro named like
+# one (a function-like macro) would expand their definitions and DIPU's declarations.
+_DIPU_FUNCTION_FILES = {**{f.name: "deviceimpl.cpp" for f in DEVICE_FUNCTIONS},
+                        **{f.name: "communicatorimpl.cpp" for f in COMM_FUNCTIONS}}
+# A custom body is read for its comments, outside string and character literals (raw strings
+# first, then names and pp-numbers, whose ' is a digit separator, no quote).
+_CODE_TOKEN = re.compile(r"""(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)"|"""
+                         r"""[A-Za-z_$][\w$]*|\.?[0-9](?:[eEpP][+-]|[\w.]|'(?=\w))*|"""
+                         r"""(?P<comment>//[^\n]*|/\*.*?\*/)|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""", re.S)
+# What is left of a body that does nothing: blanks, null statements and empty blocks.
+_NO_CODE = re.compile(r"[\s;{}]*")
+_LINE_JOIN = re.compile(r"\\[ \t\f\v]*(?:\r\n|\r|\n)")
 
 
 def template_problems(t: CallTemplate, allowed: set[str]) -> list[str]:
@@ -140,9 +155,13 @@ def _check_types(spec: RuntimeSpec, diags: Diagnostics) -> None:
             continue
         words = _WORD.findall(ctype)
         keyword = next((w for w in words if w in C_KEYWORDS and w not in _TYPE_WORDS), None)
+        taken = next(((w, why) for w in words if (why := _type_word_problem(w)) is not None), None)
         if keyword is not None:
             diags.add(types.loc_of(key), ("runtime", "types", key),
                       f"'{keyword}' in '{ctype}' is a C++ keyword, not a type name: write the SDK's {key} type")
+        elif taken is not None:
+            diags.add(types.loc_of(key), ("runtime", "types", key),
+                      f"'{taken[0]}' in '{ctype}' {taken[1]}, not a type name of the SDK's: write the SDK's {key} type")
         elif "*" not in ctype and words[-1] == "void":
             diags.add(types.loc_of(key), ("runtime", "types", key),
                       f"'{ctype}' is no handle type (no value has type void): write the SDK's {key} type, "
@@ -154,6 +173,17 @@ def _check_types(spec: RuntimeSpec, diags: Diagnostics) -> None:
                   "(a constant or enumerator), or nullptr")
 
 
+def _type_word_problem(word: str) -> str | None:
+    """Why *word*, one name of a handle type, stands for something else than the SDK's type
+    there (a phrase), or None: a macro of the standard headers or DIPU's is replaced by its
+    value (`using deviceStream_t = NULL;`), and a reserved identifier is the compiler's."""
+    if word in STANDARD_MACROS:
+        return "is a standard C macro name"
+    if word in DIPU_MACROS:
+        return "is a macro DIPU defines itself"
+    return reserved_name_problem(word)
+
+
 def _check_macros(spec: RuntimeSpec, diags: Diagnostics) -> None:
     """Each checker defines its macro in vendorapi.h, which every runtime file includes beside
     torch's and DIPU's headers."""
@@ -161,6 +191,9 @@ def _check_macros(spec: RuntimeSpec, diags: Diagnostics) -> None:
     for c in spec.checkers:     # sorted by name: the first of two with one macro keeps it
         where = ("runtime", "checkers", c.name, "macro")
         problem = macro_name_problem(c.macro)
+        if problem is None and c.macro in _DIPU_FUNCTION_FILES:
+            problem = (f"is the name of DIPU's runtime function {c.macro}, which the rendered "
+                       f"{_DIPU_FUNCTION_FILES[c.macro]} defines after including vendorapi.h (the macro would expand it)")
         if problem is not None:
             diags.add(c.macro_loc, where, f"macro '{c.macro}' {problem}: name the checker's macro after the vendor "
                                     "(DIPU_CALL<VENDOR>)")
@@ -192,10 +225,25 @@ def _check_impl(spec: RuntimeSpec, impl: Impl, diags: Diagnostics, check_ref) ->
     for t in impl.all_templates():
         for msg in template_problems(t, allowed):
             diags.add(t.loc, where + keyed.get(t, ()), msg)
+    if impl.kind is ImplKind.CUSTOM and impl.custom is not None and fn.returns != "void" \
+            and cpplex.problem(impl.custom.value, directives=True) is None and not _has_code(impl.custom.value):
+        diags.add(impl.custom.loc, where + ("custom",),
+                  f"{fn.name} returns {fn.returns}, but this custom body is empty (or only comments): it would "
+                  f"flow off its end; write its code, ending in return <{fn.returns} value>;, or use noop or unsupported")
     if impl.kind is ImplKind.CALL and impl.ret is None and fn.returns not in SUCCESS_RETURN:
         diags.add(impl.loc, where, f"{fn.name} returns {fn.returns}: add return: <expression> (or use a pattern)")
     if impl.pattern is not None:
         _check_pattern(spec, impl, PATTERNS[impl.pattern], diags)
+
+
+def _has_code(body: str) -> bool:
+    """Whether the C++ *body* holds anything but comments, blanks, null statements and empty
+    blocks: a function returning a value whose body holds nothing flows off its end (undefined
+    behaviour when DIPU calls it). Only that is refused: a body without the word return may
+    still return through a macro of the vendor's (DIPU's supa SUCCL_CALL returns DICL_SUCCESS),
+    or throw, and whether every path returns is the compiler's to tell (-Wreturn-type)."""
+    code = _CODE_TOKEN.sub(lambda m: " " if m.group("comment") else m.group(), _LINE_JOIN.sub("", body))
+    return not _NO_CODE.fullmatch(code)
 
 
 def _written(impl: Impl, part: Part) -> bool:
