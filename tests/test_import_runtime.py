@@ -191,3 +191,132 @@ def test_a_bidirectional_control_character_in_a_runtime_source_is_refused_at_its
     assert result.exit_code == 1 and not (tmp_path / "ws").exists()
     assert re.search(r"deviceimpl\.cpp:4:4: error: --runtime: holds the bidirectional control character U\+202E",
                      result.stderr), result.stderr
+
+
+# ---------------------------------------------------------------- the cudalike folder, edited
+
+CUDALIKE = FIXTURES / "cudalike"
+SYNC = "void syncDevice() { CUDALIKE_CHECK(cudaDeviceSynchronize()); }"
+
+
+def _cudalike(tmp: Path, edits: dict[str, list[tuple[str, str]]] | None = None, cmake: str | None = None) -> Path:
+    """A copy of the cudalike fixture with each file's (old, new) edits made, and its CMakeLists.txt replaced."""
+    from helpers import edit
+
+    folder = shutil.copytree(CUDALIKE, tmp / "cudalike")
+    for name, pairs in (edits or {}).items():
+        for old, new in pairs:
+            edit(folder / name, old, new)
+    if cmake is not None:
+        (folder / "CMakeLists.txt").write_text(cmake)
+    return folder
+
+
+def _import_folder(tmp: Path, folder: Path):
+    return run_cli("import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"cudalike={folder}",
+                   "--vendors", "cudalike", "--torch-version", DIPU_TORCH, "--out", str(tmp / "ws"))
+
+
+def _runtime(tmp: Path) -> dict:
+    return yaml.safe_load((tmp / "ws" / "vendors" / "cudalike.yaml").read_text())
+
+
+def test_relative_cmake_source_names_are_read_from_the_cmake_folder_not_the_cwd(tmp_path, monkeypatch):
+    folder = _cudalike(tmp_path, cmake=(
+        'find_package(CUDA "11.0" REQUIRED)\n'
+        "set(SRC_FILES deviceimpl.cpp)\n"
+        "list(APPEND SRC_FILES communicatorimpl.cpp CudalikeGeneratorImpl.cpp)\n"
+        "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n"))
+    # the process's cwd holds other files of the same names: never read
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    for p in folder.glob("*.cpp"):
+        shutil.copy(p, cwd / p.name)
+    edit_cwd = cwd / "deviceimpl.cpp"
+    edit_cwd.write_text(edit_cwd.read_text().replace("cudaDeviceSynchronize()", "cudaWrongSynchronize()"))
+    monkeypatch.chdir(cwd)
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "ws" / "vendors" / "cudalike.yaml").read_text()
+    assert "cudaDeviceSynchronize()" in text and "cudaWrongSynchronize" not in text
+    assert "ncclAllReduce" in text           # communicatorimpl.cpp, through list(APPEND)
+
+
+def test_a_key_given_twice_in_a_map_table_keeps_its_first_value_with_a_warning(tmp_path):
+    """std::map's initializer-list constructor keeps the first of two equal keys (insert never overwrites)."""
+    folder = _cudalike(tmp_path, {"communicatorimpl.cpp": [
+        ("{ReduceOp::SUM, ncclSum},", "{ReduceOp::SUM, ncclSum},\n    {ReduceOp::SUM, ncclProd},")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert _runtime(tmp_path)["runtime"]["comm"]["reduce_ops"]["SUM"] == "ncclSum"
+    line = (folder / "communicatorimpl.cpp").read_text().split("\n").index("    {ReduceOp::SUM, ncclProd},") + 1
+    assert re.search(rf"communicatorimpl\.cpp:{line}:1: warning: \w+ gives ReduceOp::SUM again \(to ncclProd\): "
+                     r"the map keeps its first value, ncclSum", result.stderr), result.stderr
+
+
+def test_a_line_comment_ending_in_a_backslash_comments_out_the_next_line(tmp_path):
+    """Translation phase 2 splices the lines before comments are seen: the definition after the
+    backslash is part of the comment, and the one after it is the function."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, (
+        "// old version, disabled: \\\n"
+        "void syncDevice() { CUDALIKE_CHECK(cudaStreamSynchronize(0)); }\n" + SYNC))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    sync = _runtime(tmp_path)["runtime"]["device"]["functions"]["syncDevice"]
+    assert "cudaDeviceSynchronize" in str(sync) and "cudaStreamSynchronize" not in str(sync)
+
+
+def test_a_digit_separator_is_no_character_literal():
+    from deeplink_gen.commands.import_dipu.runtime.cxx import mask
+
+    assert mask("int n = 1'000; long m = 0xFF'FF; double d = .5'0; char c = 'a';") == \
+        "int n = 1'000; long m = 0xFF'FF; double d = .5'0; char c = 'x';"
+    assert mask("auto a = L'a', b = u8'b';") == "auto a = L'x', b = u8'x';"
+
+
+def test_a_digit_separator_in_a_runtime_body_is_imported(tmp_path):
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, (
+        "void syncDevice() { int n = 1'000; (void)n; CUDALIKE_CHECK(cudaDeviceSynchronize()); }"))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert "1'000" in str(_runtime(tmp_path)["runtime"]["device"]["functions"]["syncDevice"])
+
+
+def test_a_cxx17_nested_namespace_is_its_namespaces(tmp_path):
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [("namespace dipu {\nnamespace devapis {", "namespace dipu::devapis {"),
+                                                     ("}  // namespace devapis\n}  // namespace dipu",
+                                                      "}  // namespace dipu::devapis")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert _runtime(tmp_path)["runtime"]["device"]["functions"]["syncDevice"] == "cudaDeviceSynchronize()"
+    from deeplink_gen.commands.import_dipu.runtime.cxx import Config, read
+
+    items = read("x.cpp", "namespace a::inline b { void f() {} }\nnamespace { void g() {} }", Config()).functions()
+    assert [i.namespace for i in items] == [("a", "b"), ("",)]
+
+
+@pytest.mark.parametrize("body", [
+    "CUDALIKE_CHECK(/* x */ cudaDeviceSynchronize());",
+    "CUDALIKE_CHECK(cudaDeviceSynchronize() /* x */) /* y */;",
+    "/* x */ CUDALIKE_CHECK(cudaDeviceSynchronize()); // y",
+])
+def test_a_comment_at_the_edge_of_a_checked_call_is_cut_with_it(tmp_path, body):
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, f"void syncDevice() {{ {body}\n}}")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert _runtime(tmp_path)["runtime"]["device"]["functions"]["syncDevice"] == "cudaDeviceSynchronize()"
+
+
+def test_the_rendered_generator_is_named_in_build_sources_not_globbed(tmp_path):
+    """DIPU's own generator file (KLXGeneratorImpl.cpp for kunlunxin) stays beside the rendered one when
+    rendered --into its checkout: a `*GeneratorImpl.cpp` source would compile both (two vendorMakeGenerator)."""
+    from fnmatch import fnmatch
+
+    folder = _cudalike(tmp_path)
+    (folder / "CudalikeGeneratorImpl.cpp").rename(folder / "CLGeneratorImpl.cpp")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    sources = _runtime(tmp_path)["build"]["sources"]
+    assert "CudalikeGeneratorImpl.cpp" in sources
+    assert not [s for s in sources if fnmatch("CLGeneratorImpl.cpp", s)], sources
+    assert run_cli("validate", cwd=tmp_path / "ws").exit_code == 0

@@ -208,6 +208,17 @@ def end_statements(text: str, code: str, macros: set[str]) -> str:
     return text
 
 
+def _cut(text: str, code: str, start: int, end: int, semicolon: bool = False) -> tuple[str, str]:
+    """text[start:end] and its mask less what the mask shows as blank at either end (whitespace and
+    comments), and less a trailing `;` where *semicolon*: the two cut at the same offsets, as
+    templating needs, where stripping each alone would leave a comment in one only."""
+    while start < end and code[start].isspace():
+        start += 1
+    while end > start and (code[end - 1].isspace() or (semicolon and code[end - 1] == ";")):
+        end -= 1
+    return text[start:end], code[start:end]
+
+
 def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], checkers: dict[str, str],
               holes: dict[str, str]) -> tuple[object, str, str | None] | None:
     """(entry, kind, checker) when the statements are checked calls, locals and a return; else None."""
@@ -217,18 +228,17 @@ def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], ch
     ret = None
     success = _SUCCESS.get(fn.returns)
     for k, st in enumerate(parts):
-        text, scode = body[st.start:st.end].strip(), code[st.start:st.end].strip()
+        text, scode = _cut(body, code, st.start, st.end, semicolon=True)
         if st.macro is not None:
-            inner = (body[st.inner[0]:st.inner[1]].strip(), code[st.inner[0]:st.inner[1]].strip())
+            inner = _cut(body, code, *st.inner)
             calls.append(inner)
             used_checkers.add(checkers[st.macro])
             continue
-        stmt = scode.rstrip(";").strip()
-        if stmt.startswith("return"):
+        stmt = scode
+        if re.match(r"return\b", stmt):
             if k != len(parts) - 1:
                 return None
-            value = text.rstrip(";").strip()[len("return"):].strip()
-            vcode = stmt[len("return"):].strip()
+            value, vcode = _cut(text, stmt, len("return"), len(stmt))
             if value and value != success:
                 ret = (value, vcode)
             continue
@@ -237,7 +247,7 @@ def _as_calls(fn: DipuFunction, body: str, code: str, parts: list[Statement], ch
             locals_[local.group(2)] = " ".join(local.group(1).split()).removeprefix("::")
             continue
         if re.fullmatch(r"(?:::)?[A-Za-z_][\w:]*\s*\(.*\)", stmt, re.S):
-            calls.append((text.rstrip(";").strip(), stmt))
+            calls.append((text, stmt))
             used_checkers.add("none")
             continue
         return None
@@ -291,9 +301,7 @@ def _pattern(fn: DipuFunction, body: str, code: str, checkers: dict[str, str],
             return None
         st = sts[0]
         used.add(checkers[st.macro])
-        t = inner[st.inner[0]:st.inner[1]].strip()
-        c = inner_code[st.inner[0]:st.inner[1]].strip()
-        parts.append(_template(t, c, holes))
+        parts.append(_template(*_cut(inner, inner_code, *st.inner), holes))
     if len(used) != 1:
         return None
     entry = {"pattern": choice[1], choice[2][0]: parts[0], choice[2][1]: parts[1]}

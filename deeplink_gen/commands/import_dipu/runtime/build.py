@@ -14,7 +14,7 @@ from pathlib import Path
 
 from deeplink_gen import inputfile
 
-_COMMAND = re.compile(r"(?is)\b(set|file|find_library|find_package|include)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_COMMAND = re.compile(r"(?is)\b(set|list|file|find_library|find_package|include)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 _VAR = re.compile(r"\$\{(\w+)\}")
 _ENV = re.compile(r"\$ENV\{(\w+)\}")
 _ROOT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:ROOT|PATH|HOME)[A-Z0-9_]*$")
@@ -51,15 +51,19 @@ def sources(folder: Path, chosen: str | None) -> Sources:
         before = text[:m.start()]
         depth = len(re.findall(r"(?im)^\s*if\s*\(", before)) - len(re.findall(r"(?im)^\s*endif\s*\(", before))
         command, args = m.group(1).lower(), m.group(2).split()
+        append = command == "list" and len(args) > 1 and args[0] == "APPEND"
+        if append:      # list(APPEND X a b): X's items, then a and b
+            command, args = "set", [args[1], f"${{{args[1]}}}", *args[2:]]
         if command == "set" and args:
             name, items = args[0], [a for a in args[1:] if a != "PARENT_SCOPE"]
             expanded = [_VAR.sub(lambda v: values.get(v.group(1), v.group(0)), a.strip('"')) for a in items]
             if len(expanded) == 1 and "${" not in expanded[0]:
                 values[name] = expanded[0]
-            paths = [Path(x) for x in expanded if x.endswith((".cpp", ".cc", ".cxx"))]
+            # a relative name is relative to the CMakeLists.txt's folder, as CMake reads it, never the process's cwd
+            paths = [folder / x for x in expanded if x.endswith((".cpp", ".cc", ".cxx"))]
             listed = [p for x in expanded if (ref := _VAR.fullmatch(x)) for p in lists.get(ref.group(1), [])]
             if paths or listed:
-                lists[name] = paths + listed
+                lists[name] = listed + paths if append else paths + listed
                 if depth:
                     conditional.add(name)
         elif command == "file" and len(args) > 2 and args[0].upper() == "GLOB":

@@ -36,15 +36,25 @@ def mask(text: str) -> str:
     while i < n:
         c = text[i]
         if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out[i:j] = " " * (j - i)
+            # a line ending in a backslash continues the comment onto the next (translation phase 2)
+            j = i
+            while True:
+                j = text.find("\n", j)
+                if j < 0:
+                    j = n
+                    break
+                if not text[:j].rstrip(" \t").endswith("\\"):
+                    break
+                j += 1
+            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
             i = j
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
             out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
             i = j
+        elif c == "'" and _in_number(text, i):
+            i += 1              # a digit separator (1'000, 0xFF'FF), no character literal
         elif c in "\"'":
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
@@ -55,6 +65,16 @@ def mask(text: str) -> str:
         else:
             i += 1
     return "".join(out)
+
+
+def _in_number(text: str, i: int) -> bool:
+    """Whether the `'` at *i* is inside a preprocessing number (a digit separator): what runs
+    before it of digits, letters, `_`, `.` and `'` starts with a digit or `.digit`."""
+    j = i
+    while j > 0 and (text[j - 1].isalnum() or text[j - 1] in "_.'"):
+        j -= 1
+    token = text[j:i].lstrip(".")
+    return bool(token) and token[0].isdigit() and (text[j] != "." or text[j + 1].isdigit())
 
 
 def match_close(code: str, start: int) -> int:
@@ -428,6 +448,11 @@ def _params(text: str, code: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
+def _namespaces(stack: list[str | None]) -> tuple[str, ...]:
+    """The namespaces the open blocks of *stack* are in, a C++17 `namespace a::b {` counting as a and b."""
+    return tuple(name for s in stack if s is not None for name in (s.split("::") if s else [s]))
+
+
 def read(path: str, raw: str, config: Config) -> SourceFile:
     """The items of one file, its conditionals resolved for *config*."""
     text, code, branches = resolve(raw, mask(raw), config)
@@ -447,7 +472,7 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
                     continue
                 break
             line = code[i:nl]
-            ns = tuple(s for s in stack if s is not None)
+            ns = _namespaces(stack)
             inc, define = _INCLUDE.match(text[i:nl]), _DEFINE.match(line)
             if inc:
                 items.append(Item(ItemKind.INCLUDE, i, nl, bisect.bisect_left(breaks, i) + 1, ns, inc.group(2),
@@ -469,15 +494,16 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
             if code[start:i].strip():
                 s = start + len(code[start:i]) - len(code[start:i].lstrip())
                 items.append(Item(ItemKind.DECLARATION, s, i + 1, bisect.bisect_left(breaks, s) + 1,
-                                  tuple(x for x in stack if x is not None)))
+                                  _namespaces(stack)))
             i = start = i + 1
             continue
         if c == "{":
             head = code[start:i]
             s = start + len(head) - len(head.lstrip())
-            ns_match = re.fullmatch(r"\s*(?:inline\s+)?namespace\s*([A-Za-z_:\w]*)\s*", head)
+            ns_match = re.fullmatch(r"\s*(?:inline\s+)?namespace\s*((?:[A-Za-z_]\w*\s*::\s*(?:inline\s+)?)*[A-Za-z_]\w*)?\s*",
+                                    head)
             if ns_match:
-                stack.append(ns_match.group(1) or "")
+                stack.append(re.sub(r"\s|\binline\b", "", ns_match.group(1) or ""))
                 i = start = i + 1
                 continue
             if re.fullmatch(r'\s*extern\s+"x"\s*', head):
@@ -486,7 +512,7 @@ def read(path: str, raw: str, config: Config) -> SourceFile:
                 continue
             close = match_close(code, i)
             close = n - 1 if close < 0 else close
-            ns = tuple(x for x in stack if x is not None)
+            ns = _namespaces(stack)
             q = _QUALIFIERS.search(head.rstrip())
             if q and "=" not in head.split("(")[0]:
                 paren_close = len(head.rstrip()) - len(q.group(0)) + start

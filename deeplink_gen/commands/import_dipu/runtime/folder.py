@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from deeplink_gen import inputfile
+from deeplink_gen.output_paths import class_prefix
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime import defects
@@ -74,7 +76,7 @@ def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str |
     reading = read_folder(vendor, folder, variant, torch_code, notes, report)
     macros, checkers, macro_checker = _checkers(reading, notes)
     sources = reading.runtime_sources()
-    tables = [t for f in sources for t in find_tables(f)]
+    tables = [t for f in sources for t in find_tables(f, notes)]
     names = Tables(frozenset(t.name for t in tables if t.kind == "dtype"),
                    frozenset(t.name for t in tables if t.kind == "op"))
     by_status = {}
@@ -331,8 +333,11 @@ def _build(reading: Reading, sdk_headers: list[str], carried: dict[str, bytes], 
         s.resolve() == (folder / rel).resolve() or s.name == rel for s in srcs.files)]
     toolkit, build_notes = cmake.toolkit(reading.vendor, folder, sdk_headers)
     notes += [warning(shown(folder / "CMakeLists.txt"), 1, n) for n in build_notes]
+    # the rendered generator by its name, not a glob: DIPU's own (KLXGeneratorImpl.cpp beside a rendered
+    # KunlunxinGeneratorImpl.cpp, when rendered --into its checkout) would match one and define it twice
+    generator = f"{class_prefix(SimpleNamespace(name=reading.vendor))}GeneratorImpl.cpp"
     build: dict = {"toolkit": toolkit,
-                   "sources": ["deviceimpl.cpp", "communicatorimpl.cpp", "*GeneratorImpl.cpp", *sorted(compiled)]}
+                   "sources": ["deviceimpl.cpp", "communicatorimpl.cpp", generator, *sorted(compiled)]}
     if carried:
         build["hand_written"] = sorted(carried)
     return build

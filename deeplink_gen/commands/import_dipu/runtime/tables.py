@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deeplink_gen.errors import Diagnostic
+
+from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime.cxx import SourceFile, match_close, split_top
 
 _MAP = re.compile(r"(?:std::)?(?:unordered_)?map\s*<\s*((?:::)?(?:at|c10|c10d)?:*[\w:]*?(ScalarType|RedOpType))\s*,"
@@ -31,7 +34,9 @@ class Table:
     entries: tuple[tuple[str, str], ...]   # (ScalarType or RedOpType name, vendor value)
 
 
-def find_tables(file: SourceFile) -> list[Table]:
+def find_tables(file: SourceFile, notes: list[Diagnostic] | None = None) -> list[Table]:
+    """The tables of *file*; a key given twice keeps its first value, as std::map's
+    initializer-list constructor does (insert never overwrites), with a warning in *notes*."""
     out = []
     for m in _MAP.finditer(file.code):
         open_ = m.end() - 1
@@ -42,11 +47,20 @@ def find_tables(file: SourceFile) -> list[Table]:
         key_re = _SCALAR if kind == "dtype" else _REDUCE
         entries = []
         for s, e in split_top(file.code[open_ + 1:close]):
-            part = file.text[open_ + 1 + s:open_ + 1 + e].strip()
+            raw = file.text[open_ + 1 + s:open_ + 1 + e]
+            part = raw.strip()
             inner = re.fullmatch(r"\{\s*([^,]+?)\s*,\s*(.+?)\s*\}", part, re.S)
             key = key_re.search(inner.group(1)) if inner else None
-            if key is not None:
-                entries.append((key.group(1), inner.group(2).removeprefix("::")))
+            if key is None:
+                continue
+            value = inner.group(2).removeprefix("::")
+            first = next((v for k, v in entries if k == key.group(1)), None)
+            if first is None:
+                entries.append((key.group(1), value))
+            elif notes is not None:
+                notes.append(warning(file.path, file.line_of(open_ + 1 + s + len(raw) - len(raw.lstrip())), (
+                    f"{m.group(4)} gives {key.group(0)} again (to {value}): the map keeps its first value, "
+                    f"{first}, as C++ does; imported so")))
         out.append(Table(file, file.line_of(m.start()), m.group(4), kind, m.group(3).removeprefix("::"),
                          tuple(entries)))
     return out
