@@ -417,3 +417,18 @@ def test_an_import_into_new_folders_locks_their_parent_and_leaves_none_behind_on
         os.close(fd)
     assert proc.wait(timeout=120) == 0
     assert (tmp_path / "a" / "b" / "ws" / "vendors" / "gpulike.yaml").is_file()
+
+
+def test_a_runtime_cmake_file_of_many_commands_is_read_in_linear_time(tmp_path: Path):
+    """Each command's if() depth was counted over the whole file before it: 30,000 set() lines
+    (a fuzzer's input) ran for minutes; now seconds."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    cmake = rt / "CMakeLists.txt"
+    cmake.write_text("set(CMAKE_MODULE_PATH ${CMAKE_MODULE_PATH} ${CMAKE_CURRENT_SOURCE_DIR}/cmake)\n" * 20_000
+                     + cmake.read_text())
+    start = time.monotonic()
+    proc = run_subprocess("import-dipu", "--functions", str(FUNCTIONS), "--runtime", f"gpulike={rt}",
+                          "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"),
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert time.monotonic() - start < 20
