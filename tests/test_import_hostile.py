@@ -432,3 +432,20 @@ def test_a_runtime_cmake_file_of_many_commands_is_read_in_linear_time(tmp_path: 
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert time.monotonic() - start < 20
+
+
+def test_a_runtime_cmake_file_that_is_no_regular_file_is_an_error_at_it(tmp_path: Path):
+    """A FIFO or a folder where CMakeLists.txt goes was taken as no CMake file at all: the import
+    globbed the folder's sources and passed with a warning about a file it never read."""
+    for kind in ("fifo", "folder"):
+        rt = shutil.copytree(GPULIKE, tmp_path / kind)
+        (rt / "CMakeLists.txt").unlink()
+        if kind == "fifo":
+            import os
+            os.mkfifo(rt / "CMakeLists.txt")
+        else:
+            (rt / "CMakeLists.txt").mkdir()
+        result = _import(tmp_path / f"{kind}-ws", runtime=rt)
+        [error] = error_lines(result)
+        assert error.startswith(f"{rt / 'CMakeLists.txt'}:1:1: error: --runtime: "), error
+        assert not (tmp_path / f"{kind}-ws").exists()

@@ -8,6 +8,7 @@ What the import cannot read from them it says, and the vendor checks."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ class Sources:
 def sources(folder: Path, chosen: str | None) -> Sources:
     """The sources the vendor folder's CMakeLists.txt compiles."""
     cmake = folder / "CMakeLists.txt"
-    if not cmake.is_file():
+    if not os.path.lexists(cmake):        # a folder or a FIFO in its place is an error where it is read
         return Sources(tuple(sorted(folder.glob("*.cpp"))), (), None, (), 0)
     raw = inputfile.read(cmake, key="--runtime").decode("utf-8", errors="replace")
     text = _strip_comments(raw)
