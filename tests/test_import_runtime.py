@@ -320,3 +320,16 @@ def test_the_rendered_generator_is_named_in_build_sources_not_globbed(tmp_path):
     assert "CudalikeGeneratorImpl.cpp" in sources
     assert not [s for s in sources if fnmatch("CLGeneratorImpl.cpp", s)], sources
     assert run_cli("validate", cwd=tmp_path / "ws").exit_code == 0
+
+
+def test_a_comm_dtype_no_collective_carries_is_left_out_with_a_warning(tmp_path):
+    """c10::kQInt8 in the dtype table made a comm.dtypes key the vendor schema refuses: the
+    import failed, naming the vendor file it would have written."""
+    folder = _cudalike(tmp_path, {"communicatorimpl.cpp": [("{at::kBool, ncclUint8},",
+                                                            "{at::kBool, ncclUint8}, {c10::kQInt8, ncclInt8},")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert "maps QInt8, which no collective carries" in result.output
+    dtypes = _runtime(tmp_path)["runtime"]["comm"]["dtypes"]
+    assert "QInt8" not in dtypes and dtypes["Bool"] == "ncclUint8"
+    assert run_cli("validate", cwd=tmp_path / "ws").exit_code == 0

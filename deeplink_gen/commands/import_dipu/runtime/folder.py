@@ -22,7 +22,7 @@ from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated,
 from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_name, read_macro
 from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, SourceFile
 from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
-from deeplink_gen.commands.import_dipu.runtime.tables import Table, find_tables, size_clashes
+from deeplink_gen.commands.import_dipu.runtime.tables import SIZES, Table, find_tables, size_clashes
 from deeplink_gen.errors import Diagnostic, Loc, UserError
 from deeplink_gen.input_paths import MAX_HAND_WRITTEN
 from deeplink_gen.load.vendor import SOURCES_README
@@ -250,7 +250,12 @@ def _comm_tables(reading: Reading, unique: str | None, tables: list[Table], note
                  "dtype_type": dtype.value_type if dtype else _converter_type(files, "ScalarType") or "int",
                  "reduce_op_type": op.value_type if op else _converter_type(files, "ReduceOp") or "int"}
     if dtype:
-        out["dtypes"] = dict(dtype.entries)
+        out["dtypes"] = {k: v for k, v in dtype.entries if k in SIZES}
+        others = [k for k, _ in dtype.entries if k not in SIZES]
+        if others:
+            notes.append(warning(dtype.file.path, dtype.line, (
+                f"{dtype.name} maps {', '.join(others)}, which no collective carries (the ScalarTypes of "
+                f"comm.dtypes are {', '.join(SIZES)}): left out")))
         for message in size_clashes(dtype):
             notes.append(warning(dtype.file.path, dtype.line, f"{message}: kept as is"))
     if op:
