@@ -333,3 +333,13 @@ def test_a_comm_dtype_no_collective_carries_is_left_out_with_a_warning(tmp_path)
     dtypes = _runtime(tmp_path)["runtime"]["comm"]["dtypes"]
     assert "QInt8" not in dtypes and dtypes["Bool"] == "ncclUint8"
     assert run_cli("validate", cwd=tmp_path / "ws").exit_code == 0
+
+
+def test_a_default_stream_continued_on_the_next_line_is_read_whole(tmp_path):
+    """`#define deviceDefaultStreamLiteral \\` with its value on the next line was imported as
+    a backslash and a line break, and the workspace did not validate."""
+    folder = _cudalike(tmp_path, {"vendorapi.h": [("#define deviceDefaultStreamLiteral cudaStreamLegacy",
+                                                   "#define deviceDefaultStreamLiteral \\\n    cudaStreamLegacy")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    assert _runtime(tmp_path)["runtime"]["types"]["default_stream"] == "cudaStreamLegacy"

@@ -364,7 +364,8 @@ def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]
         if item.kind is ItemKind.INCLUDE or item.kind is ItemKind.DIRECTIVE:
             continue
         if item.kind is ItemKind.DEFINE and item.name == "deviceDefaultStreamLiteral":
-            value = text.split("deviceDefaultStreamLiteral", 1)[1].strip()
+            # the value as the preprocessor reads it: lines joined where a backslash ends them
+            value = " ".join(re.sub(r"\\[ \t]*\n", " ", text.split("deviceDefaultStreamLiteral", 1)[1]).split())
             if value.endswith(";"):
                 notes.append(warning(api.path, item.line, "deviceDefaultStreamLiteral ends with `;`, which breaks "
                                                           "every expression using it: imported without it"))
