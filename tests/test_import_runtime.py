@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import DIPU_CHECKOUT, DIPU_TORCH, REPO, run_cli, sdk_include_flags, syntax_check, vendor_dir
+from helpers import DIPU_CHECKOUT, DIPU_TORCH, REPO, error_lines, run_cli, sdk_include_flags, syntax_check, vendor_dir
 from sdk_calls import function_bodies, macro_names, sdk_calls
 
 FIXTURES = REPO / "tests" / "fixtures" / "dipu_vendors"
@@ -343,3 +343,13 @@ def test_a_default_stream_continued_on_the_next_line_is_read_whole(tmp_path):
     result = _import_folder(tmp_path, folder)
     assert result.exit_code == 0, result.output
     assert _runtime(tmp_path)["runtime"]["types"]["default_stream"] == "cudaStreamLegacy"
+
+
+def test_a_compiled_source_build_sources_cannot_name_is_an_error_at_it(tmp_path):
+    """A compiled file named `h#sh.cpp` made a build.sources entry the vendor schema refuses:
+    the import failed, naming the vendor file it would have written."""
+    folder = _cudalike(tmp_path)
+    (folder / "h#sh.cpp").write_text("int odd_v = 1;\n")
+    result = _import_folder(tmp_path, folder)
+    [error] = error_lines(result)
+    assert error.startswith(f"{folder / 'h#sh.cpp'}: error: --runtime: DIPU compiles this file"), error

@@ -263,6 +263,8 @@ def _comm_tables(reading: Reading, unique: str | None, tables: list[Table], note
     return out
 
 
+# A name build.sources takes (the vendor schema's build_relpath, less the glob's *).
+_SOURCE_NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9_.+][A-Za-z0-9_./+-]*")
 # What is no vendor source: hidden files and folders (.git, .svn, an editor's swap file; render
 # skips them in vendors/<name>/ too), CVS's folder, and the copies editors and patch leave behind.
 _LEFTOVER = re.compile(r"(?:^|/)(?:\.|CVS(?:/|$))|~$|\.(?:orig|rej)$")
@@ -336,6 +338,11 @@ def _build(reading: Reading, sdk_headers: list[str], carried: dict[str, bytes], 
     folder, srcs = reading.folder, reading.sources
     compiled = [rel for rel in carried if rel.endswith(".cpp") and any(
         s.resolve() == (folder / rel).resolve() or s.name == rel for s in srcs.files)]
+    for rel in compiled:
+        if not _SOURCE_NAME.fullmatch(rel):      # build.sources holds globs of these characters only
+            raise UserError([Diagnostic(Loc(shown(folder / rel)), "--runtime", (
+                "DIPU compiles this file, which build.sources would have to name, and a name there holds only "
+                "letters, digits and _ . / + - (a glob's * aside); rename the file"))])
     toolkit, build_notes = cmake.toolkit(reading.vendor, folder, sdk_headers)
     notes += [warning(shown(folder / "CMakeLists.txt"), 1, n) for n in build_notes]
     # the rendered generator by its name, not a glob: DIPU's own (KLXGeneratorImpl.cpp beside a rendered
