@@ -5,6 +5,7 @@ errors that name file:line (both places for conflicts), exit code 1."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from textwrap import dedent, indent
 
@@ -14,7 +15,8 @@ import pytest
 from helpers import error_lines, kernels, line_of as line_in, run_cli
 
 from deeplink_gen.translate.args import AUX_SUFFIX, LOCAL_SUFFIX
-from deeplink_gen.validate.locals import WRAPPER_LOCALS
+from deeplink_gen.validate.locals import CPU_SUFFIX, INNER_LOCALS, TEMPLATE_FUNCTIONS, WRAPPER_LOCALS
+from deeplink_gen.validate.names import C_KEYWORDS, macro_name_problem
 
 VENDOR = dedent("""\
     vendor:
@@ -534,3 +536,174 @@ def test_import_skips_an_entry_whose_argument_is_a_wrapper_local(tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert "diopi_functions.yaml:1:1: warning: 'add.out' is not valid for deeplink-gen: argument 'context'" in result.stderr
     assert "add.out" not in (tmp_path / "ws" / "catalog" / "dipu.yaml").read_text()
+
+
+# ---------------------------------------------------------------- names the fallback, twin and autograd blocks use
+
+FEATURES = Path(__file__).parent / "fixtures" / "kernels" / "features"
+EVERY_SWITCH = VENDOR + dedent("""\
+    defaults:
+      autocompare: true
+      fallback_to_cpu: true
+      device_guard: true
+      print_call_info: true
+      print_op_args: true
+      profiler: true
+      device_check: true
+      sync_if_enabled: true
+    """)
+
+
+def rendered_blocks(tmp_path: Path) -> list[str]:
+    """The function bodies of the bundled catalog's and the features fixture's wrappers, autocompare
+    twins and autograd functions, every switch on, custom code not pasted in."""
+    bodies = []
+    for name, source in (("bundled", None), ("features", FEATURES)):
+        ws = tmp_path / name
+        if source is not None:
+            shutil.copytree(source, ws)
+        (ws / "vendors").mkdir(parents=True, exist_ok=True)
+        (ws / "vendors" / "droplet.yaml").write_text(EVERY_SWITCH)
+        result = run_cli("render", "--all", cwd=ws)
+        assert result.exit_code == 0, result.output
+        text = kernels(ws / "generated" / "droplet", pasted=False)
+        bodies += re.findall(r"^(?:\S[^\n]* dipu_\w+\([^\n]*\) \{|class \w+ : public torch::autograd[^\n]*)\n(.*?)^\}",
+                             text, re.S | re.M)
+    return bodies
+
+
+def test_inner_locals_are_what_the_templates_declare(tmp_path: Path):
+    """Every name a CPU-fallback block, autocompare twin or autograd function declares is a
+    wrapper local, an INNER_LOCALS name, a host copy (<tensor>_cpu) or a converted form (or, in
+    an autograd backward, a saved value's <name>_): a new one in the templates fails here."""
+    bodies = rendered_blocks(tmp_path)
+    text = "\n".join(bodies)
+    assert all(f in text for f in ("diopiForceFallbackToCPU", "allclose_autocompare", "saved_data", "dst"))
+    declaration = re.compile(r"^ +(?:\[\[maybe_unused\]\] )?(?:const )?(?!return\b)[\w:<>]+(?:&&|[ &*])+ *(\w+) *[=({;]"
+                             r"|\bfor \((?:const )?[\w:<>]+[ &*]+(\w+) *[=:]", re.M)
+    declared = {a or b for a, b in declaration.findall(text)}
+    suffixes = tuple(set(LOCAL_SUFFIX.values()) | set(AUX_SUFFIX.values())) + (CPU_SUFFIX, "_")
+    own = {name for name in declared if name in INNER_LOCALS or not name.endswith(suffixes)} - set(WRAPPER_LOCALS)
+    # v: the element of a SymInt-list conversion's loop, whose range is read before v is declared.
+    assert own - {"v"} == set(INNER_LOCALS)
+
+
+def test_template_functions_are_what_the_templates_call(tmp_path: Path):
+    """TEMPLATE_FUNCTIONS lists every function a wrapper, its twin or its autograd function calls
+    unqualified (besides DIOPI's and the wrappers themselves): a new one in the templates fails here."""
+    text = "\n".join(rendered_blocks(tmp_path))
+    text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', text)     # strings
+    called = set()
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\(", text):
+        before = text[:m.start()].rstrip(" ")
+        if before.endswith(("::", ".", "->")):
+            continue                                      # qualified, a member
+        if re.search(r"[\w>&*]$", before) and not re.search(r"\b(?:return|else)$", before):
+            continue                                      # a declaration: Type name(...)
+        called.add(m.group(1))
+    called = {f for f in called if f not in C_KEYWORDS and macro_name_problem(f) is None
+              and not re.match(r"diopi[A-Z]|dipu_|custom_fallback_", f)}
+    assert called == TEMPLATE_FUNCTIONS
+
+
+@pytest.mark.parametrize("schema, name, what", [
+    # the host copy the CPU fallback makes of self
+    ("bitwise_and.Tensor_out(Tensor self, Tensor self_cpu, *, Tensor(a!) out) -> Tensor(a!)", "self_cpu", "argument"),
+    ("bitwise_and.Tensor_out(Tensor self_cpu, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", "self_cpu", "argument"),
+    # the functional result of the CPU fallback
+    ("bitwise_and.Tensor(Tensor self, Tensor result_cpu) -> Tensor", "result_cpu", "argument"),
+    # the twin's device result
+    ("bitwise_and.Tensor(Tensor self, Tensor result_device) -> Tensor", "result_device", "argument"),
+    # the stream the CPU fallback copies back on
+    ("bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) current_stream) -> Tensor(a!)",
+     "current_stream", "argument"),
+    # the out argument's host copy, named like a return
+    ("bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor self_cpu", "self_cpu", "return"),
+])
+def test_schema_name_declared_by_the_cpu_fallback(tmp_path: Path, schema: str, name: str, what: str):
+    """A name the CPU-fallback block or the autocompare twin declares again would be shadowed there
+    (bitwise_and(self, self_cpu) computed self & self) or declared twice."""
+    op = schema.split("(")[0]
+    fresh = "self_cpu" if what == "return" else "out"
+    alloc = f"\n        alloc:\n          {fresh}: nodispatch::empty_like(self)" if "->" in schema and "(a!)" not in schema else ""
+    second = name if name != "self_cpu" or what == "return" else "self_cpu"
+    args = {"bitwise_and.Tensor_out": f"out, self, {'other' if name == 'current_stream' else second}",
+            "bitwise_and.Tensor": f"{fresh}, self, {'other' if what == 'return' else name}"}[op]
+    if op == "bitwise_and.Tensor_out" and name == "current_stream":
+        args = "current_stream, self, other"
+    ws = make(tmp_path, f"""\
+      {op}:
+        schema: "{schema}"
+        call: diopiBitwiseAnd(ctx, {args}){alloc}
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'schema:')}:" in err
+    assert f"ops[{op}].schema: {what} '{name}' of {op} is also declared or called by the generated code" in err
+
+
+@pytest.mark.parametrize("name", ["dst", "result", "g", "v", "i", "self_gpu", "cpu"])
+def test_names_that_collide_with_no_block_of_the_op_pass(tmp_path: Path, name: str):
+    """torch's own ops name arguments dst, result, g, v: refused only where a block of that op declares them."""
+    ws = make(tmp_path, f"""\
+      bitwise_and.Tensor_out:
+        schema: "bitwise_and.Tensor_out(Tensor self, Tensor {name}, *, Tensor(a!) out) -> Tensor(a!)"
+        call: diopiBitwiseAnd(ctx, out, self, {name})
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("name, why", [
+    *((f, "a function its wrapper calls unqualified") for f in
+      ("printf", "on_dipu_or_ignored", "checkTensorDevice", "dumpArg", "tensor_clone_to_host")),
+    ("diopiBitwiseAnd", "the DIOPI function its wrapper calls"),
+    *((m, "is a standard C macro name") for m in ("NULL", "EOF", "errno", "__LINE__")),
+    *((r, "is a reserved identifier") for r in ("__x", "_Tensor", "a__b")),
+])
+def test_schema_argument_named_like_a_function_a_macro_or_reserved(tmp_path: Path, name: str, why: str):
+    ws = make(tmp_path, f"""\
+      bitwise_and.Tensor_out:
+        schema: "bitwise_and.Tensor_out(Tensor self, Tensor {name}, *, Tensor(a!) out) -> Tensor(a!)"
+        call: diopiBitwiseAnd(ctx, out, self, {name})
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, 'schema:')}:" in err
+    assert f"ops[bitwise_and.Tensor_out].schema: argument '{name}' of bitwise_and.Tensor_out " in err
+    assert why in err
+
+
+@pytest.mark.parametrize("schema, what, name, other", [
+    ("my_helper(Tensor self, int self) -> Tensor", "argument", "self", "another argument"),
+    ("my_helper(Tensor self, int k) -> (Tensor a, Tensor a)", "return", "a", "another return"),
+    ("my_helper(Tensor self, int k) -> Tensor self", "return", "self", "an argument"),
+    ("my_helper(Tensor self, int k) -> (Tensor k, Tensor b)", "return", "k", "an argument"),
+])
+def test_schema_names_declared_twice(tmp_path: Path, schema: str, what: str, name: str, other: str):
+    fresh = [n.split()[-1] for n in schema.split("->")[1].strip(" ()").split(",")]
+    alloc = "".join(f"\n          {n}: nodispatch::empty_like(self)" for n in dict.fromkeys(fresh))
+    ws = make(tmp_path, f"""\
+      my_helper:
+        schema: "{schema}"
+        register: false
+        call: diopiAbs(ctx, {fresh[-1]}, self)
+        alloc:{alloc}
+    """)
+    errs = render_errors(ws)
+    assert any(f"ops.yaml:{line_of(ws, 'schema:')}:" in e and
+               f"ops.my_helper.schema: {what} '{name}' of my_helper is also the name of {other}" in e for e in errs), errs
+
+
+@pytest.mark.parametrize("name, why", [("this", "is a C++ keyword"), ("'NULL'", "is a standard C macro name"),
+                                       ("__x", "is a reserved identifier")])
+def test_autograd_saved_value_named_like_a_keyword(tmp_path: Path, name: str, why: str):
+    """saved: [this] rendered ctx->saved_data["this"] = this; in a static function."""
+    ws = tmp_path / "ws"
+    shutil.copytree(FEATURES, ws)
+    ops = ws / "catalog" / "ops.yaml"
+    text = ops.read_text(encoding="utf-8")
+    assert "saved: [stride," in text
+    ops.write_text(text.replace("saved: [stride,", f"saved: [{name}, stride,"), encoding="utf-8")
+    errs = render_errors(ws)
+    name = name.strip("'")
+    assert any(re.search(rf"ops\.yaml:\d+:\d+: error: \S*autograd\.saved: saved value '{re.escape(name)}' {re.escape(why)}", e)
+               for e in errs), errs

@@ -14,8 +14,8 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.translate.args import HANDLE, TENSOR_HANDLES, ArgKind
 from deeplink_gen.translate.signature import OpSignature, derived_names, entry_signature
-from deeplink_gen.validate.locals import is_empty, wrapper_locals
-from deeplink_gen.validate.names import C_KEYWORDS
+from deeplink_gen.validate.locals import inner_locals, is_empty, wrapper_locals
+from deeplink_gen.validate.names import C_KEYWORDS, macro_name_problem
 from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.schemas import difference
 
@@ -110,6 +110,7 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
     declared |= {n + HANDLE for n in handles} | {n + ArgKind.SIZES.local for n in entry.sizes}
     own = wrapper_locals(sig, entry)
     _check_argument_names(entry, sig, own, diags)
+    _check_saved(entry, diags)
     for key, names in (("locals", entry.locals), ("ins", [n for n, _ in entry.ins]), ("outs", entry.outs),
                        ("sizes", entry.sizes)):
         for name in names:
@@ -179,7 +180,8 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
 
 def _check_argument_names(entry: CatalogEntry, sig: OpSignature, own: dict[str, str], diags: Diagnostics) -> None:
     """The wrapper's parameters and the fresh returns it allocates share its scope with its own
-    locals, and each must be a name C++ takes."""
+    locals (and those of its CPU fallback, autocompare twin and autograd function), each is
+    declared once, and each must be a name C++ takes."""
     if entry.schema_text is not None:
         at = (entry.schema_text.loc, entry.where + ("schema",), "rename it in the schema")
     else:
@@ -187,14 +189,37 @@ def _check_argument_names(entry: CatalogEntry, sig: OpSignature, own: dict[str, 
     named = [("argument", p.name, at) for p in sig.params]
     returns_at = (entry.key_loc("returns"), entry.where + ("returns",), "rename it under returns:")
     named += [("return", r.name, returns_at if entry.returns else at) for r in sig.fresh_returns]
+    inner = inner_locals(sig, entry)
+    first: dict[str, str] = {}
     for what, name, (loc, key, fix) in named:
-        if name in C_KEYWORDS:
+        if name in first:
+            why = f"is also the name of {'another ' + what if first[name] == what else 'an ' + first[name]}"
+        elif name in C_KEYWORDS:
             why = "is a C++ keyword"
         elif name in own:
             why = f"is also declared by the generated wrapper ({own[name]})"
+        elif name in inner:
+            why = f"is also declared or called by the generated code ({inner[name]})"
+        elif (problem := macro_name_problem(name)) is not None:
+            why = problem
         else:
+            first[name] = what
             continue
+        first.setdefault(name, what)
         diags.add(loc, key, f"{what} '{name}' of {entry.op} {why}: {fix} (names may differ from torch's)")
+
+
+def _check_saved(entry: CatalogEntry, diags: Diagnostics) -> None:
+    """autograd.saved names values the forward stores (ctx->saved_data["n"] = n) and the backward
+    declares as n_: each a name C++ takes."""
+    if entry.autograd is None:
+        return
+    for name in entry.autograd.saved:
+        why = "is a C++ keyword" if name in C_KEYWORDS else macro_name_problem(name)
+        if why is not None:
+            diags.add(entry.autograd.loc, entry.where + ("autograd", "saved"),
+                      f"saved value '{name}' {why}: save a value of another name (the forward stores "
+                      f"'{name}' itself)")
 
 
 def _check_switches(entry: CatalogEntry, sig: OpSignature, diags: Diagnostics) -> None:

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 
+from torchgen.model import SchemaKind
+
 from deeplink_gen.model import CatalogEntry
 from deeplink_gen.translate.args import ArgKind, aux_name, local_name
-from deeplink_gen.translate.signature import OpSignature
+from deeplink_gen.translate.signature import OpSignature, wrapper_name
 
 # The wrapper's own locals, whatever the op (some only with a switch on), -> what each is.
 # tests/test_kernels_validation.py checks this against the declarations of rendered wrappers.
@@ -37,6 +39,72 @@ def wrapper_locals(sig: OpSignature, entry: CatalogEntry) -> dict[str, str]:
     for name, kind in converted:
         for local in filter(None, (local_name(name, kind), aux_name(name, kind))):
             out.setdefault(local, f"the converted form of '{name}', which the call passes")
+    return out
+
+
+# The suffix of the host copy the CPU fallback and the autocompare twin make of each tensor argument.
+CPU_SUFFIX = "_cpu"
+
+# What the blocks of templates/kernels/wrapper.j2 besides the wrapper's own scope declare -> what
+# each is: the CPU-fallback block (inside the wrapper), the autocompare twin and the autograd
+# function (whose scopes hold the op's arguments too). inner_locals says which of them collides
+# with a name of a given op; tests/test_kernels_validation.py checks this against rendered code.
+INNER_LOCALS = {
+    "result_cpu": "the CPU result of its CPU fallback and autocompare twin",
+    "result_device": "the device result of its autocompare twin",
+    "current_stream": "the stream its CPU fallback copies results back on",
+    "i": "the index of its CPU fallback's loop over a tensor-list result",
+    "dst": "the element of its CPU fallback's loop over a tensor-list result",
+    "g": "the dispatch guard of its autograd forward",
+    "result": "the result of its autograd function",
+}
+
+# Functions the kernel templates call unqualified where the op's arguments are in scope (the
+# wrapper, its CPU fallback, its autocompare twin): an argument of that name hides the function.
+# tests/test_kernels_validation.py checks this against rendered code.
+TEMPLATE_FUNCTIONS = frozenset("""
+allclose_autocompare checkTensorDevice diopi_call_failure dumpArg dumpOpArgLevel on_dipu_or_ignored printf
+synchronizeIfEnable tensor_clone_to_host tensor_copy_host_to_device tensor_reference_or_clone_to_host
+""".split())
+
+
+def inner_locals(sig: OpSignature, entry: CatalogEntry) -> dict[str, str]:
+    """Each argument or fresh-return name of *entry*'s op that a block of its wrapper, its
+    autocompare twin or its autograd function declares again, or whose function it hides ->
+    what that block declares or calls. Only names that collide for this op: a real op may
+    name an argument dst or result where no block of its declares one."""
+    names = {p.name for p in sig.params} | {r.name for r in sig.fresh_returns}
+    params = {p.name for p in sig.params}
+    out: dict[str, str] = {}
+    for p in sig.params:
+        if p.is_tensor_like and p.name + CPU_SUFFIX in names:
+            out[p.name + CPU_SUFFIX] = f"the host copy of '{p.name}' its CPU fallback and autocompare twin make"
+    functional = sig.kind not in (SchemaKind.out, SchemaKind.inplace)
+    # What the CPU fallback copies back: the functional op's returns, the mutable arguments.
+    results = [(r.name, r.is_tensor_list, r.is_tensor or r.is_tensor_list) for r in sig.returns] if functional else []
+    results += [(p.name, p.kind == ArgKind.TENSOR_LIST, True) for p in sig.params if p.mutable]
+    if functional and "result_cpu" in names:
+        out["result_cpu"] = INNER_LOCALS["result_cpu"]
+    if sig.return_type != "void" and "result_device" in params:
+        out["result_device"] = INNER_LOCALS["result_device"]
+    if any(tensor for _, _, tensor in results) and "current_stream" in {n for n, _, _ in results}:
+        out["current_stream"] = INNER_LOCALS["current_stream"]
+    for name, is_list, _ in results:
+        if is_list and name in ("i", "dst"):
+            out[name] = INNER_LOCALS[name]
+    if entry.autograd is not None:
+        for name in ("g", "result"):
+            if name in params:
+                out[name] = INNER_LOCALS[name]
+    # Functions called unqualified: the DIOPI function, the custom fallback, the autograd forward's wrapper.
+    called = {entry.call.function: "the DIOPI function its wrapper calls"}
+    if entry.flag("custom_fallback"):
+        called["custom_fallback_" + wrapper_name(entry.op)] = "the custom fallback its wrapper calls"
+    if entry.autograd is not None:
+        forward = entry.autograd.forward.value if entry.autograd.forward is not None else entry.op
+        called[wrapper_name(forward)] = "the wrapper its autograd forward calls"
+    called.update((f, "a function its wrapper calls unqualified") for f in TEMPLATE_FUNCTIONS)
+    out.update((name, what) for name, what in called.items() if name in names)
     return out
 
 
