@@ -51,9 +51,14 @@ def vendor_dir(vendor: Vendor) -> str:
     return f"{CSRC_DIR}/vendor/{vendor.name}"
 
 
-def class_prefix(vendor: Vendor) -> str:
-    """The vendor name in CamelCase, as DIPU names its generator class."""
-    return "".join(part.capitalize() for part in vendor.name.split("_"))
+def class_prefix(name: str) -> str:
+    """The vendor name *name* in CamelCase, as DIPU names its generator class."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def generator_file(name: str) -> str:
+    """The file of vendor *name*'s generator, as DIPU names it: <Prefix>GeneratorImpl.cpp."""
+    return f"{class_prefix(name)}GeneratorImpl.cpp"
 
 
 # The runtime conformance test, in a folder of its own so that the vendor's source glob leaves it out.
@@ -69,7 +74,7 @@ def vendor_folder_files(vendor: Vendor) -> dict[str, str]:
     names = {}
     if vendor.runtime is not None:
         for key, name in (("vendorapi", "vendorapi.h"), ("device", "deviceimpl.cpp"),
-                          ("comm", "communicatorimpl.cpp"), ("generator", f"{class_prefix(vendor)}GeneratorImpl.cpp")):
+                          ("comm", "communicatorimpl.cpp"), ("generator", generator_file(vendor.name))):
             names[key] = name
         names["conformance"] = CONFORMANCE_TEST
     if vendor.build is not None:

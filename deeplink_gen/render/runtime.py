@@ -27,7 +27,8 @@ def render(job: Job) -> dict[str, str]:
         return {}
     device, comm = plan_runtime(spec)
     names = output_paths.vendor_folder_files(vendor)
-    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=output_paths.class_prefix(vendor), origin=job.origin)
+    ctx = dict(source=job.source, vendor=vendor, spec=spec, prefix=output_paths.class_prefix(vendor.name),
+               origin=job.origin)
     texts = {
         names["vendorapi"]: render_template("runtime/vendorapi.h.j2", includes=_includes(spec.checkers), **ctx),
         names["device"]: render_template("runtime/deviceimpl.cpp.j2", plans=device, **ctx),

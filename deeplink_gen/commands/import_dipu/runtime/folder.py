@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 
 from deeplink_gen import inputfile
-from deeplink_gen.output_paths import class_prefix
+from deeplink_gen.output_paths import generator_file
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime import defects
@@ -347,7 +346,7 @@ def _build(reading: Reading, sdk_headers: list[str], carried: dict[str, bytes], 
     notes += [warning(shown(folder / "CMakeLists.txt"), 1, n) for n in build_notes]
     # the rendered generator by its name, not a glob: DIPU's own (KLXGeneratorImpl.cpp beside a rendered
     # KunlunxinGeneratorImpl.cpp, when rendered --into its checkout) would match one and define it twice
-    generator = f"{class_prefix(SimpleNamespace(name=reading.vendor))}GeneratorImpl.cpp"
+    generator = generator_file(reading.vendor)
     build: dict = {"toolkit": toolkit,
                    "sources": ["deviceimpl.cpp", "communicatorimpl.cpp", generator, *sorted(compiled)]}
     if carried:
