@@ -264,7 +264,7 @@ def test_a_broken_manifest_is_read_with_bounds_and_shape_checked(workspace: Path
 
 
 @pytest.mark.parametrize("doc, message", [
-    ('{"format": F, "vendors": [{}]}', r"--baseline vendors\[0\]\.name: expected the vendor's name as a string"),
+    ('{"format": F, "vendors": [{}]}', r"--baseline vendors\[0\]\.name: expected a vendor's name \(such as camb\)"),
     ('{"format": F, "vendors": 5}', r"--baseline vendors: expected a list of objects"),
     ('{"format": F, "vendors": [{"name": ["camb"]}]}', r"--baseline vendors\[0\]\.name: expected"),
     ('{"format": F, "vendors": [{"name": "camb"}], "ops": [{"vendors": 3}]}', r"--baseline ops\[0\]\.vendors: "),
