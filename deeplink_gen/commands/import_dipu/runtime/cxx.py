@@ -43,7 +43,10 @@ def mask(text: str) -> str:
                 if j < 0:
                     j = n
                     break
-                if not text[:j].rstrip(" \t").endswith("\\"):
+                k = j          # the line's last character but spaces and tabs, read back from its end
+                while k > i and text[k - 1] in " \t":
+                    k -= 1
+                if text[k - 1] != "\\":
                     break
                 j += 1
             out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
