@@ -24,7 +24,8 @@ _DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
 # A pp-number (a `'` in it is C++14's digit separator, no quote), read whole.
 _NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[\w.$]|'(?=\w)|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
 _DIGITS = frozenset("0123456789")
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+# The control characters no C or C++ text holds (tab, line ends, VT and FF are spaces).
+CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _SPACE = re.compile(r"[ \t\f\v]+")
 _WORD = re.compile(r"(?:[A-Za-z0-9_$]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
 _ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
@@ -48,7 +49,7 @@ def problem(text: str, *, expression: bool = False, directives: bool = False) ->
     a // comment (which would swallow what follows it on the line) or any directive."""
     if re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text):
         return "the text ends in a backslash, which would join it to the line written after it"
-    control = _CONTROL.search(text)
+    control = CONTROL.search(text)
     if control is not None:     # g++ reads NUL as a space, and so joins lines or opens directives unseen
         return (f"the control character U+{ord(control.group()):04X} at {_where(text, control.start())} "
                 "is not C++ text")
@@ -343,6 +344,12 @@ class _Condition:
         token = self._peek()
         return None if token is None else f"has {token!r} where an operator or the line's end belongs"
 
+    def _expect(self, token: str, why: str) -> None:
+        """Past *token*, which must come next (else ValueError(*why*))."""
+        if self._peek() != token:
+            raise ValueError(why)
+        self.i += 1
+
     def _expression(self) -> None:
         self.depth += 1
         if self.depth > _MAX_NESTING:
@@ -352,9 +359,7 @@ class _Condition:
             self.i += 1
             if token == "?":
                 self._expression()
-                if self._peek() != ":":
-                    raise ValueError("has a ? without its :")
-                self.i += 1
+                self._expect(":", "has a ? without its :")
             self._operand()
         self.depth -= 1
 
@@ -367,9 +372,7 @@ class _Condition:
         self.i += 1
         if token == "(":
             self._expression()
-            if self._peek() != ")":
-                raise ValueError("has a ( without its )")
-            self.i += 1
+            self._expect(")", "has a ( without its )")
         elif token == "defined":
             parens = self._peek() == "("
             self.i += parens
@@ -378,9 +381,7 @@ class _Condition:
                 raise ValueError("has `defined` without a macro name")
             self.i += 1
             if parens:
-                if self._peek() != ")":
-                    raise ValueError("has defined( without its )")
-                self.i += 1
+                self._expect(")", "has defined( without its )")
         elif _is_name(token):
             if self._peek() == "(":             # a macro's call: its arguments, balanced
                 depth = 0

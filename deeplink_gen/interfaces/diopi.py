@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deeplink_gen import inputfile
+from deeplink_gen.cpplex import CONTROL
 from deeplink_gen.cpptext import blank_comments, blank_spans, delimited_spans, remove_comments, split_args
 from deeplink_gen import yamlfile
 from deeplink_gen.errors import Diagnostic, Diagnostics, Loc, ParseError, UserError, key_path
@@ -215,16 +216,11 @@ def find_header_dir(include: Path) -> Path | None:
     return None
 
 
-# Control characters, which no C header holds (the compiler reads NUL as a space; the
-# snapshot, a YAML file, cannot hold it at all).
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-
-
 def _read(header: Path) -> str:
     """A header's text (inputfile.read's rules: a regular file of bounded size); a control
     character is an error at it."""
     text = inputfile.read(header, key="--diopi-include").decode("utf-8", errors="replace")
-    control = _CONTROL.search(text)
+    control = CONTROL.search(text)      # the compiler reads NUL as a space; a YAML snapshot cannot hold it
     if control is not None:
         raise UserError([Diagnostic(Loc.at(str(header), text, control.start()), "--diopi-include", (
             f"the control character U+{ord(control.group()):04X} is not C text"))])
