@@ -547,6 +547,9 @@ def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, ru
     if not names or any(not v.isidentifier() or v != v.lower() for v in names):
         raise click.BadParameter("expected lower-case vendor names such as camb,ascend,droplet",
                                  param_hint="--vendors")
+    if twice := sorted({v for v in names if names.count(v) > 1}):
+        raise click.BadParameter(f"{', '.join(twice)} named twice", param_hint="--vendors")
+
     def by_vendor(items: tuple[str, ...], hint: str) -> dict[str, Path]:
         out = {}
         for item in items:
@@ -554,6 +557,10 @@ def import_dipu_cmd(ctx: Invocation, dipu, functions, convert_configs, impls, ru
             if not sep or vendor not in names:
                 raise click.BadParameter(f"'{item}' is not VENDOR=PATH for one of {', '.join(names)}",
                                          param_hint=hint)
+            if not path:
+                raise click.BadParameter(f"'{item}' names nothing after '='", param_hint=hint)
+            if vendor in out:
+                raise click.BadParameter(f"{vendor} is given twice", param_hint=hint)
             out[vendor] = Path(path)
         return out
 

@@ -246,6 +246,18 @@ def test_bad_arguments(tmp_path: Path):
     assert re.search(r"broken\.yaml:\d+:\d+: error: .*YAML syntax error", result.stderr)
 
 
+@pytest.mark.parametrize("args, says", [
+    (["--vendors", "camb,camb"], "camb named twice"),
+    (["--vendors", "camb", "--runtime", "camb="], "'camb=' names nothing after '='"),
+    (["--vendors", "camb", "--convert-config", f"camb={CAMB_CONVERT}", "--convert-config", f"camb={CAMB_CONVERT}"],
+     "camb is given twice"),
+])
+def test_a_vendor_named_twice_or_without_its_path_is_a_usage_error(tmp_path: Path, args: list[str], says: str):
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), *args, "--out", str(tmp_path / "o"))
+    assert result.exit_code == 2 and says in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_imported_kernels_compile(imported):
     ws, _ = imported
     render(ws, "camb")
