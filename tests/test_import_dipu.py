@@ -482,3 +482,14 @@ def test_a_list_of_names_of_another_shape_skips_the_entry_at_its_line(tmp_path: 
     assert result.exit_code == 0 and "Traceback" not in result.output, result.output
     key = field.split(":")[0]
     assert f"f.yaml:3:1: warning: {key}: must be a list of " in result.stderr and "entry skipped" in result.stderr
+
+
+def test_a_file_where_a_folder_goes_fails_before_anything_is_written(tmp_path: Path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "catalog").write_text("a file\n")
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb", "--out", str(out))
+    assert result.exit_code == 1
+    assert f"{out / 'catalog' / 'dipu.yaml'}: error: --out: {out / 'catalog'} is a file where a folder is needed " \
+           "to write this one; nothing was written" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["catalog"]

@@ -109,6 +109,7 @@ def _read_listed(folder: Path, listed: tuple[Located[str], ...], diags: Diagnost
     """Each file named (once: a second naming is validate's to report), read through links
     that stay inside *folder*; a problem is reported where the file is named."""
     out, seen = [], set()
+    real = folder.resolve()
     for i, item in enumerate(listed):
         if item.value in seen:
             continue
@@ -116,7 +117,7 @@ def _read_listed(folder: Path, listed: tuple[Located[str], ...], diags: Diagnost
         key, path = ("build", "hand_written", i), folder / item.value
         shown = f"vendors/{folder.name}/{item.value}"
         try:
-            inside = path.resolve().is_relative_to(folder.resolve())
+            inside = path.resolve().is_relative_to(real)
         except (OSError, RuntimeError) as exc:       # RuntimeError: a loop of links
             diags.add(item.loc, key, f"cannot follow the links of {shown}: {exc}")
             continue

@@ -11,7 +11,6 @@ out of the tree (atomic.refuse_link_out)."""
 from __future__ import annotations
 
 import errno
-import glob
 import os
 import stat
 from pathlib import Path
@@ -31,29 +30,39 @@ def sweep(root: Path, rels) -> None:
     """Remove what a killed earlier run left beside each of *rels* below
     *root* (only regular files named as this module names them); a UserError,
     with nothing removed, when a folder of one is a link leading out of *root*, or
-    when two of them are one file."""
-    rels = list(rels)
-    seen: dict[str, str] = {}
+    when two of them are one file. Each folder is checked and listed once."""
+    by_folder: dict[Path, list[str]] = {}
     for rel in rels:
-        refuse_link_out(root, (root / rel).parent, rel)
+        by_folder.setdefault((root / rel).parent, []).append(rel)
+    seen: dict[str, str] = {}
+    for folder, names in by_folder.items():
+        refuse_link_out(root, folder, names[0])
         # A folder link that stays inside *root* may make two paths one file, which would be
         # replaced twice and could not be put back: refused, naming both.
-        real = os.path.join(os.path.realpath((root / rel).parent), (root / rel).name)
-        if real in seen:
-            raise UserError([Diagnostic(None, str(root / rel), (
-                f"is the file {seen[real]} too: a folder link in {root} leads one path to the other; "
-                "nothing was written: replace the link by a folder"))])
-        seen[real] = rel
-    for rel in rels:
-        path = root / rel
-        if not path.parent.is_dir():
-            continue
-        for tag in (_TMP, _OLD):
-            for leftover in path.parent.glob(f".{glob.escape(path.name)}.*{tag}"):
-                # named exactly as _aside names them (a process id between): a user's file is not
-                if leftover.name[len(path.name) + 2:-len(tag)].isdigit() and leftover.is_file() \
-                        and not leftover.is_symlink():
-                    leftover.unlink()
+        real_folder = os.path.realpath(folder)
+        for rel in names:
+            real = os.path.join(real_folder, (root / rel).name)
+            if real in seen:
+                raise UserError([Diagnostic(None, str(root / rel), (
+                    f"is the file {seen[real]} too: a folder link in {root} leads one path to the other; "
+                    "nothing was written: replace the link by a folder"))])
+            seen[real] = rel
+    for folder, names in by_folder.items():
+        if folder.is_dir():
+            _remove_leftovers(folder, {(root / rel).name for rel in names})
+
+
+def _remove_leftovers(folder: Path, targets: set[str]) -> None:
+    """Remove the files in *folder* named exactly as _aside names them for one of *targets*
+    (a process id between): a user's file is not."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            for tag in (_TMP, _OLD):
+                if not (entry.name.startswith(".") and entry.name.endswith(tag)):
+                    continue
+                target, _, pid = entry.name[1:-len(tag)].rpartition(".")
+                if target in targets and pid.isdigit() and entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
 
 
 def _make_dirs(path: Path, created: list[Path]) -> None:

@@ -294,9 +294,16 @@ def _refuse_in_the_way(out: Path, files: list[Path]) -> None:
         f"is a link (to {os.readlink(d)}); the workspace's {d.name}/ is a folder of its own, which validate "
         "reads apart from the others: nothing was written: replace the link by a folder"))
         for d in (out / "catalog", out / "vendors") if d.is_symlink()]
+    blocking: dict[Path, Path | None] = {}      # each folder: the first on its way down that is a file
+
+    def blocked_at(folder: Path) -> Path | None:
+        if folder not in blocking:
+            above = blocked_at(folder.parent) if folder != out and folder.is_relative_to(out) else None
+            blocking[folder] = above or (folder if os.path.lexists(folder) and not folder.is_dir() else None)
+        return blocking[folder]
+
     for file in sorted(files):
-        folders = [d for d in reversed(file.parents) if d.is_relative_to(out)]     # *out* first
-        blocked = next((d for d in folders if os.path.lexists(d) and not d.is_dir()), None)
+        blocked = blocked_at(file.parent) if file.parent.is_relative_to(out) else None
         if blocked is not None:
             problems.append(Diagnostic(Loc(str(file)), "--out", f"{blocked} is a file where a folder is needed "
                                                                 "to write this one; nothing was written"))
@@ -309,8 +316,8 @@ def _refuse_in_the_way(out: Path, files: list[Path]) -> None:
 
 def _missing_folders(out: Path, files: list[Path]) -> list[Path]:
     """The folders writing *files* below *out* makes, deepest first: removed again when the import fails."""
-    missing = {d for f in files for d in [f.parent, *f.parent.parents]
-               if d.is_relative_to(out) and not os.path.lexists(d)}
+    parents = {d for folder in {f.parent for f in files} for d in [folder, *folder.parents]}
+    missing = {d for d in parents if d.is_relative_to(out) and not os.path.lexists(d)}
     return sorted(missing, key=lambda d: len(d.parts), reverse=True)
 
 
