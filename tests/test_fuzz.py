@@ -288,9 +288,15 @@ def test_fuzz(name: str, rendered: Path, baseline: Path):
             return
         seed = _seed(target, rel)
         _run(targets, name, rel, mutate(seed, edits))
+        tried.append(rel)
 
-    until = time.monotonic() + SECONDS
+    tried: list[str] = []
+    start = time.monotonic()
+    until = start + SECONDS
     run()
+    # shown with pytest -rP (or -s): what a long run by hand reports
+    print(f"fuzz {name}: {len(tried)} inputs, mutated from {len(set(tried))} of {len(target.seeds)} seed files, "
+          f"in {time.monotonic() - start:.0f} s")
 
 
 _SEEDS: dict[tuple[str, str], bytes] = {}
