@@ -57,9 +57,8 @@ _StrictResolver.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
     for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
 }
-_StrictResolver.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_StrictResolver.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
 
 
 class _Loader(_Parser, yaml.constructor.SafeConstructor, _StrictResolver):  # type: ignore[misc, valid-type]
@@ -213,6 +212,10 @@ class _Builder:
                     f"YAML 1.1 reads {node.value} as the number {value} ("
                     f"{'base 60' if ':' in node.value else 'octal'}): write {value} for that number, "
                     f"or quote it (\"{node.value}\") for the text"))
+        if type(value) is bool and not _BOOL.match(node.value):      # !!bool "off", which YAML 1.1 reads
+            line, col = self._pos(node)
+            raise _fail(self.doc.path, line, col, where, (
+                f"YAML 1.1 reads '{node.value}' as {str(value).lower()}: write {str(value).lower()}"))
         return value
 
     def _alias(self, node, where: Path_) -> None:

@@ -298,3 +298,15 @@ def test_numbers_yaml_1_1_reads_in_base_60_or_octal_are_refused(workspace: Path,
     line = line_of(vendor, "x_number:")
     assert any(f"droplet.yaml:{line}:11: error: x_number: YAML 1.1 reads {written} as the number {value} ({how})"
                in e for e in error_lines(result)), result.output
+
+
+@pytest.mark.parametrize("written, value", [('!!bool "off"', "false"), ("!!bool yes", "true"), ("!!bool ON", "true")])
+def test_a_boolean_tag_takes_only_true_or_false(workspace: Path, written: str, value: str):
+    """Plain `off` is not a boolean here; `!!bool "off"` disabled the op all the same."""
+    vendor = workspace / "vendors" / "droplet.yaml"
+    vendor.write_text(vendor.read_text() + f"x_flag: {written}\n")
+    result = run_cli("validate", cwd=workspace)
+    line = line_of(vendor, "x_flag:")
+    word = written.split()[-1].strip('"')
+    assert any(f"droplet.yaml:{line}:9: error: x_flag: YAML 1.1 reads '{word}' as {value}: write {value}" in e
+               for e in error_lines(result)), result.output
