@@ -8,6 +8,7 @@ either."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -255,6 +256,9 @@ def render(ctx: Invocation, vendors, all_vendors, autocompare, torch_version, ou
     sys.exit(command.main(request, check=check, show_diff=show_diff, strict=strict))
 
 
+_OP_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+)?", re.ASCII)
+
+
 @main.command()
 @click.argument("op", required=False)
 @click.option("--vendor", required=True, metavar="NAME", help="The vendor whose settings to explain.")
@@ -273,7 +277,11 @@ def explain(ctx: Invocation, op: str | None, vendor: str, autocompare, torch_ver
     registration; a helper; a dummy call) always wins.
     """
     from deeplink_gen.commands import explain as command
+    from deeplink_gen.errors import printable
 
+    if op is not None and not _OP_NAME.fullmatch(op):
+        raise click.BadParameter(f"'{printable(op)}' is not an op name: NAME or NAME.OVERLOAD, such as add.out",
+                                 param_hint="OP")
     request = _request(ctx, [vendor], autocompare=autocompare, shards=shards, torch_version=torch_version)
     command.main(request, op)
 

@@ -236,6 +236,16 @@ def test_a_long_op_name_is_quoted_in_part():
     assert len(result.output) < 1000
 
 
+@pytest.mark.parametrize("op, shown", [("add.out\n", "add.out\\n"), ("add.out\t", "add.out\\t"),
+                                       ("add.out ", "add.out "), ("add.out\x1b]0;T\x07", "add.out\\x1b]0;T\\x07")])
+def test_an_op_argument_that_is_no_op_name_is_shown_as_typed(op: str, shown: str):
+    """A trailing newline was cut from the name shown, which then suggested itself: did you mean 'add.out'?"""
+    result = run_cli("explain", op, "--vendor", "camb", cwd=Path(__file__).resolve().parent.parent)
+    assert result.exit_code == 2
+    assert f"'{shown}' is not an op name: NAME or NAME.OVERLOAD, such as add.out" in result.output
+    assert "did you mean" not in result.output and "\x1b" not in result.output
+
+
 def test_only_what_a_vendor_reads_is_an_input(tmp_path: Path, monkeypatch):
     """A folder of vendors/ that no vendor file names (vendors/junk/ beside no junk.yaml) is
     not read, however full: here it holds a pipe that would block a read, and the render's
