@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -162,9 +163,10 @@ def test_init_workflow_installs_this_deeplink_gen_from_a_wheel(tmp_path: Path):
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: deeplink-gen\nVersion: 0.1.0\n")
     (info / "direct_url.json").write_text(json.dumps({"url": wheel.as_uri(), "archive_info": {}}))
+    _copy_package(site)
     ws = tmp_path / "ws"
     proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "init", str(ws)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": f"{site}:{REPO}"}, cwd=tmp_path)
+                          env={**os.environ, "PYTHONPATH": str(site)}, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert _install_step(ws)[1] == "./tools/deeplink_gen-0.1.0-py3-none-any.whl"
     assert (ws / "tools" / wheel.name).read_bytes() == wheel.read_bytes()
@@ -178,6 +180,23 @@ def test_init_workflow_from_a_source_folder_says_what_ci_cannot_reach(tmp_path: 
     assert result.exit_code == 0
     assert _install_step(tmp_path / "ws")[1] == "deeplink-gen==0.1.0"
     assert "CI cannot reach" in result.stderr and "init --tool" in result.stderr
+
+
+def test_init_names_the_copy_that_runs_not_the_one_installed(tmp_path: Path):
+    """A PYTHONPATH that puts another copy before the installed one: the note names the copy that runs."""
+    copy = tmp_path / "other"
+    _copy_package(copy)
+    proc = subprocess.run([sys.executable, "-m", "deeplink_gen", "init", str(tmp_path / "ws")], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(copy)}, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert f"note: deeplink-gen runs from {copy.resolve()}, which CI cannot reach" in proc.stderr, proc.stderr
+
+
+def _copy_package(site: Path) -> None:
+    """deeplink-gen as a wheel installs it into *site* (pyproject.toml's force-include)."""
+    shutil.copytree(REPO / "deeplink_gen", site / "deeplink_gen", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "schemas", site / "deeplink_gen" / "schemas")
+    shutil.copytree(REPO / "vendors", site / "deeplink_gen" / "examples" / "vendors")
 
 
 def test_init_tool_gives_the_requirement(tmp_path: Path):

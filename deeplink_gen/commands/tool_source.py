@@ -4,9 +4,10 @@ direct_url.json). From a package index: `deeplink-gen==VERSION`; from a git
 URL: that URL at the installed commit; from a wheel file that still exists:
 a copy of it in the workspace's tools/, installed from there; from any
 other URL: that URL. From a local folder (a source checkout, an editable
-install) there is nothing CI can reach, so the workflow asks the index for
-this version and a note says how to do better; `init --tool REQUIREMENT`
-decides it outright."""
+install, or a copy a PYTHONPATH puts before the installed one, whose record
+then says nothing of it) there is nothing CI can reach, so the workflow asks
+the index for this version and a note names the folder and says how to do
+better; `init --tool REQUIREMENT` decides it outright."""
 
 from __future__ import annotations
 
@@ -29,33 +30,58 @@ class ToolSource:
     note: str | None = None     # why CI may not find it
 
 
-def _direct_url() -> dict | None:
+def _distribution() -> metadata.Distribution | None:
     try:
-        text = metadata.distribution(DIST).read_text("direct_url.json")
-        data = json.loads(text) if text else None
-    except (metadata.PackageNotFoundError, ValueError):
+        return metadata.distribution(DIST)
+    except metadata.PackageNotFoundError:
         return None
-    return data if isinstance(data, dict) else None
+
+
+def _direct_url(dist: metadata.Distribution) -> dict:
+    try:
+        text = dist.read_text("direct_url.json")
+        data = json.loads(text) if text else None
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _folder(url: str) -> Path:
+    return Path(unquote(urlparse(url).path))
+
+
+def _runs_this(dist: metadata.Distribution, info: dict) -> bool:
+    """Whether the deeplink-gen running is the one *dist* installed (a PYTHONPATH may put another
+    copy first): an editable install runs from its folder, any other from where its files went."""
+    here = Path(__file__).resolve().parents[2]
+    dir_info = info.get("dir_info")
+    if isinstance(dir_info, dict) and dir_info.get("editable"):
+        return here.is_relative_to(_folder(str(info.get("url", ""))).resolve())
+    return here == Path(dist.locate_file("")).resolve()
+
+
+def _from_folder(folder: Path, pinned: str) -> ToolSource:
+    return ToolSource(pinned, note=(
+        f"deeplink-gen runs from {folder}, which CI cannot reach, so the workflow installs {pinned} from the "
+        f"package index; to install this build instead: pip wheel --no-deps -w tools {folder}, then "
+        f"deeplink-gen init --tool ./tools/<the wheel> (after deleting the workflow file)"))
 
 
 def installed_source() -> ToolSource:
     pinned = f"{DIST}=={__version__}"
-    info = _direct_url()
-    if info is None:
-        return ToolSource(pinned)
+    dist = _distribution()
+    info = _direct_url(dist) if dist is not None else {}
+    if dist is None or not _runs_this(dist, info):       # a source folder on the path
+        return _from_folder(Path(__file__).resolve().parents[2], pinned)
     url = str(info.get("url", ""))
     vcs = info.get("vcs_info")
     if isinstance(vcs, dict) and vcs.get("commit_id"):
         return ToolSource(f"{DIST} @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}")
-    parsed = urlparse(url)
-    if parsed.scheme == "file":
-        path = Path(unquote(parsed.path))
+    if urlparse(url).scheme == "file":
+        path = _folder(url)
         if "archive_info" in info and path.suffix == ".whl" and path.is_file():
             return ToolSource(f"./tools/{path.name}", wheel=path)
-        return ToolSource(pinned, note=(
-            f"deeplink-gen runs from {path}, which CI cannot reach, so the workflow installs {pinned} from the "
-            f"package index; to install this build instead: pip wheel --no-deps -w tools {path}, then "
-            f"deeplink-gen init --tool ./tools/<the wheel> (after deleting the workflow file)"))
+        return _from_folder(path, pinned)
     if url:
         return ToolSource(f"{DIST} @ {url}")
     return ToolSource(pinned)
