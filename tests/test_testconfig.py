@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import replace_section, run_cli
+from helpers import error_lines, line_of, replace_section, run_cli
 
 STANDIN_SKIP = """\
 class Skip:
@@ -186,17 +186,29 @@ def test_hostsim_skips_only_cases_torchs_cpu_cannot_compute(rendered, standins):
     assert other["ins"] == ["other"] and np.int64 in _skips(other["dtype"])
 
 
-def test_skip_values_yaml_writes_as_nan_and_inf_are_python(workspace, standins):
-    """YAML's .nan, .inf and -.inf among skip_params are written so that device_configs.py
-    imports and holds those floats (repr() writes them as names Python does not define)."""
+def test_skip_values_yaml_writes_as_inf_are_python(workspace, standins):
+    """YAML's .inf and -.inf among skip_params are written so that device_configs.py imports and
+    holds those floats (repr() writes them as names Python does not define)."""
     import math
 
     vendor = workspace / "vendors" / "camb.yaml"
-    vendor.write_text(vendor.read_text().replace("        p: [0]\n", "        p: [.nan, .inf, -.inf, 2.5]\n", 1))
+    vendor.write_text(vendor.read_text().replace("        p: [0]\n", "        p: [.inf, -.inf, 2.5]\n", 1))
     assert run_cli("render", "--vendor", "camb", cwd=workspace).exit_code == 0
     ns = runpy.run_path(str(workspace / "generated/camb/dipu/third_party/DIOPI/impl/camb/device_configs.py"))
-    nan, inf, minus_inf, plain = _skips(ns["device_configs"]["cdist"]["para"]["p"])
-    assert math.isnan(nan) and inf == math.inf and minus_inf == -math.inf and plain == 2.5
+    assert _skips(ns["device_configs"]["cdist"]["para"]["p"]) == [math.inf, -math.inf, 2.5]
+
+
+@pytest.mark.parametrize("written, says", [
+    (".nan", "NaN equals no parameter, not even NaN, so it would skip nothing: leave it out"),
+    ("1.0e+400", "1.0e+400 is beyond the largest float and reads as infinity: write .inf if infinity is meant"),
+])
+def test_a_skip_value_that_can_match_nothing_meant_is_refused(workspace, written: str, says: str):
+    vendor = workspace / "vendors" / "camb.yaml"
+    vendor.write_text(vendor.read_text().replace("        p: [0]\n", f"        p: [2.5, {written}]\n", 1))
+    result = run_cli("validate", cwd=workspace)
+    line = line_of(vendor, f"p: [2.5, {written}]")
+    assert any(re.search(rf"camb\.yaml:{line}:\d+: error: .*skip_params.*: {re.escape(says)}", e)
+               for e in error_lines(result)), result.output
 
 
 def test_skip_values_written_as_the_error_says_are_numbers(workspace, standins):

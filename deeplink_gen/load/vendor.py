@@ -245,6 +245,13 @@ def _check_skip_values(doc: Document, where: tuple, values: list, diags: Diagnos
             diags.add(doc.loc(where + (i,)), where + (i,),
                       f"YAML 1.1 reads {value} as text, not a number, and text never equals a numeric parameter: "
                       f"write {number} (such text is refused here, quoted or not)")
+        elif isinstance(value, float) and math.isnan(value):
+            diags.add(doc.loc(where + (i,)), where + (i,),
+                      "NaN equals no parameter, not even NaN, so it would skip nothing: leave it out")
+        elif isinstance(value, float) and math.isinf(value) and "inf" not in doc.written.get(where + (i,), "inf").lower():
+            diags.add(doc.loc(where + (i,)), where + (i,),
+                      f"{doc.written[where + (i,)]} is beyond the largest float and reads as infinity: "
+                      "write .inf if infinity is meant")
 
 
 def _check_tolerance(doc: Document, where: tuple, value: Any, diags: Diagnostics) -> None:

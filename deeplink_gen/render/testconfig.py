@@ -18,7 +18,7 @@ def py(value: Any, *, tuples: bool = False) -> str:
     """A Python expression for a YAML value (lists become tuples when *tuples*); YAML's .nan
     and .inf, which repr() writes as names Python does not know, as float("nan") and float("inf")."""
     if isinstance(value, float) and not math.isfinite(value):
-        return f'float("{value}")' if value == value else 'float("nan")'
+        return f'float("{value}")'
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     items = [py(v, tuples=tuples) for v in value]
