@@ -145,6 +145,20 @@ def _install_step(ws: Path) -> list[str]:
     return [torch[0], *tool]
 
 
+def test_a_yaml_file_of_another_suffix_is_named_as_not_read(workspace: Path):
+    """vendors/acme.yml and catalog/extra.YAML were left out without a word."""
+    (workspace / "vendors" / "droplet.yaml").rename(workspace / "vendors" / "droplet.yml")
+    (workspace / "catalog").mkdir(exist_ok=True)
+    (workspace / "catalog" / "extra.YAML").write_text("ops: {}\n")
+    result = run_cli("validate", cwd=workspace)
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "is not read" in line] == [
+        f"{workspace / 'catalog' / 'extra.YAML'}: warning: (catalog): is not read: only catalog/*.yaml files are; "
+        "rename it to extra.yaml",
+        f"{workspace / 'vendors' / 'droplet.yml'}: warning: (vendors): is not read: only vendors/*.yaml files are; "
+        "rename it to droplet.yaml"]
+
+
 def test_init_workflow_installs_torchs_cpu_build(tmp_path: Path):
     """A hosted runner's default index has torch's CUDA build, several GB with its GPU wheels."""
     assert run_cli("init", str(tmp_path / "ws")).exit_code == 0

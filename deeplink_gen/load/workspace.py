@@ -139,6 +139,8 @@ def load_workspace(sources: Sources, only: Sequence[str] | None = None,
                       f"no vendor file vendors/{name}.yaml{did_you_mean(name, available)}"
                       f" (available: {', '.join(available) or 'none'})")
     diags.raise_if_any()
+    if not sources.only_texts:
+        _warn_unread(root, diags)
     vendor_paths = [p for p in all_vendor_paths if not only or p.stem in only]
     catalog = _load_catalogs(sources, _uses_bundled_catalog(settings), diags, memo)
     complete = not diags
@@ -146,6 +148,18 @@ def load_workspace(sources: Sources, only: Sequence[str] | None = None,
                                                                    read=sources.read))
     others = _identities([p for p in all_vendor_paths if p not in vendor_paths], memo, sources.read)
     return Workspace(root, catalog, vendors, complete, others), diags.items
+
+
+def _warn_unread(root: Path, diags: Diagnostics) -> None:
+    """A warning at each file of vendors/ or catalog/ that is YAML by its name but not read for it
+    (acme.yml, dipu.YAML): the vendor or the ops it holds would be left out without a word."""
+    for folder in ("vendors", "catalog"):
+        if not (root / folder).is_dir():
+            continue
+        for path in sorted((root / folder).iterdir()):
+            if path.suffix.lower() in (".yml", ".yaml") and path.suffix != ".yaml" and path.is_file():
+                diags.warn(Loc(str(path)), f"({folder})", f"is not read: only {folder}/*.yaml files are; "
+                                                         f"rename it to {path.stem}.yaml")
 
 
 def _identities(paths: list[Path], memo: Memo, read) -> tuple[VendorIdentity, ...]:
