@@ -10,11 +10,13 @@ alternative tokens for brackets (`<%` is `{`, `%>` is `}`, `<:` `[`, `:>` `]`),
 and with the preprocessor's lines: only conditional groups (#if ... #endif) may
 be pasted, since any other directive (#define, #undef, #include, #line, #pragma,
 _Pragma) changes the generated code around the text; each branch of a group must
-close what it opens, and each condition must be one the preprocessor takes."""
+close what it opens, and each condition must be one the preprocessor takes (and
+computes: a division by zero it refuses too)."""
 
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from dataclasses import dataclass
 
@@ -39,7 +41,19 @@ _CONDITIONAL = {"if": "open", "ifdef": "open", "ifndef": "open", "elif": "else",
                 "elifndef": "else", "else": "else", "endif": "close"}
 
 
-def problem(text: str, *, expression: bool = False, directives: bool = False) -> str | None:
+@dataclass(frozen=True)
+class Problem:
+    """Why a text cannot be pasted as it is: a sentence that names the place by its line and
+    column, and that place's offset in the text as given."""
+
+    message: str
+    offset: int
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def problem(text: str, *, expression: bool = False, directives: bool = False) -> Problem | None:
     """Why *text* cannot be pasted as it is, or None: an unclosed comment, string, raw
     string or character literal, a bracket closed that it did not open or left open, a
     conditional group left open, a preprocessor directive other than a conditional group
@@ -47,25 +61,48 @@ def problem(text: str, *, expression: bool = False, directives: bool = False) ->
     shared with other ops), a character that is not C++ outside a literal or comment, and,
     with *expression*, a ';' outside its brackets (which would end the statement it is in),
     a // comment (which would swallow what follows it on the line) or any directive."""
-    if re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text):
-        return "the text ends in a backslash, which would join it to the line written after it"
+    found = _unreadable_whole(text)
+    return found if found is not None else _Reader(text, expression, directives).problem()
+
+
+def _unreadable_whole(text: str) -> Problem | None:
+    """What makes *text* unreadable before its first token: a backslash at its end, a control character."""
+    backslash = re.search(r"\\[ \t\f\v]*(?:\r\n|\r|\n)?\Z", text)
+    if backslash is not None:
+        return Problem("the text ends in a backslash, which would join it to the line written after it",
+                       backslash.start())
     control = CONTROL.search(text)
     if control is not None:     # g++ reads NUL as a space, and so joins lines or opens directives unseen
-        return (f"the control character U+{ord(control.group()):04X} at {_where(text, control.start())} "
-                "is not C++ text")
-    return _Reader(text, expression, directives).problem()
-
-
-_AT = re.compile(r"at line (\d+) column (\d+)")
+        return _fault(text, control.start(), f"the control character U+{ord(control.group()):04X}",
+                      "is not C++ text")
+    return None
 
 
 def located(text: str, *, directives: bool = False) -> tuple[str, int, int] | None:
-    """problem() of *text*, with the line and column (from 1) of the first place it names."""
-    why = problem(text, directives=directives)
-    if why is None:
+    """problem() of *text*, with the line and column (from 1) of the place it names."""
+    found = problem(text, directives=directives)
+    if found is None:
         return None
-    at = _AT.search(why)
-    return (why, int(at.group(1)), int(at.group(2))) if at else (why, 1, 1)
+    return (found.message, *line_and_column(text, found.offset))
+
+
+@dataclass(frozen=True)
+class Token:
+    """A token of C++ text: its spelling (an alternative token for a bracket spelled as the
+    bracket) and its offset in the text as given."""
+
+    text: str
+    offset: int
+
+
+def tokens(text: str) -> tuple[Token, ...] | None:
+    """The tokens of *text* as problem() reads them (its directives allowed): comments and
+    preprocessor lines left out, a name, number or literal whole, a punctuator one character
+    each but for `::`, `<<` and `%=`; None when problem() finds something wrong with *text*."""
+    reader = _Reader(text, False, True, keep_tokens=True)
+    if _unreadable_whole(text) is not None or reader.problem() is not None:
+        return None
+    return tuple(reader.tokens)
 
 
 @dataclass
@@ -80,19 +117,20 @@ class _Group:
 
 
 class _Reader:
-    def __init__(self, text: str, expression: bool, directives: bool) -> None:
+    def __init__(self, text: str, expression: bool, directives: bool, *, keep_tokens: bool = False) -> None:
         self.original = text
         self.expression = expression
         self.directives = directives
         self.s, self.at = _phase2(text)
         self.stack: list[tuple[str, int]] = []
         self.groups: list[_Group] = []     # the open #if groups, innermost last
+        self.tokens: list[Token] | None = [] if keep_tokens else None     # the tokens read, when kept
 
-    def where(self, i: int) -> str:
-        """Line and column in the original text of offset *i* of the joined text, counted from 1."""
-        return _where(self.original, self.at(i))
+    def fault(self, i: int, what: str, rest: str) -> Problem:
+        """The Problem "*what* at <the place of offset *i* of the joined text> *rest*"."""
+        return _fault(self.original, self.at(i), what, rest)
 
-    def problem(self) -> str | None:
+    def problem(self) -> Problem | None:
         s, n, i = self.s, len(self.s), 0
         line_start = True
         while i < n:
@@ -110,8 +148,8 @@ class _Reader:
                 i, why = self._directive(i)
             elif two == "//":
                 if self.expression:
-                    return (f"the // comment at {self.where(i)} would swallow what is written after the "
-                            "expression on its line: write /* */")
+                    return self.fault(i, "the // comment", "would swallow what is written after the "
+                                      "expression on its line: write /* */")
                 end = s.find("\n", i)
                 i = n if end < 0 else end
                 why = None
@@ -119,57 +157,66 @@ class _Reader:
                 end, why = self._comment(i)
                 line_start = at_start or "\n" in s[i:end]     # a comment before a directive is a space
                 i = end
-            elif ch in _DIGITS or (ch == "." and i + 1 < n and s[i + 1] in _DIGITS):
-                i, why = _NUMBER.match(s, i).end(), None
-            elif _name_char(ch):
-                i, why = self._name(i)
-            elif ch in "\"'":
-                i, why = self._literal(i)
             else:
-                i, why = self._punctuator(i)
+                end, why = self._token(i)
+                if self.tokens is not None:
+                    spelled = s[i:end]
+                    self.tokens.append(Token(_DIGRAPHS.get(spelled, spelled), self.at(i)))
+                i = end
             if why is not None:
                 return why
         if self.groups:
-            return f"the #if at {self.where(self.groups[-1].start)} has no #endif"
+            return self.fault(self.groups[-1].start, "the #if", "has no #endif")
         if self.stack:
             ch, at = self.stack[-1]
-            return f"'{ch}' at {self.where(at)} is not closed ({_OPEN[ch]})"
+            return self.fault(at, f"'{ch}'", f"is not closed ({_OPEN[ch]})")
         return None
 
-    def _comment(self, i: int) -> tuple[int, str | None]:
+    def _token(self, i: int) -> tuple[int, Problem | None]:
+        """Past the number, name, literal or punctuator at *i*, or why it cannot be read."""
+        s, ch = self.s, self.s[i]
+        if ch in _DIGITS or (ch == "." and s[i + 1:i + 2] in _DIGITS):
+            return _NUMBER.match(s, i).end(), None
+        if _name_char(ch):
+            return self._name(i)
+        if ch in "\"'":
+            return self._literal(i)
+        return self._punctuator(i)
+
+    def _comment(self, i: int) -> tuple[int, Problem | None]:
         """Past the /* comment at *i*, or why it cannot be."""
         end = self.s.find("*/", i + 2)
         if end < 0:
-            return len(self.s), f"the comment opened at {self.where(i)} is not closed (*/)"
+            return len(self.s), self.fault(i, "the comment opened", "is not closed (*/)")
         return end + 2, None
 
-    def _name(self, i: int) -> tuple[int, str | None]:
+    def _name(self, i: int) -> tuple[int, Problem | None]:
         s, start = self.s, i
         i = _name_end(s, i)
         word = s[start:i]
         if word == "_Pragma" or "PRAGMA" in word:      # _Pragma, or a macro made of it (torch's _C10_PRAGMA_)
-            return i, f"{word} at {self.where(start)} would change the code around the text"
+            return i, self.fault(start, word, "would change the code around the text")
         if word in _RAW_PREFIXES and s.startswith('"', i):
             return self._raw(start, i)
         return i, None
 
-    def _raw(self, start: int, i: int) -> tuple[int, str | None]:
+    def _raw(self, start: int, i: int) -> tuple[int, Problem | None]:
         s = self.s
         opened = _RAW_OPEN.match(s, i)
         if opened is None:
-            return i, (f"the raw string at {self.where(start)} has no delimiter of basic characters "
-                       "and '(' after its quote")
+            return i, self.fault(start, "the raw string", "has no delimiter of basic characters and '(' after "
+                                 "its quote")
         close = f"){opened.group(1)}\""
         end = s.find(close, opened.end())
         if end < 0:
-            return i, f"the raw string opened at {self.where(start)} is not closed ({close})"
+            return i, self.fault(start, "the raw string opened", f"is not closed ({close})")
         end += len(close)
         if self.at(end - 1) - self.at(start) != end - 1 - start:
-            return i, (f"the raw string at {self.where(start)} spans a CR or a backslash at the end of a "
-                       "line, which a raw string keeps as written")
+            return i, self.fault(start, "the raw string", "spans a CR or a backslash at the end of a line, which a "
+                                 "raw string keeps as written")
         return self._suffix(end), None
 
-    def _literal(self, i: int) -> tuple[int, str | None]:
+    def _literal(self, i: int) -> tuple[int, Problem | None]:
         s, quote = self.s, self.s[i]
         j = i + 1
         while j < len(s):
@@ -178,20 +225,20 @@ class _Reader:
                 j += 2
             elif ch == quote:
                 if quote == "'" and j == i + 1:
-                    return j, f"the character literal at {self.where(i)} is empty ('')"
+                    return j, self.fault(i, "the character literal", "is empty ('')")
                 return self._suffix(j + 1), None
             elif ch == "\n":
                 break
             else:
                 j += 1
         what = "string" if quote == '"' else "character"
-        return j, f"the {what} literal opened at {self.where(i)} is not closed on its line ({quote})"
+        return j, self.fault(i, f"the {what} literal opened", f"is not closed on its line ({quote})")
 
     def _suffix(self, i: int) -> int:
         """Past the user-defined-literal suffix (a name, never a raw string's prefix) at *i*."""
         return _name_end(self.s, i) if i < len(self.s) and _name_char(self.s[i]) else i
 
-    def _punctuator(self, i: int) -> tuple[int, str | None]:
+    def _punctuator(self, i: int) -> tuple[int, Problem | None]:
         s = self.s
         ch, two = s[i], s[i:i + 2]
         if two in ("::", "<<", "%=", "%:"):
@@ -205,21 +252,20 @@ class _Reader:
             self.stack.append((bracket, i))
         elif bracket in _CLOSE:
             if not self.stack or self.stack[-1][0] != _CLOSE[bracket]:
-                return i, f"'{s[i:i + width]}' at {self.where(i)} closes a bracket it did not open"
+                return i, self.fault(i, f"'{s[i:i + width]}'", "closes a bracket it did not open")
             self.stack.pop()
             if self.groups:
                 self.groups[-1].low = min(self.groups[-1].low, len(self.stack))
         elif ch == ";" and self.expression and not self.stack:
-            return i, f"';' at {self.where(i)} would end the statement the expression is pasted into"
+            return i, self.fault(i, "';'", "would end the statement the expression is pasted into")
         elif ch == "," and self.expression and not self.stack:
-            return i, (f"',' at {self.where(i)} outside brackets would make the expression two "
-                       "(a second declaration after an alloc's): write it in parentheses")
+            return i, self.fault(i, "','", "outside brackets would make the expression two (a second declaration "
+                                 "after an alloc's): write it in parentheses")
         elif ch in "@`" or ord(ch) > 127:
-            return i, (f"the character U+{ord(ch):04X} at {self.where(i)} is not C++ outside a string "
-                       "or comment")
+            return i, self.fault(i, f"the character U+{ord(ch):04X}", "is not C++ outside a string or comment")
         return i + width, None
 
-    def _directive(self, i: int) -> tuple[int, str | None]:
+    def _directive(self, i: int) -> tuple[int, Problem | None]:
         """A preprocessor line at *i*: a conditional group's line is kept track of (each branch
         must close the brackets it opens); any other directive is refused."""
         s, start = self.s, i
@@ -231,30 +277,31 @@ class _Reader:
         kind = _CONDITIONAL.get(name)
         shown = f"#{name}" if name else "a # line"
         if self.expression:
-            return i, f"{shown} at {self.where(start)} cannot stand in an expression"
+            return i, self.fault(start, shown, "cannot stand in an expression")
         if kind is None and self.directives:
             end, why = self._line_end(name_end)
             if why is None and name == "define":        # a macro that opens or closes a bracket hides it
                 inner = _Reader(s[name_end:end], False, False).problem()
                 if inner is not None:
-                    why = f"the macro #define at {self.where(start)} cannot be pasted as it is: {inner} (in its line)"
+                    why = self.fault(start, "the macro #define", f"cannot be pasted as it is: {inner.message} "
+                                     "(in its line)")
             return end, why
         if kind is None:
-            return i, (f"{shown} at {self.where(start)} would change the code around the text: only "
-                       "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
+            return i, self.fault(start, shown, "would change the code around the text: only "
+                                 "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
         line_end = s.find("\n", name_end)
         rest = s[name_end:line_end if line_end >= 0 else len(s)].strip()
         if name != "else" and name != "endif" and not rest:
-            return i, f"#{name} at {self.where(start)} has no {'name' if 'def' in name else 'condition'}"
+            return i, self.fault(start, f"#{name}", f"has no {'name' if 'def' in name else 'condition'}")
         if kind != "open":
             if not self.groups:
-                return i, f"#{name} at {self.where(start)} has no #if"
+                return i, self.fault(start, f"#{name}", "has no #if")
             group = self.groups[-1]
             if len(self.stack) != group.depth or group.low < group.depth:
-                return i, (f"the branch before #{name} at {self.where(start)} does not close the brackets it "
-                           "opens, or closes brackets opened before its #if")
+                return i, self.fault(start, f"the branch before #{name}", "does not close the brackets it opens, "
+                                     "or closes brackets opened before its #if")
             if group.had_else and kind == "else":
-                return i, f"#{name} at {self.where(start)} comes after the group's #else"
+                return i, self.fault(start, f"#{name}", "comes after the group's #else")
             group.low, group.had_else = group.depth, group.had_else or name == "else"
             if kind == "close":
                 self.groups.pop()
@@ -266,10 +313,10 @@ class _Reader:
         if why is None and name not in ("else", "endif"):
             wrong = condition_problem(s[name_end:end], "def" not in name)
             if wrong is not None:
-                why = f"the condition of #{name} at {self.where(start)} {wrong}"
+                why = self.fault(start, f"the condition of #{name}", wrong)
         return end, why
 
-    def _line_end(self, i: int) -> tuple[int, str | None]:
+    def _line_end(self, i: int) -> tuple[int, Problem | None]:
         """Past the rest of a directive's line (its comments, numbers, names and literals read
         whole, as elsewhere: a `'` in a number or a raw string opens no literal)."""
         s = self.s
@@ -304,9 +351,23 @@ _COND_TOKEN = re.compile(r"""\s+|/\*.*?\*/|//.*|(?P<t>\.?[0-9](?:[eEpP][+-]|[\w.
 # An integer literal as C++ writes one (digit separators and suffixes included).
 _INTEGER = re.compile(r"(?:0[xX][0-9a-fA-F](?:'?[0-9a-fA-F])*|0[bB][01](?:'?[01])*|0(?:'?[0-7])*|[1-9](?:'?[0-9])*)"
                       r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?")
-_BINARY = frozenset({"*", "/", "%", "+", "-", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|", "&&", "||"})
+# The binary operators of a condition, by precedence (the higher binds tighter).
+_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7, "<=": 7, ">=": 7,
+               "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
 _UNARY = frozenset({"+", "-", "!", "~"})
+_ARITHMETIC = {"*": operator.mul, "+": operator.add, "-": operator.sub, "&": operator.and_, "^": operator.xor,
+               "|": operator.or_}
+_COMPARISONS = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge, "==": operator.eq,
+                "!=": operator.ne}
 _MAX_NESTING = 256
+# g++ computes a condition in intmax_t, or uintmax_t when an operand is unsigned: 64 bits wide.
+_BITS = 64
+# The operators the preprocessor adds for #if, each of one operand in parentheses -> what that is.
+_HAS_OPERATORS = {"__has_include": "a header name", "__has_include_next": "a header name",
+                  "__has_cpp_attribute": "an attribute name", "__has_c_attribute": "an attribute name",
+                  "__has_attribute": "an attribute name", "__has_builtin": "a name"}
+# C++ operators the preprocessor does not have: it reads each as a name (0), then refuses the ( after it.
+_NOT_PREPROCESSOR = frozenset({"sizeof", "alignof", "decltype", "noexcept", "typeid"})
 
 
 def condition_problem(text: str, expression: bool) -> str | None:
@@ -325,13 +386,27 @@ def condition_problem(text: str, expression: bool) -> str | None:
     return _Condition(tokens).problem()
 
 
+@dataclass(frozen=True)
+class _Number:
+    """A value as the preprocessor computes it: in the range of intmax_t, or of uintmax_t when
+    *unsigned*. Where a condition holds a name (a macro, or 0), the value is not known here
+    and is None instead."""
+
+    value: int
+    unsigned: bool = False
+
+
 class _Condition:
     """A check of a #if expression's shape: operands (numbers, character literals, names,
     macro calls, `defined X`, parenthesised expressions, with unary operators before them)
-    joined by binary operators and ?: ."""
+    joined by binary operators and ?: ; and of the division by zero the preprocessor refuses,
+    where the divisor and whether it is computed depend on no name."""
 
     def __init__(self, tokens: list[str]) -> None:
         self.tokens, self.i, self.depth = tokens, 0, 0
+        # How many enclosing operands the preprocessor may skip (an operand of &&, || or ?:
+        # that the operand before it leaves out, or may, by a value not known here).
+        self.unsure = 0
 
     def _peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -350,55 +425,178 @@ class _Condition:
             raise ValueError(why)
         self.i += 1
 
-    def _expression(self) -> None:
+    def _expression(self) -> _Number | None:
         self.depth += 1
         if self.depth > _MAX_NESTING:
             raise ValueError(f"is nested more than {_MAX_NESTING} deep")
-        self._operand()
-        while (token := self._peek()) in _BINARY or token == "?":
+        value = self._binary()
+        if self._peek() == "?":
             self.i += 1
-            if token == "?":
-                self._expression()
-                self._expect(":", "has a ? without its :")
-            self._operand()
+            yes = self._maybe_skipped(value is None or value.value == 0)
+            self._expect(":", "has a ? without its :")
+            no = self._maybe_skipped(value is None or value.value != 0)
+            value = _chosen(value, yes, no)
         self.depth -= 1
+        return value
 
-    def _operand(self) -> None:
-        while self._peek() in _UNARY:
+    def _maybe_skipped(self, unsure: bool) -> _Number | None:
+        """The expression next, which the preprocessor may skip when *unsure*."""
+        self.unsure += unsure
+        value = self._expression()
+        self.unsure -= unsure
+        return value
+
+    def _binary(self) -> _Number | None:
+        """Operands joined by binary operators, each applied in the order its precedence says
+        (a stack of them, not a call per precedence, keeps deep nesting within Python's)."""
+        values = [self._operand()]
+        pending: list[tuple[str, bool]] = []        # (operator, whether its right operand may be skipped)
+        while (op := self._peek()) in _PRECEDENCE:
+            self.i += 1
+            while pending and _PRECEDENCE[pending[-1][0]] >= _PRECEDENCE[op]:
+                self._apply(values, *pending.pop())
+            left = values[-1]
+            unsure = op in ("&&", "||") and (left is None or (left.value == 0) == (op == "&&"))
+            self.unsure += unsure
+            pending.append((op, unsure))
+            values.append(self._operand())
+        while pending:
+            self._apply(values, *pending.pop())
+        return values[0]
+
+    def _apply(self, values: list[_Number | None], op: str, unsure: bool) -> None:
+        """The last two of *values* replaced by *op* applied to them."""
+        right = values.pop()
+        left = values.pop()
+        self.unsure -= unsure
+        if op in ("/", "%") and right is not None and right.value == 0:
+            if not self.unsure:
+                raise ValueError(f"divides by zero (the divisor of '{op}' is 0), which the preprocessor refuses")
+            values.append(left)
+        else:
+            values.append(None if left is None or right is None else _binary_value(op, left, right))
+
+    def _operand(self) -> _Number | None:
+        unary = []
+        while (token := self._peek()) in _UNARY:
+            unary.append(token)
             self.i += 1
         token = self._peek()
         if token is None:
             raise ValueError("ends where an operand belongs")
         self.i += 1
+        value = None
         if token == "(":
-            self._expression()
+            value = self._expression()
             self._expect(")", "has a ( without its )")
         elif token == "defined":
-            parens = self._peek() == "("
-            self.i += parens
-            name = self._peek()
-            if name is None or not _is_name(name):
-                raise ValueError("has `defined` without a macro name")
-            self.i += 1
-            if parens:
-                self._expect(")", "has defined( without its )")
+            self._defined()
         elif _is_name(token):
-            if self._peek() == "(":             # a macro's call: its arguments, balanced
-                depth = 0
-                while (t := self._peek()) is not None:
-                    self.i += 1
-                    depth += (t == "(") - (t == ")")
-                    if depth == 0:
-                        break
-                if depth:
-                    raise ValueError(f"has a call of {token} without its )")
+            self._name(token)
         elif token[0] in _DIGITS or token[0] == ".":
             if not _INTEGER.fullmatch(token):
                 raise ValueError(f"has {token!r}, which is no integer constant (a condition computes in integers)")
-        elif token.endswith("'"):
-            pass
-        else:
+            value = _integer(token)
+        elif not token.endswith("'"):       # a character's value is the compiler's: not known here
             raise ValueError(f"has {token!r} where an operand belongs")
+        for op in reversed(unary):
+            value = _unary_value(op, value)
+        return value
+
+    def _defined(self) -> None:
+        parens = self._peek() == "("
+        self.i += parens
+        name = self._peek()
+        if name is None or not _is_name(name):
+            raise ValueError("has `defined` without a macro name")
+        self.i += 1
+        if parens:
+            self._expect(")", "has defined( without its )")
+
+    def _name(self, token: str) -> None:
+        """Past a name and the arguments of its call, if it is one."""
+        call = self._peek() == "("
+        if token in _HAS_OPERATORS and (not call or self.tokens[self.i + 1:self.i + 2] == [")"]):
+            raise ValueError(f"has {token} without {_HAS_OPERATORS[token]} in parentheses after it, "
+                             "which the preprocessor requires")
+        if token in _NOT_PREPROCESSOR and call:
+            raise ValueError(f"has {token}(, but {token} is no preprocessor operator: the preprocessor reads "
+                             "it as a name (0) and refuses the ( after it")
+        if call:            # a macro's call (or a __has_ operator's): its arguments, balanced
+            depth = 0
+            while (t := self._peek()) is not None:
+                self.i += 1
+                depth += (t == "(") - (t == ")")
+                if depth == 0:
+                    break
+            if depth:
+                raise ValueError(f"has a call of {token} without its )")
+
+
+def _integer(token: str) -> _Number | None:
+    """The value of an integer literal; None for one too large for uintmax_t (g++ cuts it)."""
+    written = token.rstrip("uUlLzZ")
+    digits = written.replace("'", "")
+    base = 16 if digits[:2] in ("0x", "0X") else 2 if digits[:2] in ("0b", "0B") else 8 if digits[0] == "0" else 10
+    value = int(digits, base)
+    if value >> _BITS:
+        return None
+    # One beyond intmax_t is unsigned, as one with a u is.
+    return _Number(value, "u" in token[len(written):].lower() or value >> (_BITS - 1) == 1)
+
+
+def _wrapped(value: int, unsigned: bool) -> _Number:
+    """*value* cut to the preprocessor's width, as its type keeps it."""
+    value &= (1 << _BITS) - 1
+    if not unsigned and value >> (_BITS - 1):
+        value -= 1 << _BITS
+    return _Number(value, unsigned)
+
+
+def _unary_value(op: str, operand: _Number | None) -> _Number | None:
+    if operand is None:
+        return None
+    if op == "!":
+        return _Number(int(operand.value == 0))
+    if op == "-":
+        return _wrapped(-operand.value, operand.unsigned)
+    if op == "~":
+        return _wrapped(~operand.value, operand.unsigned)
+    return operand
+
+
+def _binary_value(op: str, left: _Number, right: _Number) -> _Number:
+    """*op* applied as the preprocessor applies it (a divisor is not 0)."""
+    if op in ("&&", "||"):
+        truth = (left.value != 0 and right.value != 0) if op == "&&" else (left.value != 0 or right.value != 0)
+        return _Number(int(truth))
+    if op in ("<<", ">>"):
+        return _shifted(op, left, right)
+    unsigned = left.unsigned or right.unsigned          # the usual arithmetic conversions
+    x, y = _wrapped(left.value, unsigned).value, _wrapped(right.value, unsigned).value
+    if op in ("/", "%"):
+        quotient = abs(x) // abs(y) * (-1 if (x < 0) != (y < 0) else 1)     # C truncates toward zero
+        return _wrapped(quotient if op == "/" else x - y * quotient, unsigned)
+    if op in _COMPARISONS:
+        return _Number(int(_COMPARISONS[op](x, y)))
+    return _wrapped(_ARITHMETIC[op](x, y), unsigned)
+
+
+def _shifted(op: str, left: _Number, right: _Number) -> _Number:
+    """A shift as g++ computes it: of the left operand's type, a negative count shifting the
+    other way, a count of the width or more shifting every bit out."""
+    count = right.value
+    if count < 0:
+        op, count = ("<<" if op == ">>" else ">>"), -count
+    count = min(count, _BITS)
+    return _wrapped(left.value << count if op == "<<" else left.value >> count, left.unsigned)
+
+
+def _chosen(condition: _Number | None, yes: _Number | None, no: _Number | None) -> _Number | None:
+    """The value of `condition ? yes : no`, of the type both branches convert to."""
+    if condition is None or yes is None or no is None:
+        return None
+    return _wrapped((yes if condition.value else no).value, yes.unsigned or no.unsigned)
 
 
 def _is_name(token: str) -> bool:
@@ -448,7 +646,12 @@ def _phase2(text: str):
     return "".join(pieces), at
 
 
-def _where(text: str, i: int) -> str:
+def _fault(text: str, i: int, what: str, rest: str) -> Problem:
+    """The Problem "*what* at line L column C *rest*", at offset *i* of *text*."""
+    line, column = line_and_column(text, i)
+    return Problem(f"{what} at line {line} column {column} {rest}", i)
+
+
+def line_and_column(text: str, i: int) -> tuple[int, int]:
     """Line and column of offset *i* in *text*, both counted from 1."""
-    line = text.count("\n", 0, i) + 1
-    return f"line {line} column {i - (text.rfind(chr(10), 0, i) + 1) + 1}"
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from helpers import copy_workspace, edit, error_lines, line_of, run_cli
+from helpers import DIPU_TORCH, REPO, copy_workspace, edit, error_lines, line_of, run_cli
 
 MARKER = "PWNED"
 PY_PAYLOAD = "\\n'_x': __import__('os').system('touch PWNED'),\\n#"
@@ -261,3 +261,78 @@ def test_runtime_code_may_hold_directives_but_not_leave_its_place(tmp_path, text
     else:
         line = line_of(vendor, "prelude: |") + 1          # where the text starts
         assert any(f"hostsim.yaml:{line}:" in e and why in e for e in error_lines(result)), result.output
+
+
+# #if conditions of the right shape that g++ still refuses, and ones it takes; FOO is a macro.
+CONDITIONS = [
+    ("1/0", "divides by zero (the divisor of '/' is 0)"),
+    ("1 % (2 - 2)", "divides by zero (the divisor of '%' is 0)"),
+    ("1 && (0 || 1/(1 << 64))", "divides by zero (the divisor of '/' is 0)"),
+    ("1/(-1 < 0u)", "divides by zero (the divisor of '/' is 0)"),
+    ("__has_include()", "has __has_include without a header name in parentheses after it"),
+    ("__has_cpp_attribute", "has __has_cpp_attribute without an attribute name in parentheses after it"),
+    ("sizeof(int) == 4", "has sizeof(, but sizeof is no preprocessor operator"),
+    ("0 && 1/0", None),
+    ("1 || 1%0", None),
+    ("1 ? 1 : 1/0", None),
+    ("1/(-1 >> 70)", None),
+    ("1/FOO", None),
+    ("__has_include(<cmath>) && sizeof + 1", None),
+]
+
+
+@pytest.mark.parametrize("condition, why", CONDITIONS, ids=[c for c, _ in CONDITIONS])
+def test_a_condition_is_refused_where_gxx_refuses_it(tmp_path, condition, why):
+    """The preprocessor computes a #if condition: a division by zero in it (where no macro decides
+    the divisor or whether it is computed), a __has_include without its header or a sizeof
+    fails the compile, so validation refuses them at the text's line, as g++ -E does."""
+    if shutil.which("g++"):
+        source = tmp_path / "condition.cpp"
+        source.write_text(f"#if {condition}\n#endif\n")
+        gxx = subprocess.run(["g++", "-std=c++17", "-E", "-DFOO=2", str(source)], capture_output=True, text=True)
+        assert (gxx.returncode != 0) == (why is not None), gxx.stderr
+    ws = copy_workspace(tmp_path / "ws")
+    catalog = ws / "catalog" / "x.yaml"
+    catalog.write_text("ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    code:\n      beginning: |\n"
+                       f"        int v = 0;\n        #if {condition}\n        v = 1;\n        #endif\n"
+                       "        (void)v;\n")
+    result = run_cli("validate", cwd=ws)
+    if why is None:
+        assert result.exit_code == 0, result.output
+    else:
+        errors = error_lines(result)
+        assert any(e.startswith(f"{catalog}:6:") and "log1p.out].code.beginning: " in e
+                   and f"the condition of #if at line 2 column 1 {why}" in e for e in errors), errors
+
+
+GPULIKE = REPO / "tests" / "fixtures" / "dipu_vendors" / "gpulike"
+
+
+def _import_runtime(tmp_path, inserted: str, at: str | None):
+    """import-dipu of the gpulike runtime with *inserted* put into its deviceimpl.cpp before *at*
+    (at its end when None): the file and the run."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    source = rt / "deviceimpl.cpp"
+    text = source.read_text()
+    where = len(text) if at is None else text.index(at)
+    source.write_text(text[:where] + inserted + text[where:])
+    result = run_cli("import-dipu", "--functions", str(REPO / "tests" / "fixtures" / "dipu" / "diopi_functions.yaml"),
+                     "--vendors", "gpulike", "--torch-version", DIPU_TORCH, "--out", str(tmp_path / "ws"),
+                     "--runtime", f"gpulike={rt}")
+    return source, text[:where].count("\n") + 1, result
+
+
+@pytest.mark.parametrize("condition, why", [(c, w) for c, w in CONDITIONS if w is not None])
+def test_a_runtime_condition_gxx_refuses_is_an_error_at_its_line(tmp_path, condition, why):
+    source, line, result = _import_runtime(tmp_path, f"#if {condition}\n#endif\n", "void syncDevice()")
+    [error] = error_lines(result)
+    assert error.startswith(f"{source}:{line}:1: error: --runtime: the condition of #if {why}"), error
+    assert not (tmp_path / "ws").exists()
+
+
+def test_a_runtime_file_ending_in_a_backslash_is_an_error_at_the_backslash(tmp_path):
+    """The place of what cannot be read is where the reader found it, also when its message
+    names no line: the backslash that would join the file's last line (a macro's) to the code after it."""
+    source, line, result = _import_runtime(tmp_path, "#define GPL_TRAILING 1 \\\n", None)
+    [error] = error_lines(result)
+    assert error.startswith(f"{source}:{line}:24: error: --runtime: ") and "ends in a backslash" in error, error

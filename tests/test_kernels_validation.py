@@ -469,6 +469,85 @@ def test_locals_may_not_name_what_the_wrapper_declares(tmp_path: Path, name: str
     assert f"ops[abs.out].locals: '{name}' is declared by the generated wrapper" in err
 
 
+@pytest.mark.parametrize("hook, code, name, what", [
+    ("beginning", "int context = 0;", "context", "its DIOPI context"),
+    ("before_return", "auto ret = out.dim();", "ret", "the status of its DIOPI call"),
+    ("before_call", "[[maybe_unused]] const at::Tensor& self = out;", "self", "an argument of abs.out"),
+    ("beginning", "int n = 1, *ctx = nullptr;", "ctx", "the pointer to its DIOPI context"),
+    ("before_call", "::diopiTensorHandle_t outDiopiTensorHandle{};", "outDiopiTensorHandle",
+     "the converted form of 'out', which the call passes"),
+])
+def test_custom_code_may_not_declare_what_the_wrapper_declares(tmp_path: Path, hook: str, code: str, name: str,
+                                                               what: str):
+    """Custom code shares the wrapper's scope: a name the wrapper declares there too, declared
+    again by the code (not listed under locals:), would not compile."""
+    ws = make(tmp_path, f"""\
+      abs.out:
+        call: diopiAbs(ctx, out, self)
+        code:
+          {hook}: |
+            (void)out;
+            {code}
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, '(void)out;')}:" in err
+    assert (f"ops[abs.out].code.{hook}: the code declares '{name}' at line 2 column {code.index(name) + 1}, which "
+            f"the generated code declares in the same scope ({what}), so it would not compile: rename the code's "
+            f"'{name}'") in err
+
+
+def test_replacement_code_may_not_declare_what_the_wrapper_declares(tmp_path: Path):
+    ws = make(tmp_path, REPLACE_CATALOG, VENDOR + dedent("""\
+        ops:
+          abs.out:
+            replace:
+              call: diopiAbs(ctx, out, self)
+              code:
+                before_call: |
+                  auto ret = ::diopiSuccess;
+        """))
+    (err,) = render_errors(ws)
+    vendor = "vendors/droplet.yaml"
+    assert re.search(rf"{vendor}:{line_of(ws, 'auto ret', vendor)}:\d+: error: \S*replace\S*code\.before_call: "
+                     r"the code declares 'ret' at line 1 column 6, which the generated code declares", err), err
+
+
+def test_autograd_code_may_not_declare_what_its_function_declares(tmp_path: Path):
+    ws = tmp_path / "ws"
+    shutil.copytree(FEATURES, ws)
+    ops = ws / "catalog" / "ops.yaml"
+    text = ops.read_text(encoding="utf-8")
+    assert "        auto grad_output = grad_outputs.at(0);\n" in text
+    ops.write_text(text.replace("        auto grad_output = grad_outputs.at(0);\n",
+                                "        auto grad_output = grad_outputs.at(0);\n        auto result = grad_output;\n"))
+    (err,) = render_errors(ws)
+    assert re.search(r"ops\.yaml:\d+:\d+: error: \S*autograd\.grad_code: the code declares 'result' at line 2 "
+                     r"column 6, which the generated code declares in the same scope \(the result of its autograd "
+                     r"function\)", err), err
+
+
+def test_custom_code_may_use_and_shadow_what_the_wrapper_declares(tmp_path: Path):
+    """Only a declaration at the code's own level collides: using a name, or declaring it again in
+    a nested block, a loop or a lambda's parameters, is C++'s to allow."""
+    ws = make(tmp_path, """\
+      abs.out:
+        call: diopiAbs(ctx, out, self)
+        code:
+          before_call: |
+            TORCH_CHECK(ctx != nullptr, "no context");
+            if (out.defined()) { int ret = 0; (void)ret; }
+            for (int context = 0; context < 1; ++context) {}
+            auto twice = [](int self) { return 2 * self; };
+            (void)twice(context.arrays.size());
+            std::swap(outDiopiTensorHandle, outDiopiTensorHandle);
+          before_return: |
+            ret = ::diopiSuccess;
+            return out;
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+
+
 def test_a_converted_form_the_call_does_not_pass_may_be_a_local(tmp_path: Path):
     # DIPU's norm.out declares dimDiopiSize itself and passes it: the wrapper then declares none.
     ws = make(tmp_path, """\

@@ -14,7 +14,9 @@ from deeplink_gen.interfaces import aten
 from deeplink_gen.model import Catalog, CatalogEntry, DiopiCall, Prototypes, TorchVersion
 from deeplink_gen.translate.args import HANDLE, TENSOR_HANDLES, ArgKind
 from deeplink_gen.translate.signature import OpSignature, derived_names, entry_signature
-from deeplink_gen.validate.locals import inner_locals, is_empty, wrapper_locals
+from deeplink_gen.validate.locals import (
+    generated_names, inner_locals, is_empty, top_level_declarations, wrapper_locals,
+)
 from deeplink_gen.validate.names import C_KEYWORDS, macro_name_problem
 from deeplink_gen.validate.reference import Reference
 from deeplink_gen.validate.schemas import difference
@@ -111,6 +113,7 @@ def check_entry(entry: CatalogEntry, ctx: Reference, diags: Diagnostics) -> None
     own = wrapper_locals(sig, entry)
     _check_argument_names(entry, sig, own, diags)
     _check_saved(entry, diags)
+    _check_declared_names(entry, sig, diags)
     for key, names in (("locals", entry.locals), ("ins", [n for n, _ in entry.ins]), ("outs", entry.outs),
                        ("sizes", entry.sizes)):
         for name in names:
@@ -207,6 +210,25 @@ def _check_argument_names(entry: CatalogEntry, sig: OpSignature, own: dict[str, 
             continue
         first.setdefault(name, what)
         diags.add(loc, key, f"{what} '{name}' of {entry.op} {why}: {fix} (names may differ from torch's)")
+
+
+def _check_declared_names(entry: CatalogEntry, sig: OpSignature, diags: Diagnostics) -> None:
+    """The custom code declares no name that the generated code around it declares in the same
+    scope, which would not compile. A name listed under locals/ins/outs/sizes is checked there."""
+    listed = set(entry.locals) | {n for n, _ in entry.ins} | set(entry.outs) | set(entry.sizes)
+    texts = [(("code", key), text) for key, text in entry.code]
+    texts += [(("autograd", key), text) for key, text in (entry.autograd.texts() if entry.autograd else ())]
+    for key, text in texts:
+        generated = generated_names(sig, entry, key)
+        filled = as_filled(text.value)[0]
+        for token in top_level_declarations(filled):
+            what = generated.get(token.text)
+            if what is not None and token.text not in listed:
+                line, column = cpplex.line_and_column(filled, token.offset)
+                diags.add(text.loc, entry.where + key, (
+                    f"the code declares '{token.text}' at line {line} column {column}, which the generated code "
+                    f"declares in the same scope ({what}), so it would not compile: rename the code's "
+                    f"'{token.text}' (counted from its first line)"))
 
 
 def _check_saved(entry: CatalogEntry, diags: Diagnostics) -> None:

@@ -1,6 +1,7 @@
 """The names the kernel wrapper (templates/kernels/wrapper.j2) declares in its function
 scope, where the op's arguments and the custom code's locals live too: a name declared
-twice there does not compile. Also: whether a pasted expression is empty."""
+twice there does not compile; the names custom code declares there. Also: whether a
+pasted expression is empty."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 
 from torchgen.model import SchemaKind
 
+from deeplink_gen import cpplex
 from deeplink_gen.model import CatalogEntry
 from deeplink_gen.translate.args import ArgKind, aux_name, local_name
 from deeplink_gen.translate.signature import OpSignature, wrapper_name
@@ -106,6 +108,95 @@ def inner_locals(sig: OpSignature, entry: CatalogEntry) -> dict[str, str]:
     called.update((f, "a function its wrapper calls unqualified") for f in TEMPLATE_FUNCTIONS)
     out.update((name, what) for name, what in called.items() if name in names)
     return out
+
+
+def generated_names(sig: OpSignature, entry: CatalogEntry, key: tuple[str, str]) -> dict[str, str]:
+    """The names the generated code declares in the scope that *entry*'s code text at *key*
+    (("code", hook) or ("autograd", text)) is pasted into, besides the text's own -> what each
+    is: the wrapper's for a hook; for an autograd text, its forward's, its backward's or the
+    wrapper's around the autograd function."""
+    arguments = {p.name: f"an argument of {entry.op}" for p in sig.params}
+    part, name = key
+    if part == "code":
+        allocated = {r.name: "a return the wrapper allocates (alloc:)" for r in sig.fresh_returns
+                     if entry.alloc_for(r.name) is not None}
+        return arguments | allocated | wrapper_locals(sig, entry)
+    context = {"ctx": "the autograd context its forward and backward take"}
+    if name == "forward_code":
+        return arguments | context | {"g": INNER_LOCALS["g"]}
+    if name == "wrapper_return":
+        return arguments | {"result": INNER_LOCALS["result"]}
+    saved = {n + "_": f"the value '{n}' its backward reads back" for n in entry.autograd.saved}
+    return context | saved | {"grad_outputs": "the gradients its backward takes", "result": INNER_LOCALS["result"]}
+
+
+# Words that begin a statement or an expression, never a declaration's type.
+_NOT_TYPES = frozenset("""
+and and_eq bitand bitor break case catch co_await co_return co_yield compl continue default delete do else
+false for goto if new not not_eq nullptr or or_eq return sizeof static_assert switch this throw true try
+typeid while xor xor_eq
+""".split())
+# What may follow the name a declaration declares: its initializer, its end, its parameters or
+# its array bounds, or the next name it declares.
+_DECLARATOR_ENDS = frozenset({"=", ";", "{", "(", "[", ","})
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def top_level_declarations(text: str) -> list[cpplex.Token]:
+    """The names *text*, code pasted into a function's scope, declares in that scope (not in a
+    block nested in it, where declaring a name again is legal), read simply: at a statement's
+    start, a type (names, ::, <...>, * and &, after [[attributes]]) then the name, followed by
+    = ; { ( [ or a comma; and each name after a comma of that declaration. Nothing for a text
+    that cannot be read (which is reported as that)."""
+    found: list[cpplex.Token] = []
+    depth = 0
+    statement: list[str] | None = []      # the statement's tokens so far while they may be a type
+    declaring = False                       # whether the statement declared a name
+    tokens = cpplex.tokens(text) or ()
+    for k, token in enumerate(tokens):
+        t = token.text
+        depth -= t in (")", "]", "}")
+        following = tokens[k + 1].text if k + 1 < len(tokens) else ""
+        if depth == 0:
+            if t in (";", ":", "{", "}"):           # a statement's end, a label's, a block's
+                declaring, statement = False, []
+            elif statement is not None and _WORD.fullmatch(t) and following in _DECLARATOR_ENDS \
+                    and _is_type(statement):
+                found.append(token)
+                declaring, statement = True, None
+            elif t == "," and declaring:
+                statement = [","]
+            elif statement is not None and t not in (")", "]"):
+                if t == "[" and following == "[":
+                    statement.append("[[")
+                elif _type_token(t):
+                    statement.append(t)
+                else:
+                    statement = None
+        depth += t in ("(", "[", "{")
+    return found
+
+
+def _is_type(statement: list[str]) -> bool:
+    """Whether *statement*, the tokens before a name, can be the type of a declaration of it:
+    names, ::, <...>, * and & after [[attributes]], or a comma and * or & for a further name."""
+    if statement[:1] == [","]:
+        return all(t in ("*", "&") for t in statement[1:])
+    words = [t for t in statement if t != "[["]
+    if not words or not (_WORD.fullmatch(words[0]) or words[0] == "::") or words[-1] == "::":
+        return False        # a name after :: is part of a qualified name: std::swap(a, b)
+    angles = 0
+    for t in words:
+        angles += (t == "<") - (t == ">")
+        if angles < 0 or not _type_token(t) or (t == "," and not angles):
+            return False
+    return angles == 0
+
+
+def _type_token(t: str) -> bool:
+    """Whether token *t* may stand in a type: a name but a statement's or expression's word,
+    ::, <, >, * and &, and the comma between a template's arguments."""
+    return bool(_WORD.fullmatch(t)) and t not in _NOT_TYPES or t in ("::", "*", "&", "<", ">", ",")
 
 
 # What an expression may hold and still be empty: blanks, comments, line splices.
