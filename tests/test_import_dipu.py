@@ -493,3 +493,27 @@ def test_a_file_where_a_folder_goes_fails_before_anything_is_written(tmp_path: P
     assert f"{out / 'catalog' / 'dipu.yaml'}: error: --out: {out / 'catalog'} is a file where a folder is needed " \
            "to write this one; nothing was written" in result.stderr
     assert sorted(p.name for p in out.iterdir()) == ["catalog"]
+
+
+def test_keys_that_replace_a_merged_mapping_are_no_duplicates(tmp_path: Path):
+    """`<<: *base` then the entry's own schema: DIPU's loader keeps the entry's, and so does the import,
+    without calling it a duplicate key; a key written twice in the entry itself still is one."""
+    ops = tmp_path / "ops.yaml"
+    ops.write_text(
+        '- &base\n'
+        '  schema: "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+        '  custom_code_at_the_beginning: |\n'
+        '    TORCH_CHECK(alpha.toDouble() != 42.0, "no");\n'
+        '  interface: diopiAdd(ctx, out, self, other, alpha)\n'
+        '- <<: *base\n'
+        '  schema: "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
+        '  interface: diopiSub(ctx, out, self, other, alpha)\n'
+        '  interface: diopiSub(ctx, out, self, other, alpha)\n')
+    out = tmp_path / "o"
+    result = run_cli("import-dipu", "--functions", str(ops), "--vendors", "camb", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "duplicate key" in line] == [
+        f"{ops}:9:1: warning: duplicate key 'interface' (upstream keeps the last value; so do we)"]
+    catalog = yaml.safe_load((out / "catalog" / "dipu.yaml").read_text())["ops"]
+    assert catalog["sub.out"]["call"] == "diopiSub(ctx, out, self, other, alpha)"
+    assert catalog["sub.out"]["code"] == catalog["add.out"]["code"]

@@ -140,7 +140,12 @@ def read_functions(path: Path) -> list[Upstream]:
         key_lines: dict = {}
         text_lines: dict = {}
         if isinstance(node, yaml.MappingNode):
+            # A merge (<<: *base) put the anchored mapping's pairs first, where they were written
+            # before this entry: a key of the entry's own replaces one of them, and is no duplicate.
+            own = {k.value for k, _ in node.value if k.start_mark.index >= node.start_mark.index}
             for k, v in node.value:
+                if k.value in own and k.start_mark.index < node.start_mark.index:
+                    continue
                 key_lines.setdefault(k.value, []).append(k.start_mark.line + 1)
                 if isinstance(v, yaml.ScalarNode):      # the last occurrence wins, as the value does
                     block = v.style == "|"
