@@ -517,3 +517,28 @@ def test_keys_that_replace_a_merged_mapping_are_no_duplicates(tmp_path: Path):
     catalog = yaml.safe_load((out / "catalog" / "dipu.yaml").read_text())["ops"]
     assert catalog["sub.out"]["call"] == "diopiSub(ctx, out, self, other, alpha)"
     assert catalog["sub.out"]["code"] == catalog["add.out"]["code"]
+
+
+@pytest.mark.parametrize("config, line, warns, convert", [
+    ("- common_config:\n    dtype: (int64)->int32\n    dtype: (float64)->float32\n", 3,
+     "common_config: duplicate key 'dtype' (first at line 2); as DIOPI's generator does, the last value is kept",
+     {"float64": "float32"}),
+    ("- common_config:\n    dtype: (int64)->int32, (float64)->float32, (int64)->int16\n", 2,
+     "common_config.dtype: (int64) has a rule again; as DIOPI's generator does, the last one is kept, "
+     "(int64)->int16", {"int64": "int16", "float64": "float32"}),
+    ("- common_config:\n    dtype: (int64)->int32\n- common_config:\n    layout: NHWC\n", 3,
+     "common_config is configured again (first at line 1); as in DIOPI's generator, each setting it gives "
+     "replaces the earlier one's", {"int64": "int32"}),
+])
+def test_a_conversion_given_twice_is_read_as_diopi_reads_it(tmp_path: Path, config: str, line: int, warns: str,
+                                                           convert: dict):
+    """The last of two dtype keys or rules wins, with a warning; a second common_config without a
+    dtype keeps the first one's, as DIOPI's generator does."""
+    path = tmp_path / "convert_config.yaml"
+    path.write_text(config)
+    out = tmp_path / "o"
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "camb", "--convert-config",
+                     f"camb={path}", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"{path}:{line}:1: warning: {warns}" in result.stderr, result.stderr
+    assert yaml.safe_load((out / "vendors" / "camb.yaml").read_text())["dtypes"]["convert"] == convert

@@ -71,6 +71,9 @@ class _Reader:
                     if dtype not in CONVERT_CONFIG_DTYPES:
                         self.warn(line, f"{where}: DIOPI's generator cannot read {dtype}; deeplink-gen's "
                                         "adaptor applies the rule")
+                if source in out:
+                    self.warn(line, f"{where}: ({source}) has a rule again; as DIOPI's generator does, the last "
+                                    f"one is kept, ({source})->{m.group(2)}")
                 out[source] = m.group(2)
         rest = _RULE.sub("", compact).replace(",", "")
         if rest:
@@ -117,8 +120,9 @@ class _Reader:
         return tokens, tensors
 
 
-def _items(config: UpstreamYaml) -> list[tuple[str, int, dict, dict[str, int]]]:
-    """(name, line, body, key lines) of each entry, in file order."""
+def _items(config: UpstreamYaml, r: _Reader) -> list[tuple[str, int, dict, dict[str, int]]]:
+    """(name, line, body, key lines) of each entry, in file order; a key given twice in an
+    entry is warned about with *r*."""
     path, root, data = config.path, config.root, config.data
     if data is None:
         return []
@@ -136,7 +140,12 @@ def _items(config: UpstreamYaml) -> list[tuple[str, int, dict, dict[str, int]]]:
         if not isinstance(body, dict):
             raise UserError([Diagnostic(Loc(str(path), line, 1), str(name),
                                         "expected a mapping of dtype/tensor_dtype/layout settings")])
-        lines = {k.value: k.start_mark.line + 1 for k, _v in value.value}
+        lines: dict[str, int] = {}
+        for k, _v in value.value:
+            if k.value in lines:
+                r.warn(k.start_mark.line + 1, f"{name}: duplicate key '{k.value}' (first at line {lines[k.value]}); "
+                                              "as DIOPI's generator does, the last value is kept")
+            lines[k.value] = k.start_mark.line + 1
         out.append((str(name), line, body, lines))
     return out
 
@@ -152,8 +161,12 @@ def read_conversions(config: UpstreamYaml, protos: Prototypes) -> Conversions:
     r = _Reader(config.path)
     entries: dict[str, tuple[int, dict, dict[str, int]]] = {}
     common: tuple[int, dict, dict[str, int]] | None = None
-    for name, line, body, lines in _items(config):
+    for name, line, body, lines in _items(config, r):
         if name == COMMON:
+            if common is not None:      # DIOPI's generator keeps what the later one does not set
+                r.warn(line, f"{COMMON} is configured again (first at line {common[0]}); as in DIOPI's "
+                             "generator, each setting it gives replaces the earlier one's")
+                body, lines = {**common[1], **body}, {**common[2], **lines}
             common = (line, body, lines)
             continue
         if name in entries:
