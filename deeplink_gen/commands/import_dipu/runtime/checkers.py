@@ -2,8 +2,9 @@
 TORCH_CHECK(ret == OK, ...); }` and its do-while, if-throw and print-and-throw
 variants say everything a checker says: the status type, the success values,
 the function that turns a status into text, and what a failure does. A macro
-whose failure does anything else (returns a status, aborts) has no checker
-form and stays C++."""
+whose condition says more than its success values (ret != X in TORCH_CHECK, an
+|| getenv(...)), or whose failure does anything else (returns a status, aborts,
+exits), has no checker form and stays C++."""
 
 from __future__ import annotations
 
@@ -49,15 +50,17 @@ def read_macro(file: SourceFile, item: Item) -> Macro:
     status, var = _strip(decl.group(1)), decl.group(2)
     if status == "auto":
         return Macro(name, file, item, None, "its status type is auto")
-    success = []
-    for m in re.finditer(rf"\b{var}\s*(==|!=)\s*((?:::)?\w+(?:::\w+)*)|((?:::)?\w+(?:::\w+)*)\s*(==|!=)\s*{var}\b", body):
-        success.append(_strip(m.group(2) or m.group(3)))
-    if not success:
-        return Macro(name, file, item, None, "it compares its status with no success value")
+    success = _success_values(body, var)
+    if success is None:
+        return Macro(name, file, item, None, (
+            f"it does not test its status as a checker does: TORCH_CHECK({var} == OK || {var} == ...) or "
+            f"if ({var} != OK && {var} != ...) {{ the failure }}, and nothing else in the condition"))
     if re.search(r"\breturn\b", body):
         return Macro(name, file, item, None, "a failure returns from the calling function")
     if re.search(r"\babort\s*\(", body):
         return Macro(name, file, item, None, "a failure aborts the process")
+    if re.search(r"\b(?:exit|_Exit|quick_exit|terminate)\s*\(", body):
+        return Macro(name, file, item, None, "a failure ends the process")
     if any(f"{word}" in body for word in _FAILS):
         on_failure = "torch_check"
     elif re.search(r"\bthrow\b", body):
@@ -72,6 +75,56 @@ def read_macro(file: SourceFile, item: Item) -> Macro:
     if on_failure != "torch_check":
         entry["on_failure"] = on_failure
     return Macro(name, file, item, entry)
+
+
+_VALUE = r"\(?\s*(?:::)?[A-Za-z_]\w*(?:::\w+)*\s*\)?"
+
+
+def _success_values(body: str, var: str) -> list[str] | None:
+    """The success values of a macro whose status is *var*, from the one condition that decides a
+    failure: the first TORCH_CHECK's that tests *var* (var == A || var == B: it holds on success),
+    else the first if's (var != A && var != B: it holds on failure; a TORCH_CHECK(false, ...) in
+    its block fails). None when that condition says more or otherwise, which a checker cannot say."""
+    def first(keyword: str) -> str | None:
+        return next((condition for m in re.finditer(rf"\b{keyword}\s*\(", body)
+                     if re.search(rf"\b{var}\b", condition := _first_argument(body, m.end()))), None)
+
+    if (condition := first("TORCH_CHECK")) is not None:
+        equal, join = "==", "||"
+    elif (condition := first("if")) is not None:
+        equal, join = "!=", "&&"
+    else:
+        return None
+    values = []
+    for term in _unparenthesised(condition).split(join):
+        found = (re.fullmatch(rf"\s*\(?\s*{var}\s*{equal}\s*({_VALUE})\s*\)?\s*", term)
+                 or re.fullmatch(rf"\s*\(?\s*({_VALUE})\s*{equal}\s*{var}\s*\)?\s*", term))
+        if found is None:
+            return None
+        values.append(_strip(found.group(1).strip("() \t\n")))
+    return list(dict.fromkeys(values))
+
+
+def _first_argument(text: str, start: int) -> str:
+    """The text from *start*, just inside a '(', to the ',' or ')' that ends its first argument."""
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+        elif ch in ",)" and not depth:
+            return text[start:i]
+    return text[start:]
+
+
+def _unparenthesised(condition: str) -> str:
+    """*condition* without parentheses around the whole of it."""
+    condition = condition.strip()
+    while condition.startswith("(") and _first_argument(condition, 1) == condition[1:-1]:
+        condition = condition[1:-1].strip()
+    return condition
 
 
 def checker_name(macro: str, taken: set[str]) -> str:
