@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -353,3 +354,166 @@ def test_a_compiled_source_build_sources_cannot_name_is_an_error_at_it(tmp_path)
     result = _import_folder(tmp_path, folder)
     [error] = error_lines(result)
     assert error.startswith(f"{folder / 'h#sh.cpp'}: error: --runtime: DIPU compiles this file"), error
+
+
+# ---------------------------------------------------------------- what the top level of a runtime file holds
+
+def _device_section(tmp: Path) -> dict:
+    return _runtime(tmp)["runtime"]["device"]
+
+
+def _refused_at(tmp: Path, folder: Path, name: str, needle: str) -> str:
+    """The one error of importing *folder*, which must be at the line of *name* holding *needle*."""
+    from helpers import line_of
+
+    [error] = error_lines(_import_folder(tmp, folder))
+    assert error.startswith(f"{folder / name}:{line_of(folder / name, needle)}:1: error: --runtime: "), error
+    return error
+
+
+def test_the_forms_a_contract_function_may_take_are_read_and_what_stands_beside_them_is_carried(tmp_path):
+    """noexcept(false), a trailing return type, a function-try-block and a definition qualified
+    after its namespace closed define DIPU's function; a macro use with no `;`, a local file
+    included inside the namespace and an extern "C" block are the vendor's code, carried where
+    they stand. The rendered runtime compiles, and its C function is linked by its C name."""
+    from helpers import compile_runtime_objects
+
+    checked = "void checkLastError() { CUDALIKE_CHECK(::cudaGetLastError()) }"
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [
+        (SYNC, "#define DEF_HELPER(name) static int name() { return 7; }\n"
+               "DEF_HELPER(myHelper)\n"
+               "#include \"helper.inc\"\n"
+               "extern \"C\" {\nint cudalikeCHelper(void);\n}\n"
+               "void syncDevice() noexcept(false) try { CUDALIKE_CHECK(cudaDeviceSynchronize()); } "
+               "catch (...) { throw; }\n"
+               "int useIt() { return myHelper() + helperInc() + cudalikeCHelper(); }"),
+        ("int getDeviceCount() {", "auto getDeviceCount() -> int {"),
+        (checked, ""),
+        ("}  // namespace dipu",
+         "}  // namespace dipu\n\n" + checked.replace("checkLastError", "dipu::devapis::checkLastError"))]})
+    (folder / "helper.inc").write_text("static int helperInc() { return 3; }\n")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert device["functions"]["syncDevice"]["custom"].strip() == \
+        "try { CUDALIKE_CHECK(cudaDeviceSynchronize()); } catch (...) { throw; }"
+    assert device["functions"]["getDeviceCount"] == {"locals": {"devices": "int"},
+                                                    "call": "cudaGetDeviceCount(&{devices})", "return": "{devices}"}
+    assert device["functions"]["checkLastError"] == "cudaGetLastError()"
+    prelude = device["prelude"]
+    assert "DEF_HELPER(myHelper)" in prelude and "helperInc() { return 3; }" in prelude
+    assert 'extern "C" {\n\nint cudalikeCHelper(void);\n\n}  // extern "C"' in prelude
+    assert "syncDevice" not in prelude and "checkLastError" not in prelude
+    assert "helper.inc" not in _runtime(tmp_path)["build"].get("hand_written", [])
+    assert run_cli("render", "--all", cwd=tmp_path / "ws").exit_code == 0
+    generated = tmp_path / "ws" / "generated"
+    out = tmp_path / "objects"
+    [(_, built)] = compile_runtime_objects(generated, "cudalike", out, ("deviceimpl.cpp",), ["-Werror=return-type"],
+                                           extra=[f"-I{vendor_dir(generated, 'cudalike')}"]).items()
+    assert built.returncode == 0, built.stderr[-4000:]
+    undefined = subprocess.run(["nm", "-u", str(out / "deviceimpl.cpp.o")], capture_output=True, text=True).stdout
+    assert re.search(r"^\s*U cudalikeCHelper$", undefined, re.M), undefined
+
+
+@pytest.mark.parametrize("closing, defined", [
+    ("}  // namespace devapis\n}  // namespace dipu", "void dipu::devapis::syncDevice()"),
+    ("}  // namespace devapis\n}  // namespace dipu", "void ::dipu::devapis::syncDevice()"),
+    ("}  // namespace devapis", "void devapis::syncDevice()"),
+], ids=["qualified", "from-the-global-namespace", "from-namespace-dipu"])
+def test_a_contract_function_defined_by_its_qualified_name_is_read(tmp_path, closing, defined):
+    """Defined after its namespace closed, it was carried as the vendor's code (inside namespace
+    dipu::devapis, where its qualified name does not compile) and written unsupported beside it."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [
+        (SYNC, ""), (closing, closing + "\n\n" + SYNC.replace("void syncDevice()", defined))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert device["functions"]["syncDevice"] == "cudaDeviceSynchronize()"
+    assert "syncDevice" not in device.get("prelude", "")
+
+
+def test_a_contract_function_in_a_nested_namespace_is_the_vendors_own(tmp_path):
+    """dipu::devapis::detail::syncDevice is another function than DIPU's: carried, and DIPU's written unsupported."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, "namespace detail {\n" + SYNC + "\n}")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert device["functions"]["syncDevice"] == "unsupported"
+    assert "namespace detail {\n\n" + SYNC + "\n\n}  // namespace detail" in device["prelude"]
+
+
+@pytest.mark.parametrize("written, needle, why", [
+    ("static " + SYNC, "static void syncDevice", "is defined as `static void syncDevice(...)`, where DIPU declares"),
+    ("inline " + SYNC, "inline void syncDevice", "is defined as `inline void syncDevice(...)`"),
+    ('extern "C" ' + SYNC, 'extern "C" void', 'is defined as `extern "C" void syncDevice(...)`'),
+    ("auto syncDevice() { CUDALIKE_CHECK(cudaDeviceSynchronize()); }", "auto syncDevice", "as `auto syncDevice(...)`"),
+    (SYNC.replace("()", "() noexcept", 1), "noexcept", "without `noexcept`"),
+    ("#define DEF_HELPER(name) static int name() { return 7; }\nDEF_HELPER(myHelper)\n" + SYNC, "DEF_HELPER(myHelper)",
+     "is defined as `DEF_HELPER(myHelper) void syncDevice(...)`"),
+    ("inline namespace v1 {\n" + SYNC + "\n}", SYNC, "defined inside `inline namespace v1`"),
+    ("namespace {\n" + SYNC + "\n}", SYNC, "defined inside `namespace`"),
+    ('extern "C" {\n' + SYNC + "\n}", SYNC, 'defined inside `extern "C"`'),
+    ("#define DEF_SYNC(name, call) void name() { CUDALIKE_CHECK(call()); }\n"
+     "DEF_SYNC(syncDevice, cudaDeviceSynchronize)",
+     "DEF_SYNC(syncDevice", "the macro use `DEF_SYNC(...)` at the top level names syncDevice"),
+    ("#define SYNC_DEF " + SYNC + "\nSYNC_DEF;", "SYNC_DEF;",
+     "the macro SYNC_DEF, used here at the top level, expands"),
+    (SYNC.replace("syncDevice", "sync\\\nDevice"), "sync\\", "a backslash ends this line outside a #define"),
+    (SYNC.replace("cudaDeviceSynchronize", "cudaDevice\\\nSynchronize"), "cudaDevice\\", "a backslash ends this line"),
+    (SYNC + "\nvoid syncDevice() { CUDALIKE_CHECK(cudaStreamSynchronize(0)); }", "cudaStreamSynchronize(0)",
+     "syncDevice is defined again here (first at "),
+], ids=["static", "inline", "extern-C", "auto", "noexcept", "macro-before-it", "inline-namespace",
+        "anonymous-namespace", "extern-C-block", "macro-arguments", "macro-expansion", "splice-in-its-name",
+        "splice-in-a-call", "twice"])
+def test_a_contract_function_the_import_cannot_take_as_dipus_is_refused_at_its_line(tmp_path, written, needle, why):
+    """Each was carried as the vendor's code while DIPU's function was written again beside it
+    (unsupported, or read from the second definition), or gave an error naming the vendor file
+    the import would have written."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, written)]})
+    assert why in _refused_at(tmp_path, folder, "deviceimpl.cpp", needle)
+
+
+def test_a_contract_function_defined_again_in_another_compiled_file_is_refused_there(tmp_path):
+    folder = _cudalike(tmp_path)
+    with (folder / "CudalikeCopyInplace.cpp").open("a") as fh:
+        fh.write("namespace dipu {\nnamespace devapis {\n" + SYNC + "\n}  // namespace devapis\n}  // namespace dipu\n")
+    error = _refused_at(tmp_path, folder, "deviceimpl.cpp", SYNC)
+    assert f"syncDevice is defined again here (first at {folder / 'CudalikeCopyInplace.cpp'}:" in error
+
+
+@pytest.mark.parametrize("written, needle, why", [
+    ("using deviceStream_t = cudaStream_t;\nusing deviceStream_t = int*;", "int*",
+     "deviceStream_t is declared again here, as int*, where line"),
+    ("using deviceStream_t = cudaStream_t;\n#undef CUDALIKE_CHECK\n#define CUDALIKE_CHECK(Expr) { (void)(Expr); }",
+     "(void)(Expr)", "CUDALIKE_CHECK is defined again here, otherwise than at "),
+], ids=["type", "check-macro"])
+def test_a_second_declaration_in_vendorapi_h_is_refused_at_its_line(tmp_path, written, needle, why):
+    """The last type and the first macro definition were imported, silently."""
+    folder = _cudalike(tmp_path, {"vendorapi.h": [("using deviceStream_t = cudaStream_t;", written)]})
+    assert why in _refused_at(tmp_path, folder, "vendorapi.h", needle)
+
+
+def test_a_contract_function_in_a_file_included_inside_the_namespace_is_read(tmp_path):
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, '#include "syncpart.inc"')]})
+    (folder / "syncpart.inc").write_text(SYNC + "\n")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert device["functions"]["syncDevice"] == "cudaDeviceSynchronize()"
+    assert "syncDevice" not in device.get("prelude", "")
+
+
+@pytest.mark.parametrize("edits, name, needle, why", [
+    ({"deviceimpl.cpp": [(SYNC, "#include <vector>\n" + SYNC)]}, "deviceimpl.cpp", "<vector>",
+     "#include <vector> sits inside `namespace dipu { namespace devapis {`, and the rendered runtime includes"),
+    ({"deviceimpl.cpp": [("#include <cuda_runtime.h>", 'extern "C" {\n#include <cuda_runtime.h>\n}')]},
+     "deviceimpl.cpp", "<cuda_runtime.h>", '#include <cuda_runtime.h> sits inside `extern "C" {`'),
+    ({"deviceimpl.cpp": [(SYNC, '#include "part.inc"\n' + SYNC)],
+      "communicatorimpl.cpp": [("#include <nccl.h>", '#include <nccl.h>\n#include "part.inc"')]},
+     "deviceimpl.cpp", "part.inc", "includes \"part.inc\" inside `namespace dipu { namespace devapis {`, and "),
+], ids=["sdk-header", "extern-C", "two-places"])
+def test_an_include_inside_a_block_the_import_cannot_keep_there_is_refused_at_its_line(tmp_path, edits, name, needle,
+                                                                                        why):
+    folder = _cudalike(tmp_path, edits)
+    (folder / "part.inc").write_text("static int partHelper() { return 3; }\n")
+    assert why in _refused_at(tmp_path, folder, name, needle)

@@ -1,7 +1,8 @@
 """Reading a DIPU vendor's hand-written C++ as far as the import needs it:
 its conditional branches resolved for one configuration, its top-level items
-(includes, macros, declarations, function definitions) with their namespaces
-and lines, and the calls a body makes. Not a C++ parser: the files it reads
+(includes, macros, declarations, function definitions, macro uses) with the
+blocks they sit in (namespaces, extern "C") and their lines, and the calls a
+body makes. Not a C++ parser: the files it reads
 are DIPU's runtime folders, whose top level is namespaces, declarations and
 function definitions. Scanning runs on a masked copy of the text (comments
 blanked, literal contents replaced), so braces and parentheses inside
@@ -118,6 +119,17 @@ def calls(code: str) -> list[str]:
         name = m.group(1).split("::")[-1]
         if name not in _NOT_CALLS:
             found.append(name)
+    return found
+
+
+def invocations(code: str) -> list[tuple[str, int, int]]:
+    """The name and argument span (parentheses excluded) of each call or macro use in masked *code*."""
+    found = []
+    for m in _CALL.finditer(code):
+        name = m.group(1).split("::")[-1]
+        close = match_close(code, m.end() - 1)
+        if name not in _NOT_CALLS and close > 0:
+            found.append((name, m.end(), close))
     return found
 
 
@@ -372,7 +384,8 @@ class ItemKind(Enum):
     DEFINE = "define"
     DIRECTIVE = "directive"      # any other preprocessor line (#pragma, ...)
     FUNCTION = "function"
-    DECLARATION = "declaration"  # anything else ending in ';' (variables, tables, using, types)
+    DECLARATION = "declaration"  # anything else ending in ';' or a brace (variables, tables, using, types)
+    INVOCATION = "invocation"    # what stands at the top level with nothing to end it: only a macro's use can
 
 
 @dataclass(frozen=True)
@@ -387,13 +400,33 @@ class Item:
     start: int                   # offsets into the file's text: [start, end)
     end: int
     line: int
-    namespace: tuple[str, ...]
+    blocks: tuple[str, ...]      # the blocks it sits in, outermost first, as opened: `namespace dipu`, `extern "C"`
     name: str = ""               # a function's or macro's name; an include's header
     params: tuple[Param, ...] = ()
-    returns: str = ""
-    body: tuple[int, int] = (0, 0)   # a function body's offsets, braces excluded
+    returns: str = ""            # what a function's name follows: its return type and specifiers
+    body: tuple[int, int] = (0, 0)   # a function body's offsets, braces excluded (a function-try-block's: from `try`)
     local: bool = False          # an include written with quotes
     macro_params: tuple[str, ...] | None = None
+    qualifier: tuple[str, ...] = ()  # what a function's name is qualified with: dipu, devapis (and "" first for ::)
+    suffix: str = ""             # what a function's parameter list is followed by (noexcept(false), const)
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        """The namespaces it sits in, "" for an anonymous one (an extern block is none)."""
+        return tuple(b.removeprefix("inline ").removeprefix("namespace").strip() for b in self.blocks
+                     if not b.startswith("extern"))
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        """The namespace a function is a member of: where it sits, or what its qualified name says. The
+        qualifier's first name is taken as the innermost enclosing namespace of that name, as lookup finds it."""
+        if not self.qualifier:
+            return self.namespace
+        if self.qualifier[0] == "":
+            return self.qualifier[1:]
+        around = self.namespace
+        at = max((k for k, n in enumerate(around) if n == self.qualifier[0]), default=len(around))
+        return around[:at] + self.qualifier
 
 
 @dataclass(frozen=True, eq=False)     # one file is one object: hashing its whole text made long files quadratic
@@ -424,15 +457,47 @@ class SourceFile:
         return [i for i in self.items if i.kind is ItemKind.FUNCTION]
 
 
-_QUALIFIERS = re.compile(r"\)\s*((?:const|noexcept|override|final|\s)*)$")
 _INCLUDE = re.compile(r'#\s*include\s*([<"])([^>"]+)[>"]')
 _DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
+# A block opened at the top level: a namespace (C++17 `a::inline b` too) or a linkage block; its
+# literal is masked, `"x"` for "C".
+_NAMESPACE_OPEN = re.compile(r"(?:\binline\s+)?\bnamespace\b(?:\s*(?:inline\s+)?[A-Za-z_]\w*"
+                             r"(?:\s*::\s*(?:inline\s+)?[A-Za-z_]\w*)*)?\s*$")
+_EXTERN_OPEN = re.compile(r'\bextern\s*"x*"\s*$')
+# What may follow a function's parameter list: cv- and ref-qualifiers, exception specifications,
+# virt-specifiers; `noexcept` and `throw` may take an argument list.
+_SPECIFIER_END = re.compile(r"(?:\b(?:const|volatile|noexcept|override|final)|&&?)\s*$")
+_SPECIFIER_CALL = re.compile(r"\b(?:noexcept|throw)\s*$")
+# A name, qualified or not; a keyword before `::` ends a return type (`void ::dipu::f`), where any other
+# name before `::` qualifies (`Foo ::f` is Foo::f).
+_QUALIFIED_NAME_END = re.compile(
+    r"((?<!\w)(?:::\s*)?(?:(?!(?:void|bool|char|short|int|long|signed|unsigned|float|double|auto|const|volatile|static|"
+    r"inline|extern|constexpr)\b)[A-Za-z_]\w*(?:\s*<[^<>;{}()]*>)?\s*::\s*)*~?[A-Za-z_]\w*)\s*$")
+_TRY = re.compile(r"\btry\s*$")
+_HANDLER = re.compile(r"\s*catch\s*\(")
+_OPEN_BRACE = re.compile(r"\s*\{")
+_DECLARATION_END = re.compile(r"[;{}#]")
 
 
 def newlines(text: str) -> list[int]:
     """The offsets of *text*'s newlines: the line of an offset is found by bisection, where
     counting from the start of the text for each item made a long file quadratic."""
     return [m.start() for m in re.finditer("\n", text)]
+
+
+def splices(code: str) -> list[int]:
+    """The offsets of the backslashes ending a line of masked *code* outside a directive (whose
+    continuation lines are its own): there the compiler joins the next line to this one."""
+    out, at, continued = [], 0, False
+    for line in code.split("\n"):
+        directive = continued or line.lstrip().startswith("#")
+        kept = line.rstrip(" \t")
+        joined = kept.endswith("\\")
+        if joined and not directive:
+            out.append(at + len(kept) - 1)
+        continued = joined and directive
+        at += len(line) + 1
+    return out
 
 
 def _params(text: str, code: str) -> tuple[Param, ...]:
@@ -451,98 +516,228 @@ def _params(text: str, code: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def _namespaces(stack: list[str | None]) -> tuple[str, ...]:
-    """The namespaces the open blocks of *stack* are in, a C++17 `namespace a::b {` counting as a and b."""
-    return tuple(name for s in stack if s is not None for name in (s.split("::") if s else [s]))
+def uncommented(text: str, code: str) -> str:
+    """*text* on one line, what its mask blanks (comments) left out."""
+    return " ".join("".join(t if k != " " else " " for t, k in zip(text, code)).split())
 
 
-def read(path: str, raw: str, config: Config) -> SourceFile:
-    """The items of one file, its conditionals resolved for *config*."""
-    text, code, branches = resolve(raw, mask(raw), config)
-    breaks = newlines(text)
-    items: list[Item] = []
-    stack: list[str | None] = []      # open namespaces (None: extern "C" or another transparent block)
-    i, n, start = 0, len(code), 0
-    while i < n:
-        c = code[i]
-        if c == "#" and code[code.rfind("\n", 0, i) + 1:i].strip() == "":
-            end = i
-            while True:
-                nl = code.find("\n", end)
-                nl = n if nl < 0 else nl
-                if code[end:nl].rstrip().endswith("\\"):
-                    end = nl + 1
-                    continue
+def _namespace_blocks(opened: str) -> tuple[str, ...]:
+    """The blocks `namespace a::inline b`, `inline namespace a` or `namespace` opens, one per name."""
+    words = re.findall(r"[A-Za-z_]\w*", opened)
+    inline = words[0] == "inline"
+    out = []
+    for word in words[words.index("namespace") + 1:]:
+        if word == "inline":
+            inline = True
+            continue
+        out.append(("inline namespace " if inline else "namespace ") + word)
+        inline = False
+    return tuple(out) or ("inline namespace" if inline else "namespace",)
+
+
+def _match_open(code: str, close: int, lo: int) -> int:
+    """The offset of the `(` the `)` at *close* closes, searching back no further than *lo*; -1 when none."""
+    depth = 0
+    for j in range(close, lo - 1, -1):
+        if code[j] == ")":
+            depth += 1
+        elif code[j] == "(":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _top_level_arrow(code: str, s: int, e: int) -> int | None:
+    """The offset of the first `->` of code[s:e] outside brackets (a trailing return type's)."""
+    depth = 0
+    for j in range(s, e - 1):
+        c = code[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and code.startswith("->", j):
+            return j
+    return None
+
+
+@dataclass(frozen=True)
+class _Declarator:
+    """Where the parts of a function head are."""
+
+    name_start: int              # of the name as written, qualified
+    qualified: str
+    params: tuple[int, int]      # inside the parentheses
+    arrow: int | None            # a trailing return type's `->`
+
+
+def _declarator(code: str, s: int, e: int) -> _Declarator | None:
+    """The declarator of the function head code[s:e], read from its end: the parameter list is the
+    last parenthesis that no specifier after it (noexcept(...), throw(...)) takes; None for no function head."""
+    arrow = _top_level_arrow(code, s, e)
+    j = e if arrow is None else arrow
+    while True:
+        k = len(code[s:j].rstrip()) + s
+        if k <= s:
+            return None
+        if code[k - 1] == ")":
+            open_ = _match_open(code, k - 1, s)
+            if open_ < 0:
+                return None
+            word = _SPECIFIER_CALL.search(code, s, open_)
+            if word is None:
                 break
-            line = code[i:nl]
-            ns = _namespaces(stack)
-            inc, define = _INCLUDE.match(text[i:nl]), _DEFINE.match(line)
-            if inc:
-                items.append(Item(ItemKind.INCLUDE, i, nl, bisect.bisect_left(breaks, i) + 1, ns, inc.group(2),
-                                  local=inc.group(1) == '"'))
-            elif define:
-                mp = tuple(p.strip() for p in define.group(3).split(",")) if define.group(2) else None
-                items.append(Item(ItemKind.DEFINE, i, nl, bisect.bisect_left(breaks, i) + 1, ns, define.group(1),
-                                  macro_params=mp))
+            j = word.start()
+            continue
+        word = _SPECIFIER_END.search(code, s, k)
+        if word is None:
+            return None
+        j = word.start()
+    name = _QUALIFIED_NAME_END.search(code, s, open_)
+    if name is None or "=" in code[s:open_]:
+        return None
+    return _Declarator(name.start(1), name.group(1), (open_ + 1, k - 1), arrow)
+
+
+def _handlers_end(code: str, at: int) -> int:
+    """The end of the catch handlers of a function-try-block that start at *at*."""
+    while (handler := _HANDLER.match(code, at)) is not None:
+        close = match_close(code, handler.end() - 1)
+        block = _OPEN_BRACE.match(code, close + 1) if close > 0 else None
+        if block is None:
+            return at
+        at = match_close(code, block.end() - 1) + 1
+        if at == 0:
+            return len(code)
+    return at
+
+
+class _Reader:
+    """One pass over a file's masked text, collecting its top-level items."""
+
+    def __init__(self, text: str, code: str, blocks: tuple[str, ...]):
+        self.text, self.code = text, code
+        self.breaks = newlines(text)
+        self.items: list[Item] = []
+        self.open: list[tuple[str, ...]] = [(b,) for b in blocks]   # the blocks each open `{` opened
+        self.outside = len(blocks)       # those opened before this file (by the namespace of its #include)
+        self.start = 0                   # where the item being read starts
+
+    def read(self) -> tuple[Item, ...]:
+        code, i = self.code, 0
+        while i < len(code):
+            c = code[i]
+            if c == "#" and code[code.rfind("\n", 0, i) + 1:i].strip() == "":
+                i = self._directive(i)
+            elif c == "}":
+                self._flush(i)
+                if len(self.open) > self.outside:
+                    self.open.pop()
+                i = self.start = i + 1
+            elif c == ";":
+                if code[self.start:i].strip():
+                    self._add(ItemKind.DECLARATION, self._first(i), i + 1)
+                i = self.start = i + 1
+            elif c == "{":
+                i = self.start = self._brace(i)
+            elif c in "([":
+                # what a parenthesis holds (a macro's arguments) ends nothing; one never closed holds the rest
+                close = match_close(code, i)
+                i = close + 1 if close > 0 else len(code)
             else:
-                items.append(Item(ItemKind.DIRECTIVE, i, nl, bisect.bisect_left(breaks, i) + 1, ns))
-            i = start = nl
-            continue
-        if c == "}" :
-            if stack:
-                stack.pop()
-            i = start = i + 1
-            continue
-        if c == ";":
-            if code[start:i].strip():
-                s = start + len(code[start:i]) - len(code[start:i].lstrip())
-                items.append(Item(ItemKind.DECLARATION, s, i + 1, bisect.bisect_left(breaks, s) + 1,
-                                  _namespaces(stack)))
-            i = start = i + 1
-            continue
-        if c == "{":
-            head = code[start:i]
-            s = start + len(head) - len(head.lstrip())
-            ns_match = re.fullmatch(r"\s*(?:inline\s+)?namespace\s*((?:[A-Za-z_]\w*\s*::\s*(?:inline\s+)?)*[A-Za-z_]\w*)?\s*",
-                                    head)
-            if ns_match:
-                stack.append(re.sub(r"\s|\binline\b", "", ns_match.group(1) or ""))
-                i = start = i + 1
-                continue
-            if re.fullmatch(r'\s*extern\s+"x"\s*', head):
-                stack.append(None)
-                i = start = i + 1
-                continue
-            close = match_close(code, i)
-            close = n - 1 if close < 0 else close
-            ns = _namespaces(stack)
-            q = _QUALIFIERS.search(head.rstrip())
-            if q and "=" not in head.split("(")[0]:
-                paren_close = len(head.rstrip()) - len(q.group(0)) + start
-                depth, j = 0, paren_close
-                while j >= start:
-                    if code[j] == ")":
-                        depth += 1
-                    elif code[j] == "(":
-                        depth -= 1
-                        if depth == 0:
-                            break
-                    j -= 1
-                name_m = re.search(r"((?:[A-Za-z_]\w*::)*[A-Za-z_~]\w*)\s*$", code[start:j])
-                if name_m:
-                    qual = name_m.group(1)
-                    name = qual.split("::")[-1]
-                    returns = " ".join(text[s:start + name_m.start()].split())
-                    items.append(Item(ItemKind.FUNCTION, s, close + 1, bisect.bisect_left(breaks, s) + 1, ns, name,
-                                      _params(text[j + 1:paren_close], code[j + 1:paren_close]), returns,
-                                      (i + 1, close)))
-                    i = start = close + 1
-                    continue
-            # an initialiser or a type: the item runs to its ';'
-            semi = code.find(";", close)
-            semi = n - 1 if semi < 0 else semi
-            items.append(Item(ItemKind.DECLARATION, s, semi + 1, bisect.bisect_left(breaks, s) + 1, ns))
-            i = start = semi + 1
-            continue
-        i += 1
-    return SourceFile(path, text, code, tuple(items), tuple(branches))
+                i += 1
+        self._flush(len(code))
+        return tuple(self.items)
+
+    def _add(self, kind: ItemKind, start: int, end: int, **fields) -> None:
+        blocks = tuple(b for opened in self.open for b in opened)
+        self.items.append(Item(kind, start, end, bisect.bisect_left(self.breaks, start) + 1, blocks, **fields))
+
+    def _first(self, end: int) -> int:
+        """Where the item being read begins: its first character that is no space or comment."""
+        part = self.code[self.start:end]
+        return self.start + len(part) - len(part.lstrip())
+
+    def _flush(self, end: int) -> None:
+        """What runs from the last item to *end* with no `;` or block to end it, as an item of its own."""
+        part = self.code[self.start:end]
+        if part.strip():
+            self._add(ItemKind.INVOCATION, self._first(end), self.start + len(part.rstrip()))
+        self.start = end
+
+    def _directive(self, i: int) -> int:
+        self._flush(i)
+        code, end = self.code, i
+        while True:
+            nl = code.find("\n", end)
+            nl = len(code) if nl < 0 else nl
+            if not code[end:nl].rstrip().endswith("\\"):
+                break
+            end = nl + 1
+        inc, define = _INCLUDE.match(self.text[i:nl]), _DEFINE.match(code[i:nl])
+        if inc:
+            self._add(ItemKind.INCLUDE, i, nl, name=inc.group(2), local=inc.group(1) == '"')
+        elif define:
+            params = tuple(p.strip() for p in define.group(3).split(",")) if define.group(2) else None
+            self._add(ItemKind.DEFINE, i, nl, name=define.group(1), macro_params=params)
+        else:
+            self._add(ItemKind.DIRECTIVE, i, nl)
+        self.start = nl
+        return nl
+
+    def _brace(self, i: int) -> int:
+        """Read what the `{` at *i* opens; the offset to go on from."""
+        head = self.code[self.start:i]
+        namespace, extern = _NAMESPACE_OPEN.search(head), _EXTERN_OPEN.search(head)
+        if namespace or extern:
+            at = self.start + (namespace or extern).start()
+            self._flush(at)
+            self.open.append(_namespace_blocks(self.code[at:i]) if namespace else (self._extern(at, i),))
+            return i + 1
+        return self._definition(self._first(i), i)
+
+    def _extern(self, at: int, i: int) -> str:
+        """The linkage block `extern "C"` (or another language's) opened from *at* to the `{` at *i*."""
+        first = self.code.index('"', at, i)
+        return f'extern "{self.text[first + 1:self.code.index(chr(34), first + 1, i)]}"'
+
+    def _definition(self, s: int, i: int) -> int:
+        """Read the function or declaration whose head runs from *s* to the `{` at *i*."""
+        code, text = self.code, self.text
+        close = match_close(code, i)
+        close = len(code) - 1 if close < 0 else close
+        tried = _TRY.search(code, s, i)
+        head_end = i if tried is None else tried.start()
+        found = _declarator(code, s, head_end)
+        if found is None:
+            end = self._declaration_end(close)
+            self._add(ItemKind.DECLARATION, s, end)
+            return end
+        end = close + 1 if tried is None else _handlers_end(code, close + 1)
+        parts = [p.strip() for p in found.qualified.split("::")]
+        returns = uncommented(text[s:found.name_start], code[s:found.name_start])
+        after = found.params[1] + 1
+        suffix = uncommented(text[after:head_end], code[after:head_end])
+        if found.arrow is not None and re.search(r"\bauto$", returns):
+            returns = (returns[:-len("auto")] + uncommented(text[found.arrow + 2:head_end],
+                                                             code[found.arrow + 2:head_end])).strip()
+            suffix = uncommented(text[after:found.arrow], code[after:found.arrow])
+        self._add(ItemKind.FUNCTION, s, end, name=parts[-1],
+                  params=_params(text[found.params[0]:found.params[1]], code[found.params[0]:found.params[1]]),
+                  returns=returns, body=(i + 1, close) if tried is None else (head_end, end),
+                  qualifier=tuple(parts[:-1]), suffix=suffix)
+        return end
+
+    def _declaration_end(self, close: int) -> int:
+        """Where a declaration whose braces close at *close* ends: at its `;` (`struct S {...} s;`), or
+        at the brace itself where another block or a directive comes first (a definition not read as one)."""
+        after = _DECLARATION_END.search(self.code, close + 1)
+        return after.end() if after is not None and after.group() == ";" else close + 1
+
+
+def read(path: str, raw: str, config: Config, blocks: tuple[str, ...] = ()) -> SourceFile:
+    """The items of one file, its conditionals resolved for *config*; *blocks* are those its
+    #include sits in (a file included inside a namespace declares its names there)."""
+    text, code, branches = resolve(raw, mask(raw), config)
+    return SourceFile(path, text, code, _Reader(text, code, blocks).read(), tuple(branches))

@@ -19,7 +19,7 @@ from deeplink_gen.commands.import_dipu.runtime import build as cmake
 from deeplink_gen.commands.import_dipu.runtime import defects
 from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated, end_statements, translate
 from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_name, read_macro
-from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, SourceFile
+from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, SourceFile, uncommented
 from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
 from deeplink_gen.commands.import_dipu.runtime.tables import SIZES, Table, find_tables, size_clashes
 from deeplink_gen.errors import Diagnostic, Loc, UserError
@@ -47,22 +47,26 @@ class RuntimeImport:
     report: list[str] = field(default_factory=list)
 
 
+# The blocks the rendered runtime files paste their vendor code into.
+_DEVAPIS = ("namespace dipu", "namespace devapis")
+
+
 def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macros: set[str] = frozenset()) -> str:
-    """The items' text in order, wrapped in the namespaces they sit in below *base*, each
-    invocation of *macros* ended with `;`."""
+    """The items' text in order, wrapped in the blocks (namespaces, extern "C") they sit in below
+    *base*, each invocation of *macros* ended with `;`."""
     out: list[str] = []
     open_: tuple[str, ...] = ()
-    for item in [*items, None]:          # None: the end, where every namespace closes
-        ns = () if item is None else (
-            item.namespace[len(base):] if item.namespace[:len(base)] == base else item.namespace)
-        while open_ and ns[:len(open_)] != open_:
-            out.append(f"}}  // namespace {open_[-1]}".rstrip())
+    for item in [*items, None]:          # None: the end, where every block closes
+        blocks = () if item is None else (
+            item.blocks[len(base):] if item.blocks[:len(base)] == base else item.blocks)
+        while open_ and blocks[:len(open_)] != open_:
+            out.append(f"}}  // {open_[-1]}")
             open_ = open_[:-1]
         if item is None:
             break
-        for name in ns[len(open_):]:
-            out.append(f"namespace {name} {{" if name else "namespace {")
-            open_ += (name,)
+        for block in blocks[len(open_):]:
+            out.append(f"{block} {{")
+            open_ += (block,)
         out.append(end_statements(file.slice(item), file.code[item.start:item.end], set(macros)).rstrip())
     return "\n\n".join(out).strip() + "\n" if out else ""
 
@@ -137,7 +141,9 @@ def _checkers(reading: Reading, notes: list[Diagnostic]) -> tuple[dict[str, Macr
     """The folder's one-argument macros, the checkers the check macros among them become,
     and which checker each such macro became."""
     macros: dict[str, Macro] = {}
-    for f in ([reading.api] if reading.api else []) + reading.runtime_sources():
+    files = ([reading.api] if reading.api else []) + reading.runtime_sources()
+    _refuse_redefined_macros(files)
+    for f in files:
         for item in f.items:
             if item.kind is ItemKind.DEFINE and item.macro_params is not None:
                 macros.setdefault(item.name, read_macro(f, item))
@@ -153,6 +159,24 @@ def _checkers(reading: Reading, notes: list[Diagnostic]) -> tuple[dict[str, Macr
                                  f"the check macro {name} has no checker form ({m.why}): it stays C++ "
                                  "and the functions using it are custom"))
     return macros, checkers, macro_checker
+
+
+def _refuse_redefined_macros(files: list[SourceFile]) -> None:
+    """An error at a macro defined a second time, otherwise: the preprocessor takes each definition for
+    the code after it, where the import reads one definition of each macro (a check macro, one checker)."""
+    first: dict[str, tuple[SourceFile, Item, str]] = {}
+    for f in files:
+        for item in f.items:
+            if item.kind is not ItemKind.DEFINE:
+                continue
+            # backslashes aside, which only continue its lines (or escape in a literal)
+            written = " ".join(uncommented(f.slice(item), f.code[item.start:item.end]).replace("\\", " ").split())
+            other, at, was = first.setdefault(item.name, (f, item, written))
+            if was != written:
+                raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
+                    f"{item.name} is defined again here, otherwise than at {other.path}:{at.line}: the preprocessor "
+                    "takes each definition for the code after it, and the import reads one definition of each "
+                    "macro; keep one"))])
 
 
 def _api_sections(reading: Reading, checkers: dict[str, dict], macro_checker: dict[str, str],
@@ -222,7 +246,7 @@ def _section(reading: Reading, section: str, fns: tuple[DipuFunction, ...], tran
         body["includes"] = list(dict.fromkeys(includes))
     if section == "comm":
         body.update(_comm_tables(reading, unique, tables, notes))
-    text = "\n\n".join(_namespaced(f, [i for g, i in prelude if g is f], ("dipu", "devapis"), set(macro_checker)).rstrip()
+    text = "\n\n".join(_namespaced(f, [i for g, i in prelude if g is f], _DEVAPIS, set(macro_checker)).rstrip()
                         for f in dict.fromkeys(g for g, _ in prelude))
     if text.strip():
         body["prelude"] = text.strip() + "\n"
@@ -363,6 +387,7 @@ def _kinds(translated) -> dict[str, int]:
 
 def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]) -> tuple[dict, str | None, list[Item]]:
     types: dict = {}
+    declared_at: dict[str, int] = {}
     default = None
     rest: list[Item] = []
     for item in api.items:
@@ -382,7 +407,14 @@ def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]
             continue
         m = re.fullmatch(r"using\s+(\w+)\s*=\s*(.+?)\s*;", " ".join(text.split()))
         if m and m.group(1) in _TYPES:
-            types[_TYPES[m.group(1)]] = m.group(2)
+            # the global type named from namespace dipu, where the vendor file's types are declared
+            key, type_ = _TYPES[m.group(1)], m.group(2).removeprefix("::").strip()
+            if key in types and types[key] != type_:
+                raise UserError([Diagnostic(Loc(api.path, item.line, 1), "--runtime", (
+                    f"{m.group(1)} is declared again here, as {type_}, where line {declared_at[key]} declares "
+                    f"it {types[key]}: the compiler refuses a second declaration of another type; keep one"))])
+            types[key] = type_
+            declared_at[key] = item.line
             continue
         rest.append(item)
     return types, default, rest
@@ -404,5 +436,5 @@ def _generator(file: SourceFile, macros: set[str]) -> dict:
     entry: dict = {"kind": "custom"}
     if includes:
         entry["includes"] = includes
-    entry["code"] = _namespaced(file, body, ("dipu",), macros)
+    entry["code"] = _namespaced(file, body, ("namespace dipu",), macros)
     return entry

@@ -16,11 +16,14 @@ from pathlib import Path
 from deeplink_gen import cpplex, inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
-from deeplink_gen.commands.import_dipu.runtime.cxx import Config, Item, ItemKind, SourceFile, Unreadable, read
+from deeplink_gen.commands.import_dipu.runtime.cxx import (Config, Item, ItemKind, SourceFile, Unreadable,
+                                                           invocations, read, splices)
 from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
 from deeplink_gen.model.interfaces import DipuFunction
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 # DIPU's own build defines a vendor sees (dipu/CMakeLists.txt at 9dd38082): DIPU_VENDOR_NAME_<NAME>=1
 # for the vendor built, and USE_MACA=1 for muxi.
@@ -33,9 +36,51 @@ def shown(p: Path) -> str:
     return os.path.normpath(p)
 
 
+CONTRACT_SCOPE = ("dipu", "devapis")
+CONTRACT_NAMES = frozenset(f.name for f in DEVICE_FUNCTIONS + COMM_FUNCTIONS)
+# Blocks in which a function is not the one DIPU declares, whatever its name: an inline or anonymous
+# namespace, a C linkage block.
+_FOREIGN_BLOCK = re.compile(r'inline |namespace$|extern "(?!C\+\+")')
+
+
 def is_contract(item: Item) -> bool:
-    """Whether *item* defines one of DIPU's device or communicator functions."""
-    return item.kind is ItemKind.FUNCTION and (item.name, len(item.params)) in BY_NAME and "devapis" in item.namespace
+    """Whether *item* defines one of DIPU's device or communicator functions: its name and parameter count,
+    in namespace dipu::devapis, where nothing (an inline namespace, extern "C") makes it another function."""
+    return (item.kind is ItemKind.FUNCTION and (item.name, len(item.params)) in BY_NAME
+            and item.scope == CONTRACT_SCOPE and not any(_FOREIGN_BLOCK.match(b) for b in item.blocks))
+
+
+def _returns_as_declared(returns: str) -> str:
+    """A return type as written, DIPU_API and the qualification by dipu::devapis left out."""
+    unqualified = re.sub(r"(?<![\w:])(?:::\s*)?(?:dipu\s*::\s*)?(?:devapis\s*::\s*)?(?=[A-Za-z_])", "",
+                         re.sub(r"\bDIPU_API\b", " ", returns))
+    return " ".join(unqualified.split())
+
+
+def contract_problem(item: Item) -> str | None:
+    """Why *item*, a function named like one of DIPU's in a namespace devapis, is neither DIPU's function
+    as the import reads it nor a function of its own that it can carry; None when it is either."""
+    fn = BY_NAME.get((item.name, len(item.params)))
+    if item.kind is not ItemKind.FUNCTION or fn is None or "devapis" not in item.scope:
+        return None
+    written = f"`{' '.join([item.returns, item.name])}(...){' ' + item.suffix if item.suffix else ''}`"
+    declared = f"`{fn.returns} {fn.name}(...)`"
+    foreign = next((b for b in item.blocks if _FOREIGN_BLOCK.match(b)), None)
+    if foreign is not None:
+        return (f"{fn.name} is defined inside `{foreign}`, so to the compiler it is not DIPU's "
+                f"dipu::devapis::{fn.name} (it clashes with DIPU's declaration, which would stay undefined): "
+                f"define it in namespace dipu::devapis itself, or give it another name")
+    if item.scope != CONTRACT_SCOPE:
+        return None                  # a function of a nested namespace: carried as the vendor's own code
+    if _returns_as_declared(item.returns) != fn.returns:
+        return (f"{fn.name} is defined as {written}, where DIPU declares {declared}: the import reads DIPU's "
+                f"functions only as declared (DIPU_API before them aside), and what else stands before the name "
+                f"would be lost, or makes it another function to the compiler (static, inline, extern \"C\"); "
+                f"write {declared} {{ ... }}, with a macro's use before it on a line of its own, ended with `;`")
+    if re.sub(r"\s", "", item.suffix) not in ("", "noexcept(false)"):
+        return (f"{fn.name} is defined as {written}, where DIPU declares {declared}, without `{item.suffix}`: "
+                f"the compiler refuses a definition that differs from its declaration so; write {declared} {{ ... }}")
+    return None
 
 
 @dataclass
@@ -96,7 +141,7 @@ def config_of(vendor: str, torch_code: int) -> Config:
     return Config(defined, ("USE_", "DIPU_VENDOR_NAME_"))
 
 
-def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
+def _read(path: Path, config: Config, notes: list[Diagnostic], blocks: tuple[str, ...] = ()) -> SourceFile:
     raw = inputfile.read(path, key="--runtime")
     try:
         text = raw.decode("utf-8")
@@ -109,7 +154,7 @@ def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
     text = text.replace("\r\n", "\n").replace("\r", "\n")     # a CR ends a line for the compiler too
     refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
     try:
-        file = read(shown(path), text, config)
+        file = read(shown(path), text, config, blocks)
     except Unreadable as exc:
         raise UserError([Diagnostic(Loc(shown(path), exc.line, 1), "--runtime", f"{exc}: the compiler refuses it")]) \
             from None
@@ -150,20 +195,11 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
     api_path = folder / "vendorapi.h"
     api = _read(api_path, config, notes) if api_path.is_file() else None
     files = {p: _read(p, config, notes) for p in srcs.files + srcs.conditional}
-    headers: dict[Path, SourceFile] = {}
-    for p, f in list(files.items()):
-        for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
-            h = local(inc.name, p, folder, vendor)
-            if h is not None and h != api_path.resolve() and h not in headers:
-                headers[h] = _read(h, config, notes)
-    defined: dict[str, tuple[SourceFile, Item]] = {}
-    runtime_files: list[SourceFile] = []
-    for f in list(headers.values()) + list(files.values()):
-        found = [(BY_NAME[(i.name, len(i.params))], i) for i in f.functions() if is_contract(i)]
-        if found:
-            runtime_files.append(f)
-        for fn, item in found:
-            defined.setdefault(fn.key, (f, item))
+    headers = _read_headers(files, folder, vendor, config, notes)
+    for f in ([api] if api else []) + list(files.values()) + list(headers.values()):
+        _refuse_splices(f)
+    _refuse_macro_definitions(([api] if api else []) + list(files.values()) + list(headers.values()))
+    defined, runtime_files = _defined(list(headers.values()) + list(files.values()))
     if not defined:
         raise UserError([Diagnostic(Loc(str(folder)), "--runtime", (
             f"{folder} defines none of DIPU's device or communicator functions in the sources its "
@@ -192,4 +228,146 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
     reading = Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)
     for f in reading.runtime_sources():
         _refuse_unreadable_code(f)
+    for f in ([api] if api else []) + reading.runtime_sources() + ([generator] if generator else []):
+        _refuse_includes_in_blocks(reading, f)
     return reading
+
+
+def _error(file: SourceFile, line: int, message: str) -> UserError:
+    return UserError([Diagnostic(Loc(file.path, line, 1), "--runtime", message)])
+
+
+def _place(blocks: tuple[str, ...]) -> str:
+    """Where an item of *blocks* sits, in words."""
+    return f"inside `{' { '.join(blocks)} {{`" if blocks else "at the top level"
+
+
+def _read_headers(files: dict[Path, SourceFile], folder: Path, vendor: str, config: Config,
+                  notes: list[Diagnostic]) -> dict[Path, SourceFile]:
+    """The local headers *files* include (vendorapi.h and the compiled files aside), each read in the
+    blocks its #include sits in, which declare its names; an error where two #includes of one header
+    sit in different blocks."""
+    skipped = {(folder / "vendorapi.h").resolve()} | {p.resolve() for p in files}
+    headers: dict[Path, SourceFile] = {}
+    first: dict[Path, tuple[SourceFile, Item]] = {}
+    for p, f in files.items():
+        for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
+            h = local(inc.name, p, folder, vendor)
+            if h is None or h in skipped:
+                continue
+            if h not in headers:
+                headers[h] = _read(h, config, notes, inc.blocks)
+                first[h] = (f, inc)
+            elif first[h][1].blocks != inc.blocks:
+                other, at = first[h]
+                raise _error(f, inc.line, (
+                    f"includes \"{inc.name}\" {_place(inc.blocks)}, and {other.path}:{at.line} includes it "
+                    f"{_place(at.blocks)}: the import reads a header once, its names declared in one place; "
+                    "include it in the same place in both"))
+    return headers
+
+
+def _refuse_splices(f: SourceFile) -> None:
+    """An error at a backslash-newline the import would misread: one outside a #define and outside the
+    body of a function it carries as it is."""
+    for at in splices(f.code):
+        item = next((i for i in f.items if i.start <= at < i.end), None)
+        if item is None or item.kind is not ItemKind.FUNCTION or is_contract(item) \
+                or not item.body[0] <= at < item.body[1]:
+            raise _error(f, f.line_of(at), (
+                "a backslash ends this line outside a #define, so the compiler joins the next line to it (in the "
+                "middle of a name, where one runs on): the import reads this code by lines and would misread it; "
+                "join the two lines"))
+
+
+def _defined(files: list[SourceFile]) -> tuple[dict[str, tuple[SourceFile, Item]], list[SourceFile]]:
+    """Where each of DIPU's functions is defined, and the files defining any; an error at a definition
+    the import can read neither as DIPU's function nor as the vendor's own, and at a second definition."""
+    defined: dict[str, tuple[SourceFile, Item]] = {}
+    runtime_files: list[SourceFile] = []
+    for f in files:
+        for item in f.functions():
+            problem = contract_problem(item)
+            if problem is not None:
+                raise _error(f, item.line, problem)
+        found = [(BY_NAME[(i.name, len(i.params))], i) for i in f.functions() if is_contract(i)]
+        if found:
+            runtime_files.append(f)
+        for fn, item in found:
+            if fn.key in defined:
+                other, at = defined[fn.key]
+                raise _error(f, item.line, (
+                    f"{fn.name} is defined again here (first at {other.path}:{at.line}): C++ allows one "
+                    "definition, and DIPU would not build; remove one"))
+            defined[fn.key] = (f, item)
+    return defined, runtime_files
+
+
+def _macros_naming(files: list[SourceFile], names: frozenset[str]) -> dict[str, str]:
+    """Each macro *files* define whose definition names one of *names*, itself or through the other
+    macros it uses -> that name."""
+    users: dict[str, set[str]] = {}          # a name -> the macros whose definition holds it
+    for f in files:
+        for item in f.items:
+            if item.kind is ItemKind.DEFINE:
+                for word in set(_IDENT.findall(f.code[item.start:item.end])):
+                    users.setdefault(word, set()).add(item.name)
+    naming: dict[str, str] = {}
+    todo = [(name, name) for name in sorted(names)]
+    while todo:
+        word, named = todo.pop()
+        for macro in sorted(users.get(word, ())):
+            if macro not in naming:
+                naming[macro] = named
+                todo.append((macro, named))
+    return naming
+
+
+def _top_level_code(f: SourceFile, item: Item) -> str:
+    """The masked code of *item* that stands at the top level: a function's head, or a declaration
+    less what its braces hold."""
+    if item.kind is ItemKind.FUNCTION:
+        return f.code[item.start:item.body[0]]
+    out, depth = [], 0
+    for c in f.code[item.start:item.end]:
+        depth += c == "{"
+        out.append(c if depth == 0 else " ")
+        depth -= c == "}"
+    return "".join(out)
+
+
+def _refuse_macro_definitions(files: list[SourceFile]) -> None:
+    """An error at a macro used at the top level that may define one of DIPU's functions: its arguments
+    or its definition name one. The import would not see the function, and write it a second time."""
+    naming = _macros_naming(files, CONTRACT_NAMES)
+    for f in files:
+        for item in f.items:
+            if item.kind in (ItemKind.INCLUDE, ItemKind.DEFINE, ItemKind.DIRECTIVE):
+                continue
+            code = _top_level_code(f, item)
+            uses = [(f"the macro use `{name}(...)` at the top level names", min(named))
+                    for name, s, e in invocations(code) if (named := CONTRACT_NAMES & set(_IDENT.findall(code[s:e])))]
+            uses += [(f"the macro {word}, used here at the top level, expands to code naming", naming[word])
+                     for word in _IDENT.findall(code) if word in naming]
+            if uses:
+                what, fn = uses[0]
+                raise _error(f, item.line, (
+                    f"{what} {fn}, one of DIPU's functions, which it may define: the import reads DIPU's functions "
+                    f"only from definitions written out, and would write {fn} a second time beside it; write the "
+                    f"definition of {fn} out in C++"))
+
+
+def _refuse_includes_in_blocks(reading: Reading, f: SourceFile) -> None:
+    """An error at an #include inside a namespace or extern block that the rendered runtime would move to
+    the top of its file (an SDK header, one that stays a file): what it declares would change. A local
+    header read as part of the runtime is read in those blocks and stays there."""
+    for item in f.items:
+        if item.kind is not ItemKind.INCLUDE or not item.blocks:
+            continue
+        h = reading.local(item.name, reading.path_of(f)) if item.local and f is not reading.api else None
+        if h is None or h not in reading.headers or h in reading.shared:
+            written = f'"{item.name}"' if item.local else f"<{item.name}>"
+            raise _error(f, item.line, (
+                f"#include {written} sits {_place(item.blocks)}, and the rendered runtime "
+                "includes its headers at the top of its files, outside any block, which would change what the "
+                "header declares: move the #include to the top level"))
