@@ -449,3 +449,107 @@ def test_a_runtime_cmake_file_that_is_no_regular_file_is_an_error_at_it(tmp_path
         [error] = error_lines(result)
         assert error.startswith(f"{rt / 'CMakeLists.txt'}:1:1: error: --runtime: "), error
         assert not (tmp_path / f"{kind}-ws").exists()
+
+
+# ---------------------------------------------------------------- the runtime CMake, read as CMake reads it
+
+_FIND_CUDA = 'find_package(CUDA "11.0" REQUIRED)\n'
+
+
+def _cudalike_cmake(tmp_path: Path, cmake: str):
+    """The cudalike fixture imported with *cmake* as its CMakeLists.txt: the result, the file."""
+    from test_import_runtime import _cudalike, _import_folder
+
+    folder = _cudalike(tmp_path, cmake=cmake)
+    return _import_folder(tmp_path, folder), folder / "CMakeLists.txt"
+
+
+def _build_section(tmp_path: Path) -> dict:
+    from test_import_runtime import _runtime
+
+    return _runtime(tmp_path)["build"]
+
+
+def test_a_cmake_bracket_comment_is_no_code(tmp_path: Path):
+    """`#[[ ... ]]` and `#[==[ ... ]==]` comment out whole commands: their set() was read as the
+    VENDOR_FILES that counts, and the folder then defined none of DIPU's functions."""
+    result, _ = _cudalike_cmake(tmp_path, (
+        "#[[ the old rule, kept for reference:\nset(VENDOR_FILES nothing.cpp PARENT_SCOPE)\n]]\n"
+        + _FIND_CUDA
+        + "#[==[ nor this one: ]] does not close it\nset(VENDOR_FILES other.cpp PARENT_SCOPE)\n]==]\n"
+        "file(GLOB SRC_FILES *.cpp) #[[ a bracket comment ends a command's line too ]]\n"
+        "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n"))
+    assert result.exit_code == 0, result.output
+    assert "CudalikeCopyInplace.cpp" in _build_section(tmp_path)["sources"]
+
+
+def test_a_cmake_bracket_argument_is_one_literal_argument(tmp_path: Path):
+    """[[*.cpp]] is the glob *.cpp, and [=[ ]=] holds `]]` and no variable reference."""
+    result, _ = _cudalike_cmake(tmp_path, (
+        _FIND_CUDA
+        + "set(NOTE [=[${SRC_FILES} ]] stays as written]=])\n"
+        "file(GLOB SRC_FILES [[*.cpp]])\n"
+        "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n"))
+    assert result.exit_code == 0, result.output
+    assert "CudalikeCopyInplace.cpp" in _build_section(tmp_path)["sources"]
+
+
+def test_a_quoted_cmake_list_is_its_items(tmp_path: Path):
+    """"a.cpp;b.cpp" is a list of two files, as a\\;b in an unquoted argument is: each was taken
+    as one file name (an error without a CMake line)."""
+    result, _ = _cudalike_cmake(tmp_path, (
+        _FIND_CUDA
+        + 'set(MY_SRCS "${CMAKE_CURRENT_SOURCE_DIR}/deviceimpl.cpp;${CMAKE_CURRENT_SOURCE_DIR}/communicatorimpl.cpp")\n'
+        "set(MORE CudalikeGeneratorImpl.cpp\\;CudalikeCopyInplace.cpp)\n"
+        "set(VENDOR_FILES ${MY_SRCS} ${MORE} PARENT_SCOPE)\n"))
+    assert result.exit_code == 0, result.output
+    build = _build_section(tmp_path)
+    assert "CudalikeCopyInplace.cpp" in build["sources"]
+    assert "ncclAllReduce" in (tmp_path / "ws" / "vendors" / "cudalike.yaml").read_text()
+
+
+@pytest.mark.parametrize("cmake, line, message", [
+    (_FIND_CUDA + "set(DIPU_VENDOR_LIB $<$<CONFIG:Debug>:nccl_dbg> $<$<NOT:$<CONFIG:Debug>>:nccl> ${CUDA_LIBRARIES}"
+     " PARENT_SCOPE)\nfile(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2,
+     "DIPU_VENDOR_LIB holds the generator expression `$<$<CONFIG:Debug>:nccl_dbg>`, which CMake evaluates only when "
+     "it writes the build"),
+    (_FIND_CUDA + "file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES\n    ${SRC_FILES}\n"
+     "    $<$<CONFIG:Debug>:debugchecks.cpp>\n    PARENT_SCOPE)\n", 5,
+     "VENDOR_FILES holds the generator expression `$<$<CONFIG:Debug>:debugchecks.cpp>`"),
+    (_FIND_CUDA + "set(DIPU_VENDOR_LIB /usr/lib/libnccl.so ${CUDA_LIBRARIES} PARENT_SCOPE)\n"
+     "file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2,
+     "DIPU_VENDOR_LIB names `/usr/lib/libnccl.so`, which is no library name"),
+    (_FIND_CUDA + "file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} ${SDK_EXTRAS}/extra.cpp PARENT_SCOPE)\n",
+     3, "VENDOR_FILES names `${SDK_EXTRAS}/extra.cpp`, whose ${SDK_EXTRAS} this file does not set"),
+    (_FIND_CUDA + "set(EXTRA $ENV{SDK_EXTRAS}/extra.cpp)\nfile(GLOB SRC_FILES *.cpp)\n"
+     "set(VENDOR_FILES ${SRC_FILES} ${EXTRA} PARENT_SCOPE)\n",
+     2, "EXTRA, which VENDOR_FILES names, is set here from $ENV{SDK_EXTRAS}, which this file does not set"),
+    (_FIND_CUDA + "file(GLOB SRC_FILES *.cpp\n    ${EXTRA_SOURCES})\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n",
+     2, "file(GLOB) matches `${EXTRA_SOURCES}`, whose ${EXTRA_SOURCES} this file does not set"),
+], ids=["genex-libraries", "genex-sources", "library-path", "unknown-in-source", "source-list-from-unknown",
+        "glob-of-unknown"])
+def test_what_the_runtime_cmake_cannot_carry_is_an_error_at_its_line(tmp_path: Path, cmake, line, message):
+    """A generator expression, a library by its path or a source under a variable DIPU's CMake sets
+    went into the vendor file, which then failed to validate (an error blaming the import, at the
+    vendor file it would have written), was dropped without a word, or (a glob of such a variable)
+    ended in a traceback."""
+    result, cmake_file = _cudalike_cmake(tmp_path, cmake)
+    [error] = error_lines(result)
+    assert error.startswith(f"{cmake_file}:{line}:1: error: --runtime: {message}"), error
+    assert not (tmp_path / "ws").exists()
+
+
+@pytest.mark.parametrize("cmake, where, message", [
+    ("#[==[ disabled:\nset(VENDOR_FILES nothing.cpp PARENT_SCOPE)\n]]\n" + _FIND_CUDA, "1:1",
+     "the bracket comment opened here is never closed by `]==]`: close it"),
+    (_FIND_CUDA + 'set(SRC_FILES "deviceimpl.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n', "2:15",
+     'the quoted argument opened here is never closed by `"`: close it'),
+    (_FIND_CUDA + "file(GLOB SRC_FILES *.cpp) set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", "2:28",
+     "`set` follows other code on its line: put each command on a line of its own"),
+    (_FIND_CUDA + 'file(GLOB SRC_FILES "\\q*.cpp")\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n', "2:1",
+     "`\\q` is no escape sequence"),
+], ids=["open-bracket-comment", "open-quoted-argument", "two-commands-on-a-line", "bad-escape"])
+def test_a_runtime_cmake_file_cmake_refuses_is_an_error_at_its_place(tmp_path: Path, cmake, where, message):
+    result, cmake_file = _cudalike_cmake(tmp_path, cmake)
+    [error] = error_lines(result)
+    assert error.startswith(f"{cmake_file}:{where}: error: --runtime: CMake cannot read this file: {message}"), error
