@@ -539,6 +539,32 @@ def test_what_the_runtime_cmake_cannot_carry_is_an_error_at_its_line(tmp_path: P
     assert not (tmp_path / "ws").exists()
 
 
+_LOST = ("is not a command the import follows: the rendered CMakeLists.txt is made from the vendor file's build: "
+         "section (its sources, hand-written files and libraries), so what it does to the build would be lost;")
+
+
+@pytest.mark.parametrize("cmake, line, message", [
+    (_FIND_CUDA + "file(GLOB SRC_FILES *.cpp)\nlist(REMOVE_ITEM SRC_FILES ${CMAKE_CURRENT_SOURCE_DIR}/x.cpp)\n"
+     "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 3, f"list(REMOVE_ITEM) {_LOST}"),
+    (_FIND_CUDA + "aux_source_directory(. SRC_FILES)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2,
+     f"aux_source_directory() {_LOST} write file(GLOB SRC_FILES *.cpp) for its sources"),
+    (_FIND_CUDA + "add_compile_definitions(FAST_FREE=1)\nfile(GLOB SRC_FILES *.cpp)\n"
+     "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2, f"add_compile_definitions() {_LOST}"),
+    (_FIND_CUDA + "file(GLOB_RECURSE SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2,
+     f"file(GLOB_RECURSE) {_LOST}"),
+    (_FIND_CUDA + "foreach(f a.cpp)\nendforeach()\nfile(GLOB SRC_FILES *.cpp)\n"
+     "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 2, f"foreach() {_LOST}"),
+], ids=["list-remove-item", "aux-source-directory", "always-on-define", "glob-recurse", "foreach"])
+def test_a_runtime_cmake_command_the_import_does_not_follow_is_an_error_at_its_line(tmp_path: Path, cmake, line,
+                                                                                    message):
+    """A file DIPU's CMake removed was still compiled, aux_source_directory's sources were not seen, and an
+    always-on define was lost from the rendered build, each with exit 0."""
+    result, cmake_file = _cudalike_cmake(tmp_path, cmake)
+    [error] = error_lines(result)
+    assert error.startswith(f"{cmake_file}:{line}:1: error: --runtime: {message}"), error
+    assert not (tmp_path / "ws").exists()
+
+
 @pytest.mark.parametrize("cmake, where, message", [
     ("#[==[ disabled:\nset(VENDOR_FILES nothing.cpp PARENT_SCOPE)\n]]\n" + _FIND_CUDA, "1:1",
      "the bracket comment opened here is never closed by `]==]`: close it"),

@@ -31,6 +31,15 @@ _ROOT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*(?:ROOT|PATH|HOME)[A-Z0-9_]*$")
 _FIND_CUDA_ROOTS = ("CUDA_TOOLKIT_ROOT_DIR", "CUDA_PATH")
 _ABSOLUTE = re.compile(r"(?<![\w}$])(/(?:usr|opt)/[\w./-]*)")
 _SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx")
+# The commands of a runtime CMakeLists.txt the import follows (besides set), and those that change
+# nothing it carries: what DIPU's vendors use. Any other would be lost, and is refused.
+_FOLLOWED = frozenset({("list", "APPEND"), ("file", "GLOB")})
+_NO_EFFECT = frozenset({"message", "find_package", "find_library", "find_path", "find_program", "find_file",
+                        "include", "cmake_minimum_required", "option", "if", "elseif", "else", "endif"})
+_SWITCHES = frozenset({"add_definitions", "add_compile_definitions"})
+# list() subcommands that only read (into a variable the import then knows nothing of, which is
+# refused where the sources or libraries use it).
+_LIST_READS = frozenset({"LENGTH", "GET", "FIND", "JOIN", "SUBLIST"})
 _SOURCE_ITEM = re.compile(r"\.(?:cpp|cc|cxx)(?:;|$)")
 _LIBRARY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")       # build.toolkit.libraries holds these
 # The text one file's arguments and values come to, four times the largest file read: a list
@@ -423,6 +432,7 @@ class _Run:
     def run(self, commands: list[Command]) -> None:
         depth = 0
         for command in commands:
+            self.refuse_unread(command, depth)
             if command.name in ("if", "endif"):
                 depth += 1 if command.name == "if" else -1
                 if depth < 0:
@@ -430,6 +440,26 @@ class _Run:
                                                              "if(): remove it")
             elif command.name in ("set", "list", "file") and command.args:
                 self.follow(command, depth)
+
+    def refuse_unread(self, command: Command, depth: int) -> None:
+        """An error at a command whose effect on the build the import would lose: one that is
+        neither followed (set, list(APPEND), file(GLOB)) nor without effect on what is compiled
+        and linked (a message, a find, an if). A define under an if() is an SDK's or an option's
+        switch, which the import resolves in the code as for the newest SDK, with a warning."""
+        name = command.name
+        sub = command.args[0].text if command.args else ""
+        if name in _NO_EFFECT or name == "set" or (name, sub) in _FOLLOWED or (depth and name in _SWITCHES):
+            return
+        if name == "list" and sub in _LIST_READS:
+            return
+        shown = f"{command.name}({sub})" if name in ("list", "file", "string") and sub else f"{command.name}()"
+        hint = (" write file(GLOB SRC_FILES *.cpp) for its sources" if name == "aux_source_directory" else
+                " remove it, and write what it does to the sources or libraries with set(), list(APPEND) or "
+                "file(GLOB)")
+        raise _refusal(self.shown, command.line, (
+            f"{shown} is not a command the import follows: the rendered CMakeLists.txt is made from the vendor "
+            "file's build: section (its sources, hand-written files and libraries), so what it does to the build "
+            f"would be lost;{hint}"))
 
     def follow(self, command: Command, depth: int) -> None:
         args, unresolved = self.arguments(command)
