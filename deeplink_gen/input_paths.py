@@ -51,8 +51,14 @@ def workspace_name(path: str | Path, root: Path | None) -> str:
     return str(path)
 
 
+def _yaml_files(folder: Path) -> list[Path]:
+    """*folder*'s *.yaml files, hidden ones left out: an editor's lock link (.#acme.yaml) or a
+    copy's resource fork (._acme.yaml) is no input."""
+    return sorted(p for p in folder.glob("*.yaml") if not p.name.startswith("."))
+
+
 def vendor_files(root: Path) -> list[Path]:
-    return sorted((root / "vendors").glob("*.yaml"))
+    return _yaml_files(root / "vendors")
 
 
 WORKSPACE_FILE = "deeplink-gen.yaml"
@@ -60,7 +66,7 @@ WORKSPACE_FILE = "deeplink-gen.yaml"
 
 def catalog_files(root: Path) -> list[Path]:
     """The workspace's own catalog files (catalog/*.yaml)."""
-    return sorted((root / "catalog").glob("*.yaml"))
+    return _yaml_files(root / "catalog")
 
 
 def bundled_catalog_files() -> list[Path]:

@@ -146,17 +146,22 @@ def _install_step(ws: Path) -> list[str]:
 
 
 def test_a_yaml_file_of_another_suffix_is_named_as_not_read(workspace: Path):
-    """vendors/acme.yml and catalog/extra.YAML were left out without a word."""
+    """vendors/acme.yml and catalog/extra.YAML were left out without a word; an editor's lock link
+    (.#camb.yaml, which leads nowhere) is no vendor file."""
     (workspace / "vendors" / "droplet.yaml").rename(workspace / "vendors" / "droplet.yml")
+    (workspace / "vendors" / "camb.yml").write_text("vendor: {}\n")
+    (workspace / "vendors" / ".#camb.yaml").symlink_to("root@host.1234:1700000000")
     (workspace / "catalog").mkdir(exist_ok=True)
     (workspace / "catalog" / "extra.YAML").write_text("ops: {}\n")
     result = run_cli("validate", cwd=workspace)
     assert result.exit_code == 0, result.output
     assert [line for line in result.stderr.splitlines() if "is not read" in line] == [
-        f"{workspace / 'catalog' / 'extra.YAML'}: warning: (catalog): is not read: only catalog/*.yaml files are; "
-        "rename it to extra.yaml",
-        f"{workspace / 'vendors' / 'droplet.yml'}: warning: (vendors): is not read: only vendors/*.yaml files are; "
-        "rename it to droplet.yaml"]
+        f"{workspace / 'catalog' / 'extra.YAML'}:1:1: warning: (catalog): is not read: only catalog/*.yaml files "
+        "are; rename it to extra.yaml",
+        f"{workspace / 'vendors' / 'camb.yml'}:1:1: warning: (vendors): is not read: only vendors/*.yaml files "
+        "are; remove it, or merge it into camb.yaml",
+        f"{workspace / 'vendors' / 'droplet.yml'}:1:1: warning: (vendors): is not read: only vendors/*.yaml files "
+        "are; rename it to droplet.yaml"]
 
 
 def test_init_workflow_installs_torchs_cpu_build(tmp_path: Path):

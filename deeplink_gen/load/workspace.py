@@ -157,9 +157,11 @@ def _warn_unread(root: Path, diags: Diagnostics) -> None:
         if not (root / folder).is_dir():
             continue
         for path in sorted((root / folder).iterdir()):
-            if path.suffix.lower() in (".yml", ".yaml") and path.suffix != ".yaml" and path.is_file():
-                diags.warn(Loc(str(path)), f"({folder})", f"is not read: only {folder}/*.yaml files are; "
-                                                         f"rename it to {path.stem}.yaml")
+            if path.suffix.lower() in (".yml", ".yaml") and path.suffix != ".yaml" and not path.name.startswith(".") \
+                    and path.is_file():
+                fix = (f"remove it, or merge it into {path.stem}.yaml" if path.with_suffix(".yaml").exists()
+                       else f"rename it to {path.stem}.yaml")
+                diags.warn(Loc(str(path), 1, 1), f"({folder})", f"is not read: only {folder}/*.yaml files are; {fix}")
 
 
 def _identities(paths: list[Path], memo: Memo, read) -> tuple[VendorIdentity, ...]:
