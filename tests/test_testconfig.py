@@ -201,6 +201,8 @@ def test_skip_values_yaml_writes_as_inf_are_python(workspace, standins):
 @pytest.mark.parametrize("written, says", [
     (".nan", "NaN equals no parameter, not even NaN, so it would skip nothing: leave it out"),
     ("1.0e+400", "1.0e+400 is beyond the largest float and reads as infinity: write .inf if infinity is meant"),
+    ("1e999", "1e999 is beyond the largest float, and YAML 1.1 reads it as text, which never equals a numeric "
+              "parameter: write .inf if infinity is meant"),
 ])
 def test_a_skip_value_that_can_match_nothing_meant_is_refused(workspace, written: str, says: str):
     vendor = workspace / "vendors" / "camb.yaml"

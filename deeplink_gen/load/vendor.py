@@ -241,7 +241,11 @@ def _check_skip_values(doc: Document, where: tuple, values: list, diags: Diagnos
     for i, value in enumerate(values):
         if isinstance(value, list):
             _check_skip_values(doc, where + (i,), value, diags)
-        elif (number := _text_number(value)) is not None:
+        elif (number := _text_number(value)) is not None and math.isinf(float(number)):
+            diags.add(doc.loc(where + (i,)), where + (i,),
+                      f"{value} is beyond the largest float, and YAML 1.1 reads it as text, which never equals a "
+                      "numeric parameter: write .inf if infinity is meant")
+        elif number is not None:
             diags.add(doc.loc(where + (i,)), where + (i,),
                       f"YAML 1.1 reads {value} as text, not a number, and text never equals a numeric parameter: "
                       f"write {number} (such text is refused here, quoted or not)")
