@@ -195,10 +195,15 @@ def test_init_workflow_installs_this_deeplink_gen_from_a_wheel(tmp_path: Path):
 
 def test_init_workflow_from_a_source_folder_says_what_ci_cannot_reach(tmp_path: Path):
     """This test suite's deeplink-gen runs from its source folder (an editable install or a checkout)."""
-    result = run_cli("init", str(tmp_path / "ws"))
+    ws = tmp_path / "my ws"
+    result = run_cli("init", str(ws))
     assert result.exit_code == 0
-    assert _install_step(tmp_path / "ws")[1] == "deeplink-gen==0.1.0"
-    assert "CI cannot reach" in result.stderr and "init --tool" in result.stderr
+    assert _install_step(ws)[1] == "deeplink-gen==0.1.0"
+    # each step as a command to paste, for this workspace (a space in its path quoted)
+    assert f"CI cannot reach, so the workflow installs deeplink-gen==0.1.0 from the package index; to install " \
+           f"this build instead: pip wheel --no-deps -w '{ws}/tools' {REPO.resolve()}, then delete " \
+           f"'{ws}/.github/workflows/deeplink-gen.yml' and run deeplink-gen init '{ws}' --tool ./tools/<the wheel>" \
+           in result.stderr.replace("\n", " "), result.stderr
 
 
 def test_init_names_the_copy_that_runs_not_the_one_installed(tmp_path: Path):

@@ -107,8 +107,9 @@ def init(root: Path, tool: str | None = None) -> InitResult:
             copied = place(source, root)
             if copied is not None:
                 result.created.append(copied)
-            if source.note is not None:
-                result.notes.append(source.note)
+            note = source.note(root, WORKFLOW)
+            if note is not None:
+                result.notes.append(note)
         write_atomic(target, render(template, **context).encode("utf-8"), within=root)
         result.created.append(rel)
     return result

@@ -12,6 +12,7 @@ better; `init --tool REQUIREMENT` decides it outright."""
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -27,7 +28,18 @@ DIST = "deeplink-gen"
 class ToolSource:
     requirement: str            # what pip installs in CI
     wheel: Path | None = None   # a wheel to copy into the workspace's tools/ first
-    note: str | None = None     # why CI may not find it
+    folder: Path | None = None  # the local folder deeplink-gen runs from, which CI cannot reach
+
+    def note(self, root: Path, workflow: str) -> str | None:
+        """What to do instead of installing the package index's release, for a workspace *root*
+        whose CI *workflow* installs it; None when CI installs this very deeplink-gen."""
+        if self.folder is None:
+            return None
+        return (f"deeplink-gen runs from {self.folder}, which CI cannot reach, so the workflow installs "
+                f"{self.requirement} from the package index; to install this build instead: pip wheel --no-deps "
+                f"-w {shlex.quote(str(root / 'tools'))} {shlex.quote(str(self.folder))}, then delete "
+                f"{shlex.quote(str(root / workflow))} and run deeplink-gen init {shlex.quote(str(root))} --tool "
+                "./tools/<the wheel>")
 
 
 def _distribution() -> metadata.Distribution | None:
@@ -61,10 +73,7 @@ def _runs_this(dist: metadata.Distribution, info: dict) -> bool:
 
 
 def _from_folder(folder: Path, pinned: str) -> ToolSource:
-    return ToolSource(pinned, note=(
-        f"deeplink-gen runs from {folder}, which CI cannot reach, so the workflow installs {pinned} from the "
-        f"package index; to install this build instead: pip wheel --no-deps -w tools {folder}, then "
-        f"deeplink-gen init --tool ./tools/<the wheel> (after deleting the workflow file)"))
+    return ToolSource(pinned, folder=folder)
 
 
 def installed_source() -> ToolSource:
