@@ -579,3 +579,34 @@ def test_a_runtime_cmake_file_cmake_refuses_is_an_error_at_its_place(tmp_path: P
     result, cmake_file = _cudalike_cmake(tmp_path, cmake)
     [error] = error_lines(result)
     assert error.startswith(f"{cmake_file}:{where}: error: --runtime: CMake cannot read this file: {message}"), error
+
+
+def test_a_runtime_folder_given_as_a_relative_path_is_read(tmp_path: Path, monkeypatch):
+    """The paths file(GLOB) found already held the folder, which was joined to them a second time:
+    `--runtime cudalike=cudalike` failed with 'cannot read file: cudalike/cudalike/...'."""
+    from test_import_runtime import _cudalike, _import_folder, _runtime
+
+    _cudalike(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = _import_folder(tmp_path, Path("cudalike"))
+    assert result.exit_code == 0, result.output
+    assert "CudalikeCopyInplace.cpp" in _runtime(tmp_path)["build"]["sources"]
+
+
+@pytest.mark.parametrize("pattern, sources", [
+    ("*/*.cpp", ["extra/CudalikeExtra.cpp"]),               # a wildcard in a folder's part, as CMake matches it
+    ("Cudalike[^G]*.cpp", ["CudalikeCopyInplace.cpp"]),    # CMake's negated set
+])
+def test_a_glob_matches_what_cmake_matches(tmp_path: Path, pattern: str, sources: list[str]):
+    from test_import_runtime import _cudalike, _import_folder, _runtime
+
+    folder = _cudalike(tmp_path, cmake=(
+        _FIND_CUDA + "set(SRC_FILES deviceimpl.cpp communicatorimpl.cpp CudalikeGeneratorImpl.cpp)\n"
+        f"file(GLOB MORE {pattern})\nset(VENDOR_FILES ${{SRC_FILES}} ${{MORE}} PARENT_SCOPE)\n"))
+    (folder / "extra").mkdir()
+    (folder / "extra" / "CudalikeExtra.cpp").write_text("int cudalikeExtra() { return 1; }\n")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    built = _runtime(tmp_path)["build"]["sources"]
+    assert [s for s in built if s not in ("deviceimpl.cpp", "communicatorimpl.cpp", "CudalikeGeneratorImpl.cpp")] \
+        == sources, built

@@ -16,6 +16,7 @@ otherwise it says, and the vendor checks."""
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
 import re
 from dataclasses import dataclass, field
@@ -404,7 +405,10 @@ class _Run:
                     "folder"))
             elif option != "CONFIGURE_DEPENDS":
                 found += self.matches(option, command.line)
-        self.assign(self.local, name, ";".join(str(p) for p in found), None, command.line)
+        # each match as the folder's files are named (relative to it), so that a folder given as a
+        # relative path is not joined to them twice
+        shown = [p.relative_to(self.folder) if p.is_relative_to(self.folder) else p for p in found]
+        self.assign(self.local, name, ";".join(str(p) for p in shown), None, command.line)
         if depth:
             self.conditional.add(name)
 
@@ -412,7 +416,7 @@ class _Run:
         base = Path(pattern) if Path(pattern).is_absolute() else self.folder / pattern
         unresolved = _REFERENCE.search(pattern)
         if unresolved is None:
-            return _glob(base.parent, base.name)
+            return _glob_path(base)
         # A subfolder picked by a variable the SDK decides: each folder the pattern matches is a variant.
         subfolder = base.parent.relative_to(self.folder).parts if base.parent.is_relative_to(self.folder) else ()
         if len(subfolder) != 1 or not _VAR.search(subfolder[0]) or _REFERENCE.search(base.name):
@@ -538,10 +542,23 @@ def sources(folder: Path, chosen: str | None) -> Sources:
 def _glob(folder: Path, pattern: str) -> list[Path]:
     """The entries of *folder* whose names match *pattern*, as file(GLOB) matches the last part of
     a path (pathlib's glob reads `**` otherwise, and refuses it inside a name)."""
+    pattern = pattern.replace("[^", "[!")       # CMake's negated set, which fnmatch writes [!...]
     try:
         return sorted(p for p in folder.iterdir() if fnmatch.fnmatchcase(p.name, pattern))
     except OSError:
         return []
+
+
+def _glob_path(pattern: Path) -> list[Path]:
+    """The paths *pattern* matches as file(GLOB) matches them: a wildcard in any part, never across a '/'."""
+    found = [Path(pattern.anchor)] if pattern.is_absolute() else [Path()]
+    parts = pattern.parts[1:] if pattern.is_absolute() else pattern.parts
+    for part in parts:
+        if not glob.has_magic(part):
+            found = [p / part for p in found if os.path.lexists(p / part)]
+        else:
+            found = [m for p in found if p.is_dir() for m in _glob(p, part)]
+    return sorted(found)
 
 
 def _newest(variants: tuple[str, ...]) -> str:
