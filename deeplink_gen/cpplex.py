@@ -7,15 +7,17 @@ generated function and starts code of its own).
 The text is read after the compiler's first translation phases (a CR or CRLF
 ends a line, a backslash at the end of a line joins it to the next), with the
 alternative tokens for brackets (`<%` is `{`, `%>` is `}`, `<:` `[`, `:>` `]`),
-and with the preprocessor's lines: only conditional groups (#if ... #endif) may
-be pasted, since any other directive (#define, #undef, #include, #line, #pragma,
-_Pragma) changes the generated code around the text; each branch of a group must
-close what it opens, and each condition must be one the preprocessor takes (and
-computes: a division by zero it refuses too)."""
+with each token's extent as g++ 12 lexes it in C++17 (a number, a name and a
+literal's suffix), and with the preprocessor's lines: only conditional groups
+(#if ... #endif) may be pasted, since any other directive (#define, #undef,
+#include, #line, #pragma, _Pragma) changes the generated code around the text;
+each branch of a group must close what it opens, and each condition must be one
+the preprocessor takes (and computes: a division by zero it refuses too)."""
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import operator
 import re
 from dataclasses import dataclass
@@ -23,22 +25,72 @@ from dataclasses import dataclass
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
 _DIGRAPHS = {"<%": "{", "%>": "}", "<:": "[", ":>": "]"}
-# A pp-number (a `'` in it is C++14's digit separator, no quote), read whole.
-_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|[\w.$]|'(?=\w)|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
+_UCN = r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}"
+# A pp-number as g++ lexes one: after its first digit (or . and digit), letters, digits, _, $,
+# dots, a sign after e, E, p or P, a `'` (a digit separator, no quote) only before an ASCII
+# letter, digit or _, and any character beyond ASCII or universal character name (g++ takes
+# each into the number, and refuses the ones no name may hold).
+_NUMBER = re.compile(rf"\.?[0-9](?:[A-Za-z0-9_$.]|'+(?=[A-Za-z0-9_])|(?<=[eEpP])(?<!'[eEpP])[+-]|{_UCN}|[^\x00-\x7f])*")
+# A name as g++ lexes one: ASCII letters, digits, _ and $, universal character names and any
+# character beyond ASCII (those that no name may hold g++ refuses, and so does problem()).
+_NAME = re.compile(rf"(?:[A-Za-z_$]|{_UCN}|[^\x00-\x7f])(?:[A-Za-z0-9_$]|{_UCN}|[^\x00-\x7f])*")
+# A literal's user-defined suffix: g++ takes one only of an ASCII letter or _ and then ASCII
+# letters, digits and _ (a digit after a literal starts a number).
+_SUFFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
 _DIGITS = frozenset("0123456789")
 # The control characters no C or C++ text holds (tab, line ends, VT and FF are spaces).
 CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _SPACE = re.compile(r"[ \t\f\v]+")
-_WORD = re.compile(r"(?:[A-Za-z0-9_$]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*")
-_ASCII_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$0123456789")
+# What is read between a directive's # and its name, and between __has_include and its
+# operand: spaces and /* */ comments (a comment may end on a later line, which joins them).
+_BLANK = re.compile(r"(?:[ \t\f\v]+|/\*.*?\*/)*", re.S)
 _RAW_PREFIXES = frozenset({"R", "u8R", "uR", "UR", "LR"})
 # A raw string's delimiter (the basic source characters but space, parentheses and backslash) and its '('.
 _RAW_OPEN = re.compile(r'"([A-Za-z0-9_{}\[\]#<>%:;.?*+\-/^&|~!=,"\']{0,16})\(')
+# The body of a character or string literal up to its closing quote: a backslash escapes the
+# character after it but a line's end (a backslash left last by joined lines ends nothing).
+_LITERAL_BODY = {"'": re.compile(r"(?:[^'\\\n]|\\.?)*"), '"': re.compile(r'(?:[^"\\\n]|\\.?)*')}
+# On an #include line g++ reads <...> as one header name, and a backslash in quotes as a character.
+_HEADER_BODY = {"'": re.compile(r"[^'\n]*"), '"': re.compile(r'[^"\n]*')}
+_ANGLED_HEADER = re.compile(r"<[^>\n]*>")
+_INCLUDES = frozenset({"include", "include_next", "import"})
+_HAS_INCLUDE = frozenset({"__has_include", "__has_include_next"})
 # Translation phases 1 and 2: a CR or CRLF is a line break; a backslash before one (spaces between
 # allowed, as g++ allows them) joins the two lines.
 _PHASE2 = re.compile(r"\\[ \t\f\v]*(?:\r\n|\r|\n)|\r\n?")
-_CONDITIONAL = {"if": "open", "ifdef": "open", "ifndef": "open", "elif": "else", "elifdef": "else",
-                "elifndef": "else", "else": "else", "endif": "close"}
+# What opens a directive at a line's start: # or %:, but not ## or %:%: (the paste operator).
+_DIRECTIVE = re.compile(r"#(?!#)|%:(?!%:)")
+# The conditional directives of C++17 (g++ 12 takes #elifdef and #elifndef only from C++23 on).
+_CONDITIONAL = {"if": "open", "ifdef": "open", "ifndef": "open", "elif": "else", "else": "else", "endif": "close"}
+
+
+# Text that problem() reads many tokens at a time, in one match, since none of its characters
+# starts a comment, literal, bracket of two characters or directive: letters, digits, spaces, a
+# line break not before a # or %: (a directive) or /*, plain brackets (counted after the match)
+# and the punctuators that start nothing else (:: << %: whole, where their halves would start
+# an alternative token). Where a quote, a backslash or a character beyond ASCII follows, the
+# name or number before it is read token by token (a raw string's prefix, or a number that goes
+# on past the quote).
+def _plain_code(separators: str) -> re.Pattern:
+    return re.compile(rf"(?:[A-Za-z0-9_$ \t\f\v(){{}}\[\]{separators}+\-*=!&|^~?>#.]+|::|:(?!>)|<<|<(?=::(?![:>]))"
+                      r"|<(?![%:])|%:|%(?!>)|/(?![/*])|\n(?![ \t\f\v]*(?:#|%:|/\*)))*")
+
+
+_PLAIN_CODE = _plain_code(";,")
+_PLAIN_EXPRESSION = _plain_code("")       # ; and , matter outside brackets
+# The same for the rest of a directive's line, whose brackets are not counted (on an #include
+# line < starts a header name).
+_PLAIN_LINE = re.compile(r"(?:[^\n\"'/\\\x80-\U0010ffff]+|/(?![/*]))*")
+_PLAIN_INCLUDE = re.compile(r"(?:[^\n\"'/\\<\x80-\U0010ffff]+|/(?![/*]))*")
+# The characters of names and numbers (a sign in a number too): plain text cut short before a
+# quote is read token by token from where a run of them before the quote starts, a token's start.
+_STRETCH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.+-")
+# The names read token by token wherever they are: a pragma, and __has_include (its operand).
+_STOP = re.compile(r"PRAGMA|_Pragma|__has_include")
+_BRACKET = re.compile(r"[(){}\[\]]")
+_PAIR = re.compile(r"\(\)|\[\]|\{\}")
 
 
 @dataclass(frozen=True)
@@ -98,7 +150,7 @@ class Token:
 def tokens(text: str) -> tuple[Token, ...] | None:
     """The tokens of *text* as problem() reads them (its directives allowed): comments and
     preprocessor lines left out, a name, number or literal whole, a punctuator one character
-    each but for `::`, `<<` and `%=`; None when problem() finds something wrong with *text*."""
+    each but for `::`, `<<`, `%=` and `%:`; None when problem() finds something wrong with *text*."""
     reader = _Reader(text, False, True, keep_tokens=True)
     if _unreadable_whole(text) is not None or reader.problem() is not None:
         return None
@@ -122,9 +174,14 @@ class _Reader:
         self.expression = expression
         self.directives = directives
         self.s, self.at = _phase2(text)
-        self.stack: list[tuple[str, int]] = []
+        # The open brackets, innermost last: each with where it is, as _place() reads it.
+        self.stack: list[tuple[str, int, int]] = []
         self.groups: list[_Group] = []     # the open #if groups, innermost last
         self.tokens: list[Token] | None = [] if keep_tokens else None     # the tokens read, when kept
+        # The runs read in one match; none where each token is kept.
+        self.plain = None if keep_tokens else _PLAIN_EXPRESSION if expression else _PLAIN_CODE
+        self.careful_until = 0      # a token that starts before it is read on its own
+        self.stop = -1              # where the next name that _STOP finds is, once looked for
 
     def fault(self, i: int, what: str, rest: str) -> Problem:
         """The Problem "*what* at <the place of offset *i* of the joined text> *rest*"."""
@@ -144,7 +201,7 @@ class _Reader:
                 continue
             at_start, line_start = line_start, False
             two = s[i:i + 2]
-            if at_start and (ch == "#" or two == "%:"):
+            if at_start and _DIRECTIVE.match(s, i):
                 i, why = self._directive(i)
             elif two == "//":
                 if self.expression:
@@ -154,9 +211,10 @@ class _Reader:
                 i = n if end < 0 else end
                 why = None
             elif two == "/*":
-                end, why = self._comment(i)
-                line_start = at_start or "\n" in s[i:end]     # a comment before a directive is a space
-                i = end
+                i, why = self._comment(i)
+                line_start = at_start       # a comment is a space: a # after it still opens a directive
+            elif self.plain is not None and i >= self.careful_until and (end := self._plain_end(i, self.plain)) > i:
+                i, why = end, self._brackets(i, end)
             else:
                 end, why = self._token(i)
                 if self.tokens is not None:
@@ -168,20 +226,70 @@ class _Reader:
         if self.groups:
             return self.fault(self.groups[-1].start, "the #if", "has no #endif")
         if self.stack:
-            ch, at = self.stack[-1]
-            return self.fault(at, f"'{ch}'", f"is not closed ({_OPEN[ch]})")
+            ch, start, k = self.stack[-1]
+            return self.fault(self._place(start, k), f"'{ch}'", f"is not closed ({_OPEN[ch]})")
         return None
 
     def _token(self, i: int) -> tuple[int, Problem | None]:
         """Past the number, name, literal or punctuator at *i*, or why it cannot be read."""
         s, ch = self.s, self.s[i]
         if ch in _DIGITS or (ch == "." and s[i + 1:i + 2] in _DIGITS):
-            return _NUMBER.match(s, i).end(), None
-        if _name_char(ch):
-            return self._name(i)
+            return self._number(i)
         if ch in "\"'":
             return self._literal(i)
+        if _NAME.match(s, i):
+            return self._name(i)
         return self._punctuator(i)
+
+    def _plain_end(self, i: int, plain: re.Pattern) -> int:
+        """Past the text from *i* on that *plain* matches, up to the next name _STOP finds; where
+        that is cut short by what may continue a name or number, back to that token's start,
+        and the text from there to the token at the cut is read token by token."""
+        s = self.s
+        if self.stop < i:
+            found = _STOP.search(s, i)
+            self.stop = len(s) if found is None else found.start()
+        end = cut = plain.match(s, i, self.stop).end()
+        if cut < len(s) and (cut == self.stop or s[cut] in "'\"\\" or s[cut] > "\x7f"):
+            while end > i and s[end - 1] in _STRETCH:
+                end -= 1
+            self.careful_until = cut + 1
+        return end
+
+    def _brackets(self, start: int, end: int) -> Problem | None:
+        """The plain brackets from *start* to *end* opened and closed, or why one cannot be. A
+        bracket is kept as the how-manieth of them it is (its offset is looked up only for a
+        message), which keeps a run of many brackets quick to read."""
+        brackets = "".join(_BRACKET.findall(self.s, start, end))
+        if _balanced(brackets):
+            return None
+        stack, groups = self.stack, self.groups
+        for k, ch in enumerate(brackets):
+            if ch in _OPEN:
+                stack.append((ch, start, k))
+            elif not stack or stack[-1][0] != _CLOSE[ch]:
+                return self.fault(self._place(start, k), f"'{ch}'", "closes a bracket it did not open")
+            else:
+                stack.pop()
+                if groups and len(stack) < groups[-1].low:
+                    groups[-1].low = len(stack)
+        return None
+
+    def _bracket(self, bracket: str, i: int, width: int) -> Problem | None:
+        if bracket in _OPEN:
+            self.stack.append((bracket, i, -1))
+            return None
+        if not self.stack or self.stack[-1][0] != _CLOSE[bracket]:
+            return self.fault(i, f"'{self.s[i:i + width]}'", "closes a bracket it did not open")
+        self.stack.pop()
+        if self.groups:
+            self.groups[-1].low = min(self.groups[-1].low, len(self.stack))
+        return None
+
+    def _place(self, start: int, k: int) -> int:
+        """The offset of a bracket kept as (*start*, *k*): *start* itself where *k* is -1, else
+        the *k*-th plain bracket (from 0) from *start* on."""
+        return start if k < 0 else next(itertools.islice(_BRACKET.finditer(self.s, start), k, None)).start()
 
     def _comment(self, i: int) -> tuple[int, Problem | None]:
         """Past the /* comment at *i*, or why it cannot be."""
@@ -190,15 +298,33 @@ class _Reader:
             return len(self.s), self.fault(i, "the comment opened", "is not closed (*/)")
         return end + 2, None
 
+    def _blank(self, i: int) -> tuple[int, Problem | None]:
+        """Past the spaces and /* */ comments at *i*, or why one cannot be read."""
+        i = _BLANK.match(self.s, i).end()
+        return self._comment(i) if self.s.startswith("/*", i) else (i, None)
+
+    def _number(self, i: int) -> tuple[int, Problem | None]:
+        end = _NUMBER.match(self.s, i).end()
+        return end, self._foreign(i, end)
+
     def _name(self, i: int) -> tuple[int, Problem | None]:
         s, start = self.s, i
-        i = _name_end(s, i)
+        i = _NAME.match(s, i).end()
         word = s[start:i]
         if word == "_Pragma" or "PRAGMA" in word:      # _Pragma, or a macro made of it (torch's _C10_PRAGMA_)
             return i, self.fault(start, word, "would change the code around the text")
         if word in _RAW_PREFIXES and s.startswith('"', i):
             return self._raw(start, i)
-        return i, None
+        return i, self._foreign(start, i)
+
+    def _foreign(self, start: int, end: int) -> Problem | None:
+        """The first character from *start* to *end*, a name's or a number's, that no name may
+        hold (g++ reads it into the token and refuses it there)."""
+        for m in _BEYOND_ASCII.finditer(self.s, start, end):
+            if not _name_char(m.group()):
+                return self.fault(m.start(), f"the character U+{ord(m.group()):04X}",
+                                  "is not C++ outside a string or comment")
+        return None
 
     def _raw(self, start: int, i: int) -> tuple[int, Problem | None]:
         s = self.s
@@ -216,27 +342,22 @@ class _Reader:
                                  "raw string keeps as written")
         return self._suffix(end), None
 
-    def _literal(self, i: int) -> tuple[int, Problem | None]:
+    def _literal(self, i: int, body: dict[str, re.Pattern] = _LITERAL_BODY) -> tuple[int, Problem | None]:
+        """Past the character or string literal at *i* (its quote's *body* read as g++ reads it
+        there), or why it is not closed."""
         s, quote = self.s, self.s[i]
-        j = i + 1
-        while j < len(s):
-            ch = s[j]
-            if ch == "\\":
-                j += 2
-            elif ch == quote:
-                if quote == "'" and j == i + 1:
-                    return j, self.fault(i, "the character literal", "is empty ('')")
-                return self._suffix(j + 1), None
-            elif ch == "\n":
-                break
-            else:
-                j += 1
+        j = body[quote].match(s, i + 1).end()
+        if j < len(s) and s[j] == quote:
+            if quote == "'" and j == i + 1:
+                return j, self.fault(i, "the character literal", "is empty ('')")
+            return self._suffix(j + 1), None
         what = "string" if quote == '"' else "character"
         return j, self.fault(i, f"the {what} literal opened", f"is not closed on its line ({quote})")
 
     def _suffix(self, i: int) -> int:
-        """Past the user-defined-literal suffix (a name, never a raw string's prefix) at *i*."""
-        return _name_end(self.s, i) if i < len(self.s) and _name_char(self.s[i]) else i
+        """Past the user-defined-literal suffix at *i*, if one is there."""
+        suffix = _SUFFIX.match(self.s, i)
+        return i if suffix is None else suffix.end()
 
     def _punctuator(self, i: int) -> tuple[int, Problem | None]:
         s = self.s
@@ -248,20 +369,14 @@ class _Reader:
         bracket = _DIGRAPHS.get(two)
         width = 2 if bracket else 1
         bracket = bracket or ch
-        if bracket in _OPEN:
-            self.stack.append((bracket, i))
-        elif bracket in _CLOSE:
-            if not self.stack or self.stack[-1][0] != _CLOSE[bracket]:
-                return i, self.fault(i, f"'{s[i:i + width]}'", "closes a bracket it did not open")
-            self.stack.pop()
-            if self.groups:
-                self.groups[-1].low = min(self.groups[-1].low, len(self.stack))
-        elif ch == ";" and self.expression and not self.stack:
+        if bracket in _OPEN or bracket in _CLOSE:
+            return i + width, self._bracket(bracket, i, width)
+        if ch == ";" and self.expression and not self.stack:
             return i, self.fault(i, "';'", "would end the statement the expression is pasted into")
-        elif ch == "," and self.expression and not self.stack:
+        if ch == "," and self.expression and not self.stack:
             return i, self.fault(i, "','", "outside brackets would make the expression two (a second declaration "
                                  "after an alloc's): write it in parentheses")
-        elif ch in "@`" or ord(ch) > 127:
+        if ch in "@`":
             return i, self.fault(i, f"the character U+{ord(ch):04X}", "is not C++ outside a string or comment")
         return i + width, None
 
@@ -269,17 +384,19 @@ class _Reader:
         """A preprocessor line at *i*: a conditional group's line is kept track of (each branch
         must close the brackets it opens); any other directive is refused."""
         s, start = self.s, i
-        i += 1 if s[i] == "#" else 2
-        while i < len(s) and s[i] in " \t":
-            i += 1
-        name_end = _name_end(s, i) if i < len(s) and _name_char(s[i]) else i
+        i, why = self._blank(i + (1 if s[i] == "#" else 2))
+        if why is not None:
+            return i, why
+        named = _NAME.match(s, i)
+        name_end = named.end() if named else i
         name = s[i:name_end]
         kind = _CONDITIONAL.get(name)
         shown = f"#{name}" if name else "a # line"
         if self.expression:
             return i, self.fault(start, shown, "cannot stand in an expression")
         if kind is None and self.directives:
-            end, why = self._line_end(name_end)
+            # Read from the name on: g++ reads whatever token stands there (R"( opens a raw string).
+            end, why = self._line_end(i, "include" if name in _INCLUDES else "line")
             if why is None and name == "define":        # a macro that opens or closes a bracket hides it
                 inner = _Reader(s[name_end:end], False, False).problem()
                 if inner is not None:
@@ -309,45 +426,102 @@ class _Reader:
                     self.groups[-1].low = min(self.groups[-1].low, group.low)
         else:
             self.groups.append(_Group(start, len(self.stack), len(self.stack)))
-        end, why = self._line_end(name_end)
+        end, why = self._line_end(name_end, "condition" if name in ("if", "elif") else "line")
         if why is None and name not in ("else", "endif"):
             wrong = condition_problem(s[name_end:end], "def" not in name)
             if wrong is not None:
                 why = self.fault(start, f"the condition of #{name}", wrong)
         return end, why
 
-    def _line_end(self, i: int) -> tuple[int, Problem | None]:
-        """Past the rest of a directive's line (its comments, numbers, names and literals read
-        whole, as elsewhere: a `'` in a number or a raw string opens no literal)."""
-        s = self.s
-        while i < len(s) and s[i] != "\n":
-            if s[i] in _DIGITS or (s[i] == "." and s[i + 1:i + 2].isdigit()):
-                i = _NUMBER.match(s, i).end()
-            elif _name_char(s[i]):
-                i, why = self._name(i)
-                if why is not None:
-                    return i, why
-            elif s.startswith("/*", i):
-                i, why = self._comment(i)
-                if why is not None:
-                    return i, why
-            elif s.startswith("//", i):
+    def _line_end(self, i: int, kind: str) -> tuple[int, Problem | None]:
+        """Past the rest of a directive's line of *kind* ("line", "condition" or "include"): its
+        comments, numbers, names and literals read whole, as elsewhere (a `'` in a number or a
+        raw string opens no literal), its brackets not counted."""
+        s, plain = self.s, _PLAIN_INCLUDE if kind == "include" else _PLAIN_LINE
+        while True:
+            if i >= self.careful_until:
+                i = self._plain_end(i, plain)
+            if i >= len(s) or s[i] == "\n":
+                return i, None
+            ch, two = s[i], s[i:i + 2]
+            if two == "//":
                 end = s.find("\n", i)
                 return (len(s) if end < 0 else end), None
-            elif s[i] in "\"'":
+            if two == "/*":
+                i, why = self._comment(i)
+            elif kind == "include" and ch in "<\"'":
+                i, why = self._header_name(i)
+            elif ch in _DIGITS or (ch == "." and s[i + 1:i + 2] in _DIGITS):
+                i, why = self._number(i)
+            elif _NAME.match(s, i):
+                i, why = self._line_name(i, kind)
+            elif ch in "\"'":
                 i, why = self._literal(i)
-                if why is not None:
-                    return i, why
             else:
-                i += 1
-        return i, None
+                i, why = i + 1, None
+            if why is not None:
+                return i, why
+
+    def _line_name(self, i: int, kind: str) -> tuple[int, Problem | None]:
+        """Past the name at *i* on a directive's line of *kind* (with the raw string it may
+        open), or why it cannot stand there."""
+        start = i
+        i, why = self._name(i)
+        if why is None and self.s.find("\n", start, i) >= 0:      # g++ ends a directive's raw string with its line
+            why = self.fault(start, "the raw string", "in a directive is not closed on the directive's line")
+        elif why is None and kind == "condition" and self.s[start:i] in _HAS_INCLUDE:
+            why = self._has_include_operand(i)
+        return i, why
+
+    def _header_name(self, i: int) -> tuple[int, Problem | None]:
+        """Past what an #include line holds at *i*: <...> (a header name), or a literal in which
+        a backslash escapes nothing."""
+        if self.s[i] == "<":
+            angled = _ANGLED_HEADER.match(self.s, i)
+            return (i + 1 if angled is None else angled.end()), None
+        return self._literal(i, _HEADER_BODY)
+
+    def _has_include_operand(self, i: int) -> Problem | None:
+        """Why the operand of the __has_include before *i* cannot be pasted: g++ reads it as a
+        header name where it computes the condition, and as tokens where it does not (a
+        group skipped, an #elif after a branch taken), so a header name that the two read
+        apart (a /* or // in <>, a quote, a backslash) is refused."""
+        s = self.s
+        i, why = self._blank(i)
+        if why is None and s.startswith("(", i):
+            i, why = self._blank(i + 1)
+        if why is not None:
+            return why
+        if s.startswith("<", i):
+            header = _ANGLED_HEADER.match(s, i)
+            apart = header is not None and any(t in header.group() for t in ("/*", "//", "'", '"'))
+        elif s.startswith('"', i):
+            header = _HEADER_BODY['"'].match(s, i + 1)
+            apart = s.startswith('"', header.end()) and "\\" in header.group()
+        else:
+            return None
+        if not apart:
+            return None
+        return self.fault(i, "the header name", "holds /* or //, a quote or a backslash, which g++ reads as "
+                          "part of the name where it computes the condition and otherwise as a comment or "
+                          "literal: name the header without it")
+
+
+def _balanced(brackets: str) -> bool:
+    """Whether *brackets* close each one they open, by cancelling the innermost pairs a few times
+    over: enough for code nested a few levels deep (deeper code is read a bracket at a time)."""
+    for _ in range(8):
+        inner = _PAIR.sub("", brackets)
+        if not inner or len(inner) == len(brackets):
+            return not inner
+        brackets = inner
+    return False
 
 
 # A #if condition's tokens: a comment is a space; a number, a literal, a name, an operator of two
 # characters or any other character is one token.
-_COND_TOKEN = re.compile(r"""\s+|/\*.*?\*/|//.*|(?P<t>\.?[0-9](?:[eEpP][+-]|[\w.']|\\u[0-9A-Fa-f]{4})*"""
-                         r"""|(?:u8|u|U|L)?'(?:\\.|[^'\\])*'|(?:u8|u|U|L)?"(?:\\.|[^"\\])*"|[A-Za-z_$\x80-\U0010ffff]"""
-                         r"""[\w$\x80-\U0010ffff]*|&&|\|\||<<|>>|<=|>=|==|!=|\S)""", re.S)
+_COND_TOKEN = re.compile(rf"""\s+|/\*.*?\*/|//.*|(?P<t>{_NUMBER.pattern}|(?:u8|u|U|L)?'(?:\\.|[^'\\])*'"""
+                         rf"""|(?:u8|u|U|L)?"(?:\\.|[^"\\])*"|{_NAME.pattern}|&&|\|\||<<|>>|<=|>=|==|!=|\S)""", re.S)
 # An integer literal as C++ writes one (digit separators and suffixes included).
 _INTEGER = re.compile(r"(?:0[xX][0-9a-fA-F](?:'?[0-9a-fA-F])*|0[bB][01](?:'?[01])*|0(?:'?[0-7])*|[1-9](?:'?[0-9])*)"
                       r"(?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?")
@@ -603,17 +777,9 @@ def _is_name(token: str) -> bool:
     return _name_char(token[0]) and token[0] not in _DIGITS
 
 
-def _name_end(s: str, i: int) -> int:
-    """Past the name that starts at *i*."""
-    end = _WORD.match(s, i).end()
-    while end < len(s) and ord(s[end]) > 127 and _name_char(s[end]):      # a letter beyond ASCII (rare)
-        end = _WORD.match(s, end + 1).end()
-    return end
-
-
 def _name_char(ch: str) -> bool:
     """A character of a name: ASCII letters, digits, _ and $ (as g++ reads them), and any other
-    character Python takes in a name (g++ takes the same letters of other scripts)."""
+    character Python takes in a name (each of them one that g++ takes in a C++17 name too)."""
     return ch in _ASCII_NAME or (ord(ch) > 127 and ("a" + ch).isidentifier())
 
 

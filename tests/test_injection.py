@@ -7,9 +7,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
+from deeplink_gen import cpplex
 from helpers import DIPU_TORCH, REPO, copy_workspace, edit, error_lines, line_of, run_cli
 
 MARKER = "PWNED"
@@ -209,6 +211,44 @@ def test_pasted_cpp_the_compiler_reads_whole_passes(tmp_path):
     assert run_cli("validate", cwd=ws).exit_code == 0
 
 
+# Custom code whose tokens g++ 12 reads apart from a looser reading, each of which hid the } that
+# closes the wrapper (g++ then puts the rest at namespace scope, a static initialiser included).
+GXX_TOKENS = [
+    # A digit separator goes before an ASCII letter, digit or _ only: 'é' is a character literal.
+    ("(void)C10_STRINGIZE(1'\u00e9'); return out; } void f() { //')", "'}' at line 1 column 40"),
+    ("(void)C10_STRINGIZE(0'\u00e9'); return out; } void f() { //')", "'}' at line 1 column 40"),
+    ("(void)C10_STRINGIZE(1.'\u00e9'); return out; } void f() { //')", "'}' at line 1 column 41"),
+    ("(void)C10_STRINGIZE(1'_'a'\u00e9'); return out; } void f() { //')", "'}' at line 1 column 44"),
+    # A literal's suffix is a name, which starts with no digit: 0'1 is a number.
+    ("(void)C10_STRINGIZE('a'0'1); return out; } void f() { //')", "'}' at line 1 column 42"),
+    ("(void)C10_STRINGIZE(\"a\"0'1); return out; } void f() { //')", "'}' at line 1 column 42"),
+    # A backslash that joined lines leaves one before a line's end, which ends the literal.
+    ('#if 0\n"a\\\\\n\n" /*\n#endif\nreturn out; } void injected() {\n#if 0\n*/\n#endif',
+     'the string literal opened at line 2 column 1 is not closed on its line'),
+    # __has_include's operand is a header name where the condition is computed, tokens elsewhere.
+    ("#if __has_include(<a/*>)\n#endif\nreturn out; } void injected() {\n#if 0 //*/ )\n#endif",
+     "the header name at line 1 column 19 holds /* or //"),
+    # A # after a comment that follows code on its line opens no directive; #elifdef is C++23's.
+    ("int v = 0; /*\n*/ #if 0\n#endif", "#endif at line 3 column 1 has no #if"),
+    ("#if 0\n#elifdef X\n#endif", "#elifdef at line 2 column 1 would change the code around the text"),
+]
+
+
+@pytest.mark.parametrize("text, why", GXX_TOKENS, ids=[str(k) for k in range(len(GXX_TOKENS))])
+def test_pasted_cpp_is_read_as_gxx_reads_its_tokens(tmp_path, text, why):
+    """Where a number, a literal's suffix, a literal or a header name ends, and what opens a
+    directive, is read as g++ 12 reads it in C++17: what would leave the wrapper is an error
+    at the text's line."""
+    ws = copy_workspace(tmp_path / "ws")
+    catalog = ws / "catalog" / "x.yaml"
+    catalog.write_text("ops:\n  log1p.out:\n    call: diopiLog1p(ctx, out, self)\n    code:\n      beginning: |\n"
+                       + "".join(f"        {line}\n" for line in text.splitlines()))
+    errors = error_lines(run_cli("render", "--vendor", "droplet", cwd=ws))
+    assert any(e.startswith(f"{catalog}:6:") and "log1p.out].code.beginning: " in e and why in e
+               for e in errors), errors
+    assert not (ws / "generated").exists()
+
+
 @pytest.mark.parametrize("template, why", [
     ('tangSetDevice({devId}); system("touch PWNED")', "';' at line 1"),
     ('tangSetDevice("{devId})', "string literal"),
@@ -228,7 +268,6 @@ def test_a_call_is_quoted_in_its_failure_message_whatever_it_holds(tmp_path):
     """The DIOPI call is quoted in the wrapper's failure message as an escaped C string, so a
     string literal among its arguments cannot end that message early (as `)DIPU"` ended the
     raw string it once was)."""
-    from deeplink_gen import cpplex
     from helpers import kernels
 
     ws = copy_workspace(tmp_path / "ws")
@@ -248,6 +287,16 @@ def test_a_call_is_quoted_in_its_failure_message_whatever_it_holds(tmp_path):
     ("int n = 0; %>\nint escaped() <%\n", "'%>' at line 1"),
     ("#if HOSTSIM_TRACE\nvoid f() {\n#endif\n", "the branch before #endif at line 3"),
     ("#define HOSTSIM_CLOSE }\n", "the macro #define at line 1 column 1 cannot be pasted as it is"),
+    # Read as g++ reads them: a number before a quote, an #include line's header names (in a
+    # group skipped or not), a directive's name after a comment, %:%: at a line's start, a raw
+    # string on a directive's line.
+    ("#define HOSTSIM_STR(x) #x\n#define HOSTSIM_CLOSE HOSTSIM_STR(1'\u00e9') } //')\n",
+     "the macro #define at line 2 column 1 cannot be pasted as it is"),
+    ("#if 0\n#include <a/*>\n#endif\n}\n#if 0\n*/\n#endif\n", "'}' at line 4 column 1 closes a bracket"),
+    ('#if 0\n#include "a\\"/*"\n#endif\n{\n#if 0\n*/\n#endif\n}\n', "'}' at line 8 column 1 closes a bracket"),
+    ("#/**/if 0\n{\n#/**/endif\n}\n", "the branch before #endif at line 3"),
+    ("%:%: }\n", "'}' at line 1 column 6 closes a bracket"),        # the paste operator, no directive
+    ('#define HOSTSIM_TEXT R"(a\nb)"\n', "the raw string at line 1 column 22 in a directive is not closed"),
 ])
 def test_runtime_code_may_hold_directives_but_not_leave_its_place(tmp_path, text, why):
     """A runtime prelude is pasted into the vendor's own source file, so its macros are its
@@ -328,6 +377,42 @@ def test_a_runtime_condition_gxx_refuses_is_an_error_at_its_line(tmp_path, condi
     [error] = error_lines(result)
     assert error.startswith(f"{source}:{line}:1: error: --runtime: the condition of #if {why}"), error
     assert not (tmp_path / "ws").exists()
+
+
+def test_a_runtime_macro_is_read_as_gxx_reads_its_numbers(tmp_path):
+    """A runtime file's #define whose `1'é'` hid the } its body closes: an error at its line."""
+    macros = "#define GPL_STR(x) #x\n#define GPL_CLOSE GPL_STR(1'\u00e9') } //')\n"
+    source, line, result = _import_runtime(tmp_path, macros, "void syncDevice()")
+    [error] = error_lines(result)
+    assert error.startswith(f"{source}:{line + 1}:1: error: --runtime: ") and "the macro #define" in error, error
+    assert not (tmp_path / "ws").exists()
+
+
+def _helpers(count: int) -> str:
+    return "".join(f"static int gplHelper{i}(int x) {{ return x + {i}; }}\n" for i in range(count))
+
+
+def _fewest_seconds(*texts: str) -> list[float]:
+    """The fewest seconds problem() took on each of *texts*, read in turn three times over (so
+    that a busy moment of the machine slows each of them alike)."""
+    took = [float("inf")] * len(texts)
+    for _ in range(3):
+        for k, text in enumerate(texts):
+            start = time.perf_counter()
+            assert cpplex.problem(text, directives=True) is None
+            took[k] = min(took[k], time.perf_counter() - start)
+    return took
+
+
+BOUND = 8       # seconds: 240,000 helpers took about 14 s when each token was read on its own
+
+
+def test_a_large_runtime_file_is_read_in_linear_time():
+    """A runtime file of many one-line helpers (13 MB) is read many tokens at a time: four times
+    the text takes about four times as long, and well under BOUND seconds."""
+    small, large = _fewest_seconds(_helpers(60_000), _helpers(240_000))
+    assert large < 8 * small, (small, large)        # 16 times as long where it is quadratic
+    assert large < BOUND, large
 
 
 def test_a_runtime_file_ending_in_a_backslash_is_an_error_at_the_backslash(tmp_path):
