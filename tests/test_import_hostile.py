@@ -610,3 +610,28 @@ def test_a_glob_matches_what_cmake_matches(tmp_path: Path, pattern: str, sources
     built = _runtime(tmp_path)["build"]["sources"]
     assert [s for s in built if s not in ("deviceimpl.cpp", "communicatorimpl.cpp", "CudalikeGeneratorImpl.cpp")] \
         == sources, built
+
+
+@pytest.mark.parametrize("included, error", [
+    ("list(APPEND SRC_FILES ${CMAKE_CURRENT_SOURCE_DIR}/extra.cpp)\n",
+     "include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/more.cmake) runs a file that changes SRC_FILES, which decides what "
+     "DIPU compiles or links"),
+    (None, "include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/more.cmake) names no file of"),
+    ("set(MORE_FLAGS -O2)\nmessage(STATUS ${SRC_FILES})\n", None),      # its own variables: nothing DIPU builds
+])
+def test_an_included_cmake_file_that_changes_the_sources_is_an_error_at_the_include(tmp_path: Path, included, error):
+    """The import does not follow include(): the sources a local .cmake file appended or removed were ignored."""
+    from test_import_runtime import _cudalike, _import_folder
+
+    folder = _cudalike(tmp_path, cmake=(
+        _FIND_CUDA + "file(GLOB SRC_FILES *.cpp)\ninclude(${CMAKE_CURRENT_SOURCE_DIR}/cmake/more.cmake)\n"
+        "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n"))
+    if included is not None:
+        (folder / "cmake").mkdir()
+        (folder / "cmake" / "more.cmake").write_text(included)
+    result = _import_folder(tmp_path, folder)
+    if error is None:
+        assert result.exit_code == 0, result.output
+    else:
+        [line] = error_lines(result)
+        assert line.startswith(f"{folder / 'CMakeLists.txt'}:3:1: error: --runtime: {error}"), line

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from deeplink_gen import inputfile
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 
 _VAR = re.compile(r"\$\{(\w+)\}")
 _ENV = re.compile(r"\$ENV\{(\w+)\}")
@@ -36,11 +36,15 @@ _SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx")
 # nothing it carries: what DIPU's vendors use. Any other would be lost, and is refused.
 _FOLLOWED = frozenset({("list", "APPEND"), ("file", "GLOB")})
 _NO_EFFECT = frozenset({"message", "find_package", "find_library", "find_path", "find_program", "find_file",
-                        "include", "cmake_minimum_required", "option", "if", "elseif", "else", "endif"})
+                        "include", "cmake_minimum_required", "cmake_policy", "mark_as_advanced", "option", "if",
+                        "elseif", "else", "endif"})
+# The variable a command of an included file writes: set(X, unset(X, list(SUB X, file(GLOB X
+_WRITES = re.compile(r"\b(?:set|unset|list\s*\(\s*\w+|file\s*\(\s*\w+|aux_source_directory\s*\(\s*\S+)"
+                     r"\s*\(?\s*(\w+)", re.I)
 _SWITCHES = frozenset({"add_definitions", "add_compile_definitions"})
 # list() subcommands that only read (into a variable the import then knows nothing of, which is
-# refused where the sources or libraries use it).
-_LIST_READS = frozenset({"LENGTH", "GET", "FIND", "JOIN", "SUBLIST"})
+# refused where the sources or libraries use it), or change no list's items, only their order or repeats.
+_LIST_READS = frozenset({"LENGTH", "GET", "FIND", "JOIN", "SUBLIST", "SORT", "REMOVE_DUPLICATES"})
 _SOURCE_ITEM = re.compile(r"\.(?:cpp|cc|cxx)(?:;|$)")
 _LIBRARY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")       # build.toolkit.libraries holds these
 # The text one file's arguments and values come to, four times the largest file read: a list
@@ -452,6 +456,8 @@ class _Run:
         switch, which the import resolves in the code as for the newest SDK, with a warning."""
         name = command.name
         sub = command.args[0].text if command.args else ""
+        if name == "include":
+            self.refuse_include(command, sub)
         if name in _NO_EFFECT or name == "set" or (name, sub) in _FOLLOWED or (depth and name in _SWITCHES):
             return
         if name == "list" and sub in _LIST_READS:
@@ -464,6 +470,29 @@ class _Run:
             f"{shown} is not a command the import follows: the rendered CMakeLists.txt is made from the vendor "
             "file's build: section (its sources, hand-written files and libraries), so what it does to the build "
             f"would be lost;{hint}"))
+
+    def refuse_include(self, command: Command, name: str) -> None:
+        """An error at an include() of a file of the folder that sets what the import reads from this
+        one (the import does not follow include()), or of one that is not there (CMake stops)."""
+        written = re.sub(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/", "", name)
+        if not (written.endswith(".cmake") or "/" in written) or _REFERENCE.search(written):
+            return          # a module of CMake's module path (FindAscendToolKit), found where the SDK says
+        path = Path(written) if Path(written).is_absolute() else self.folder / written
+        optional = any(a.text == "OPTIONAL" for a in command.args[1:])
+        if not path.is_file():
+            if not optional:
+                raise _refusal(self.shown, command.line, (
+                    f"include({name}) names no file of {display_path(str(self.folder))}, so CMake would stop here: "
+                    "add the file, or remove the include()"))
+            return
+        text = inputfile.read(path, key="--runtime").decode("utf-8", "replace")
+        names = {"VENDOR_FILES", "DIPU_VENDOR_LIB", *self.local.values, *self.parent.values}
+        changed = sorted(names & set(_WRITES.findall(text)))
+        if changed:
+            raise _refusal(self.shown, command.line, (
+                f"include({name}) runs a file that changes {', '.join(changed)}, which decides what DIPU compiles "
+                "or links, and the import reads that from CMakeLists.txt alone (it does not follow include()): "
+                "set the sources and libraries in CMakeLists.txt"))
 
     def follow(self, command: Command, depth: int) -> None:
         args, unresolved = self.arguments(command)
