@@ -508,7 +508,15 @@ def test_keys_that_replace_a_merged_mapping_are_no_duplicates(tmp_path: Path):
         '- <<: *base\n'
         '  schema: "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"\n'
         '  interface: diopiSub(ctx, out, self, other, alpha)\n'
-        '  interface: diopiSub(ctx, out, self, other, alpha)\n')
+        '  interface: diopiSub(ctx, out, self, other, alpha)\n'
+        '- &mul\n'
+        '  schema: "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"\n'
+        '  custom_code_at_the_beginning: |\n'
+        '    TORCH_CHECK(self.dim() < 8, "no");\n'
+        '  interface: diopiMul(ctx, out, self, other)\n'
+        '- <<: [*mul, *base]\n'       # two merged mappings: the first listed wins, without a word
+        '  schema: "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"\n'
+        '  interface: diopiMaximum(ctx, out, self, other)\n')
     out = tmp_path / "o"
     result = run_cli("import-dipu", "--functions", str(ops), "--vendors", "camb", "--out", str(out))
     assert result.exit_code == 0, result.output
@@ -517,6 +525,7 @@ def test_keys_that_replace_a_merged_mapping_are_no_duplicates(tmp_path: Path):
     catalog = yaml.safe_load((out / "catalog" / "dipu.yaml").read_text())["ops"]
     assert catalog["sub.out"]["call"] == "diopiSub(ctx, out, self, other, alpha)"
     assert catalog["sub.out"]["code"] == catalog["add.out"]["code"]
+    assert catalog["maximum.out"]["code"] == catalog["mul.out"]["code"]
 
 
 @pytest.mark.parametrize("config, line, warns, convert", [

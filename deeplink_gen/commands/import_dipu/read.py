@@ -142,11 +142,16 @@ def read_functions(path: Path) -> list[Upstream]:
         if isinstance(node, yaml.MappingNode):
             # A merge (<<: *base) put the anchored mapping's pairs first, where they were written
             # before this entry: a key of the entry's own replaces one of them, and is no duplicate.
+            # Of several merged mappings (<<: [*a, *b]) the one that wins gives the key's line.
             own = {k.value for k, _ in node.value if k.start_mark.index >= node.start_mark.index}
             for k, v in node.value:
-                if k.value in own and k.start_mark.index < node.start_mark.index:
+                merged = k.start_mark.index < node.start_mark.index
+                if merged and k.value in own:
                     continue
-                key_lines.setdefault(k.value, []).append(k.start_mark.line + 1)
+                if merged:
+                    key_lines[k.value] = [k.start_mark.line + 1]
+                else:
+                    key_lines.setdefault(k.value, []).append(k.start_mark.line + 1)
                 if isinstance(v, yaml.ScalarNode):      # the last occurrence wins, as the value does
                     block = v.style == "|"
                     text_lines[k.value] = (v.start_mark.line + (2 if block else 1), block)
