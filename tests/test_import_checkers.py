@@ -55,3 +55,38 @@ def test_a_macro_a_checker_cannot_say_stays_cpp(tmp_path: Path, check: str, why:
     assert all(c["macro"] != "GPL_CALL" for c in checkers.values())
     assert any("the check macro GPL_CALL has no checker form" in line and why in line
                for line in warnings.splitlines()), warnings
+
+
+MACRO = """#define GPL_CALL(Expr)                                                  \\
+  {                                                                     \\
+    gplError_t ret = Expr;                                              \\
+    TORCH_CHECK(ret == gplSuccess, "gpl runtime call failed: ", #Expr,  \\
+                " returned ", ret, " (", gplGetErrorString(ret), ")");  \\
+  }"""
+
+
+@pytest.mark.parametrize("body, why", [
+    ("gplError_t ret = Expr; if (ret == gplErrorNotReady) { ret = Expr; } "
+     "TORCH_CHECK(ret == gplSuccess, #Expr);", "it tests its status ret more than once"),
+    ("gplError_t ret = Expr; TORCH_CHECK(ret == gplSuccess || ret == gplErrorNotReady, #Expr); "
+     "TORCH_CHECK(ret != gplErrorNotReady, #Expr);", "it tests its status ret more than once"),
+    ("gplError_t ret = Expr; if (ret != gplSuccess) { if (std::getenv(\"GPL_STRICT\") != nullptr) { "
+     "TORCH_CHECK(false, #Expr); } }", "a failure happens only under a further condition"),
+    ("gplError_t ret = Expr; if (ret != gplSuccess) { gplLogFailure(ret); "
+     "TORCH_CHECK(false, gplGetErrorString(ret)); }", "it calls gplLogFailure(...), which a checker would drop"),
+])
+def test_a_macro_that_does_more_than_check_stays_cpp(tmp_path: Path, body: str, why: str):
+    """A retry, a second check, a failure under a further condition and a logger call were each dropped
+    from the checker (the logger was even taken as its message function, which did not compile)."""
+    rt = shutil.copytree(GPULIKE, tmp_path / "rt")
+    api = rt / "vendorapi.h"
+    assert MACRO in api.read_text()
+    api.write_text(api.read_text().replace(MACRO, f"inline void gplLogFailure(gplError_t) {{}}\n"
+                                                  f"#define GPL_CALL(Expr) {{ {body} }}", 1))
+    result = run_cli("import-dipu", "--functions", str(FUNCTIONS), "--vendors", "gpulike", "--torch-version",
+                     DIPU_TORCH, "--runtime", f"gpulike={rt}", "--out", str(tmp_path / "ws"))
+    assert result.exit_code == 0, result.output
+    checkers = yaml.safe_load((tmp_path / "ws" / "vendors" / "gpulike.yaml").read_text())["runtime"]["checkers"]
+    assert all(c["macro"] != "GPL_CALL" for c in checkers.values())
+    assert any("the check macro GPL_CALL has no checker form" in line and why in line
+               for line in result.stderr.splitlines()), result.stderr

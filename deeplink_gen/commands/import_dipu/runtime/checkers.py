@@ -3,8 +3,9 @@ TORCH_CHECK(ret == OK, ...); }` and its do-while, if-throw and print-and-throw
 variants say everything a checker says: the status type, the success values,
 the function that turns a status into text, and what a failure does. A macro
 whose condition says more than its success values (ret != X in TORCH_CHECK, an
-|| getenv(...)), or whose failure does anything else (returns a status, aborts,
-exits), has no checker form and stays C++."""
+|| getenv(...)), that tests or changes its status again, fails only under a
+further condition, calls anything but a print, or whose failure does anything
+else (returns a status, aborts, exits), has no checker form and stays C++."""
 
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ def read_macro(file: SourceFile, item: Item) -> Macro:
     status, var = _strip(decl.group(1)), decl.group(2)
     if status == "auto":
         return Macro(name, file, item, None, "its status type is auto")
+    why = _more_than_a_check(body, var, decl.end())
+    if why is not None:
+        return Macro(name, file, item, None, why)
     success = _success_values(body, var)
     if success is None:
         return Macro(name, file, item, None, (
@@ -69,12 +73,62 @@ def read_macro(file: SourceFile, item: Item) -> Macro:
         on_failure = "print"
     entry: dict = {"macro": name, "status": status, "success": list(dict.fromkeys(success))}
     message = next((c for c in re.finditer(rf"((?:::)?[A-Za-z_]\w*)\s*\(\s*{var}\s*\)", body)
-                    if _strip(c.group(1)) not in _MESSAGE_FREE), None)
+                    if _strip(c.group(1)) not in _MESSAGE_FREE and not _is_statement(body, c)), None)
     if message is not None:
         entry["message_function"] = _strip(message.group(1))
     if on_failure != "torch_check":
         entry["on_failure"] = on_failure
     return Macro(name, file, item, entry)
+
+
+# A call standing as a statement of its own: `name(...);` after a `;`, `{` or `}`.
+_STATEMENT_CALL = re.compile(r"(?:^|[;{}])\s*((?:::)?[A-Za-z_][\w:]*)\s*\(")
+_PRINTS = frozenset(("printf", "fprintf", "fflush", "puts", "fputs", "TORCH_CHECK", "AT_ERROR", "TORCH_WARN",
+                     "TORCH_INTERNAL_ASSERT", "if", "while", "for", "switch", "return", "throw"))
+
+
+def _is_statement(body: str, call: re.Match) -> bool:
+    """Whether the call *call* found in *body* stands as a statement of its own (its value unused)."""
+    before = body[:call.start()].rstrip()
+    return (not before or before[-1] in ";{}") and body[call.end():].lstrip().startswith(";")
+
+
+def _more_than_a_check(body: str, var: str, after_decl: int) -> str | None:
+    """Why the macro whose status is *var* (declared before *after_decl* of *body*) does more than
+    a checker says, or None: it tests its status twice (a retry, a second check), changes it, fails
+    only under a further condition, or runs a function a checker would drop."""
+    rest = body[after_decl:]
+    tests = [m for m in re.finditer(r"\b(?:if|TORCH_CHECK|while)\s*\(", rest)
+             if re.search(rf"\b{var}\b", _first_argument(rest, m.end()))]
+    if len(tests) > 1:
+        return f"it tests its status {var} more than once (a retry or a second check), which a checker cannot say"
+    if re.search(rf"\b{var}\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", rest):
+        return f"it changes its status {var} after the call, which a checker cannot say"
+    for m in re.finditer(r"\bif\s*\(", rest):
+        if tests and m.start() == tests[0].start():
+            continue
+        close = _block_end(rest, m.end() + len(_first_argument(rest, m.end())) + 1)
+        if not re.match(r"\s*else\b", rest[close:]):
+            return "a failure happens only under a further condition (an if without else), which a checker cannot say"
+    for call in _STATEMENT_CALL.finditer(rest):
+        callee = _strip(call.group(1))
+        if callee not in _PRINTS and not callee.startswith("std::") and "<<" not in rest[call.start():call.end()]:
+            return f"it calls {callee}(...), which a checker would drop"
+    return None
+
+
+def _block_end(text: str, start: int) -> int:
+    """Past the statement or {...} block that begins at *start*."""
+    i = len(text) - len(text[start:].lstrip())
+    if text.startswith("{", i):
+        depth = 0
+        for j in range(i, len(text)):
+            depth += (text[j] == "{") - (text[j] == "}")
+            if depth == 0:
+                return j + 1
+        return len(text)
+    end = text.find(";", i)
+    return len(text) if end < 0 else end + 1
 
 
 _VALUE = r"\(?\s*(?:::)?[A-Za-z_]\w*(?:::\w+)*\s*\)?"
