@@ -165,6 +165,11 @@ class _Group:
     start: int              # where its #if is
     depth: int              # the brackets open before it
     low: int                # the fewest open in its current branch so far
+    # Whether the preprocessor reads the branch the group is in, has taken one of its branches
+    # so far, and reads its current branch: True or False for sure, None where a macro decides.
+    outer: bool | None
+    taken: bool | None
+    read: bool | None
     had_else: bool = False
 
 
@@ -406,32 +411,56 @@ class _Reader:
         if kind is None:
             return i, self.fault(start, shown, "would change the code around the text: only "
                                  "#if/#ifdef/#ifndef/#elif/#else/#endif groups may be pasted")
-        line_end = s.find("\n", name_end)
-        rest = s[name_end:line_end if line_end >= 0 else len(s)].strip()
-        if name != "else" and name != "endif" and not rest:
-            return i, self.fault(start, f"#{name}", f"has no {'name' if 'def' in name else 'condition'}")
         if kind != "open":
-            if not self.groups:
-                return i, self.fault(start, f"#{name}", "has no #if")
-            group = self.groups[-1]
-            if len(self.stack) != group.depth or group.low < group.depth:
-                return i, self.fault(start, f"the branch before #{name}", "does not close the brackets it opens, "
-                                     "or closes brackets opened before its #if")
-            if group.had_else and kind == "else":
-                return i, self.fault(start, f"#{name}", "comes after the group's #else")
-            group.low, group.had_else = group.depth, group.had_else or name == "else"
-            if kind == "close":
-                self.groups.pop()
-                if self.groups:         # the closed group's branches are part of the enclosing branch
-                    self.groups[-1].low = min(self.groups[-1].low, group.low)
-        else:
-            self.groups.append(_Group(start, len(self.stack), len(self.stack)))
+            why = self._branch_end(start, name)
+            if why is not None:
+                return i, why
         end, why = self._line_end(name_end, "condition" if name in ("if", "elif") else "line")
-        if why is None and name not in ("else", "endif"):
-            wrong = condition_problem(s[name_end:end], "def" not in name)
-            if wrong is not None:
-                why = self.fault(start, f"the condition of #{name}", wrong)
+        if why is None:
+            why = self._condition(start, name, s[name_end:end])
         return end, why
+
+    def _branch_end(self, start: int, name: str) -> Problem | None:
+        """The branch before the #elif, #else or #endif at *start* ended, or why it cannot be."""
+        if not self.groups:
+            return self.fault(start, f"#{name}", "has no #if")
+        group = self.groups[-1]
+        if len(self.stack) != group.depth or group.low < group.depth:
+            return self.fault(start, f"the branch before #{name}", "does not close the brackets it opens, "
+                              "or closes brackets opened before its #if")
+        if group.had_else and name != "endif":
+            return self.fault(start, f"#{name}", "comes after the group's #else")
+        group.low, group.had_else = group.depth, group.had_else or name == "else"
+        if name == "endif":
+            self.groups.pop()
+            if self.groups:         # the closed group's branches are part of the enclosing branch
+                self.groups[-1].low = min(self.groups[-1].low, group.low)
+        return None
+
+    def _condition(self, start: int, name: str, rest: str) -> Problem | None:
+        """The conditional directive *name* at *start*, whose line's *rest* follows its name,
+        taken into its group; its condition is checked where the preprocessor may read it: not
+        in a group it skips, nor in an #elif after a branch it took, which it never reads."""
+        if name == "endif":
+            return None
+        if name in ("if", "ifdef", "ifndef"):
+            outer = self.groups[-1].read if self.groups else True
+            self.groups.append(_Group(start, len(self.stack), len(self.stack), outer, False, False))
+        group = self.groups[-1]
+        if name == "else":
+            holds = _not(group.taken)
+        elif group.outer is False or group.taken is True:
+            holds = False
+        elif not rest.strip():
+            return self.fault(start, f"#{name}", f"has no {'name' if 'def' in name else 'condition'}")
+        else:
+            verdict = condition_verdict(rest, "def" not in name)
+            if verdict.problem is not None:
+                return self.fault(start, f"the condition of #{name}", verdict.problem)
+            holds = verdict.holds
+        group.read = _and(group.outer, _and(_not(group.taken), holds))
+        group.taken = _not(_and(_not(group.taken), _not(holds)))
+        return None
 
     def _line_end(self, i: int, kind: str) -> tuple[int, Problem | None]:
         """Past the rest of a directive's line of *kind* ("line", "condition" or "include"): its
@@ -540,14 +569,28 @@ _BITS = 64
 _HAS_OPERATORS = {"__has_include": "a header name", "__has_include_next": "a header name",
                   "__has_cpp_attribute": "an attribute name", "__has_c_attribute": "an attribute name",
                   "__has_attribute": "an attribute name", "__has_builtin": "a name"}
+# The alternative tokens of C++ for the operators a condition may hold, read as those operators.
+_ALTERNATIVE_OPERATORS = {"and": "&&", "or": "||", "not": "!", "bitand": "&", "bitor": "|", "xor": "^",
+                          "compl": "~", "not_eq": "!="}
+# Every name C++ makes an operator: none of them may be a macro's name.
+_NAMED_OPERATORS = frozenset(_ALTERNATIVE_OPERATORS) | {"and_eq", "or_eq", "xor_eq"}
 # C++ operators the preprocessor does not have: it reads each as a name (0), then refuses the ( after it.
 _NOT_PREPROCESSOR = frozenset({"sizeof", "alignof", "decltype", "noexcept", "typeid"})
 
 
-def condition_problem(text: str, expression: bool) -> str | None:
-    """Why *text*, the rest of a #if/#elif line (*expression*) or of an #ifdef/#ifndef line,
-    is not what the preprocessor takes there (a phrase), or None. A name followed by
-    parentheses is a macro's call, whose arguments are the macro's business."""
+@dataclass(frozen=True)
+class _Verdict:
+    """What the preprocessor makes of a condition: why it refuses it (a phrase), or else
+    whether it holds (None where a name decides)."""
+
+    problem: str | None
+    holds: bool | None = None
+
+
+def condition_verdict(text: str, expression: bool) -> _Verdict:
+    """What the preprocessor makes of *text*, the rest of a #if/#elif line (*expression*) or of
+    an #ifdef/#ifndef line. A name followed by parentheses is a macro's call, whose arguments
+    are the macro's business."""
     tokens: list[str] = []
     i = 0
     while i < len(text):
@@ -555,9 +598,27 @@ def condition_problem(text: str, expression: bool) -> str | None:
         if m.group("t"):
             tokens.append(m.group("t"))
         i = m.end()
-    if not expression:
-        return None if len(tokens) == 1 and _is_name(tokens[0]) else "is not one macro name"
-    return _Condition(tokens).problem()
+    if expression:
+        return _Condition([_ALTERNATIVE_OPERATORS.get(t, t) for t in tokens]).verdict()
+    if not tokens or not _is_name(tokens[0]):
+        return _Verdict("does not start with a macro name")
+    if tokens[0] in _NAMED_OPERATORS:       # g++ only warns of tokens after the name
+        return _Verdict(f"names {tokens[0]!r}, which is an operator in C++ and cannot be a macro name")
+    return _Verdict(None)
+
+
+def condition_problem(text: str, expression: bool) -> str | None:
+    """Why the preprocessor refuses the condition *text* (see condition_verdict), or None."""
+    return condition_verdict(text, expression).problem
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    """a and b, where None is not known."""
+    return False if a is False or b is False else None if a is None or b is None else True
+
+
+def _not(a: bool | None) -> bool | None:
+    return None if a is None else not a
 
 
 @dataclass(frozen=True)
@@ -585,13 +646,15 @@ class _Condition:
     def _peek(self) -> str | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def problem(self) -> str | None:
+    def verdict(self) -> _Verdict:
         try:
-            self._expression()
+            value = self._expression()
         except ValueError as exc:
-            return str(exc)
+            return _Verdict(str(exc))
         token = self._peek()
-        return None if token is None else f"has {token!r} where an operator or the line's end belongs"
+        if token is not None:
+            return _Verdict(f"has {token!r} where an operator or the line's end belongs")
+        return _Verdict(None, None if value is None else value.value != 0)
 
     def _expect(self, token: str, why: str) -> None:
         """Past *token*, which must come next (else ValueError(*why*))."""
@@ -600,23 +663,31 @@ class _Condition:
         self.i += 1
 
     def _expression(self) -> _Number | None:
+        """Conditional expressions joined by commas, each computed: the last one's value."""
+        value = self._conditional()
+        while self._peek() == ",":
+            self.i += 1
+            value = self._conditional()
+        return value
+
+    def _conditional(self) -> _Number | None:
         self.depth += 1
         if self.depth > _MAX_NESTING:
             raise ValueError(f"is nested more than {_MAX_NESTING} deep")
         value = self._binary()
         if self._peek() == "?":
             self.i += 1
-            yes = self._maybe_skipped(value is None or value.value == 0)
+            yes = self._maybe_skipped(value is None or value.value == 0, self._expression)
             self._expect(":", "has a ? without its :")
-            no = self._maybe_skipped(value is None or value.value != 0)
+            no = self._maybe_skipped(value is None or value.value != 0, self._conditional)
             value = _chosen(value, yes, no)
         self.depth -= 1
         return value
 
-    def _maybe_skipped(self, unsure: bool) -> _Number | None:
-        """The expression next, which the preprocessor may skip when *unsure*."""
+    def _maybe_skipped(self, unsure: bool, read) -> _Number | None:
+        """The expression next, read by *read*, which the preprocessor may skip when *unsure*."""
         self.unsure += unsure
-        value = self._expression()
+        value = read()
         self.unsure -= unsure
         return value
 
@@ -647,6 +718,8 @@ class _Condition:
             if not self.unsure:
                 raise ValueError(f"divides by zero (the divisor of '{op}' is 0), which the preprocessor refuses")
             values.append(left)
+        elif left is not None and op in ("&&", "||") and (left.value != 0) == (op == "||"):
+            values.append(_Number(int(op == "||")))     # the right operand is never computed
         else:
             values.append(None if left is None or right is None else _binary_value(op, left, right))
 
@@ -665,13 +738,17 @@ class _Condition:
             self._expect(")", "has a ( without its )")
         elif token == "defined":
             self._defined()
-        elif _is_name(token):
+        elif token in ("true", "false"):        # C++ keywords, not names, in a condition too
+            value = _Number(int(token == "true"))
+        elif token.endswith("'"):         # before names: a literal's prefix is a name's start
+            value = _character(token)
+        elif _is_name(token) and not token.endswith('"'):
             self._name(token)
         elif token[0] in _DIGITS or token[0] == ".":
             if not _INTEGER.fullmatch(token):
                 raise ValueError(f"has {token!r}, which is no integer constant (a condition computes in integers)")
             value = _integer(token)
-        elif not token.endswith("'"):       # a character's value is the compiler's: not known here
+        else:
             raise ValueError(f"has {token!r} where an operand belongs")
         for op in reversed(unary):
             value = _unary_value(op, value)
@@ -690,7 +767,10 @@ class _Condition:
     def _name(self, token: str) -> None:
         """Past a name and the arguments of its call, if it is one."""
         call = self._peek() == "("
-        if token in _HAS_OPERATORS and (not call or self.tokens[self.i + 1:self.i + 2] == [")"]):
+        if token in _NAMED_OPERATORS:       # and_eq, or_eq, xor_eq: the assignments &=, |=, ^=
+            raise ValueError(f"has {token!r}, an assignment operator, which the preprocessor does not take")
+        operand = self.tokens[self.i + 1] if call and self.i + 1 < len(self.tokens) else None
+        if token in _HAS_OPERATORS and not _has_operand(token, operand):
             raise ValueError(f"has {token} without {_HAS_OPERATORS[token]} in parentheses after it, "
                              "which the preprocessor requires")
         if token in _NOT_PREPROCESSOR and call:
@@ -707,16 +787,52 @@ class _Condition:
                 raise ValueError(f"has a call of {token} without its )")
 
 
-def _integer(token: str) -> _Number | None:
-    """The value of an integer literal; None for one too large for uintmax_t (g++ cuts it)."""
+def _has_operand(operator_name: str, first: str | None) -> bool:
+    """Whether *first*, the first token in the parentheses after *operator_name*, is one it
+    takes: a name (a macro's, where a header name belongs), or a header name's start."""
+    if first is None:
+        return False
+    return _is_name(first) or (operator_name in _HAS_INCLUDE and (first == "<" or first.startswith('"')))
+
+
+def _integer(token: str) -> _Number:
+    """The value of an integer literal. One too large for uintmax_t g++ cuts to its low bits
+    (with a warning), of the type its suffix says; one beyond intmax_t is unsigned, as one
+    with a u is."""
     written = token.rstrip("uUlLzZ")
     digits = written.replace("'", "")
     base = 16 if digits[:2] in ("0x", "0X") else 2 if digits[:2] in ("0b", "0B") else 8 if digits[0] == "0" else 10
     value = int(digits, base)
-    if value >> _BITS:
-        return None
-    # One beyond intmax_t is unsigned, as one with a u is.
-    return _Number(value, "u" in token[len(written):].lower() or value >> (_BITS - 1) == 1)
+    suffixed = "u" in token[len(written):].lower()
+    return _wrapped(value, suffixed or (not value >> _BITS and value >> (_BITS - 1) == 1))
+
+
+# The simple escapes of a character literal, by the letter after the backslash.
+_ESCAPES = {"'": 39, '"': 34, "?": 63, "\\": 92, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+# A character of a literal's body: a simple, octal or hexadecimal escape (its letters or digits
+# the group), a universal character name (or another escape), or a character.
+_CHARACTER = re.compile(rf"\\([0-7]{{1,3}}|x[0-9A-Fa-f]+|['\"?\\abfnrtv])|{_UCN}|\\.|.", re.S)
+
+
+def _character(token: str) -> _Number | None:
+    """The value of a character literal where it is known: one character below 128 (the
+    same whatever the signedness of char); u and U literals are unsigned. More than one
+    character in a u8, u or U literal g++ refuses."""
+    prefix, body = token[:token.index("'")], token[token.index("'") + 1:-1]
+    chars = list(_CHARACTER.finditer(body))
+    if len(chars) > 1 and prefix in ("u8", "u", "U"):
+        raise ValueError(f"has a {prefix} character literal of more than one character, which the "
+                         "preprocessor refuses for its type")
+    if len(chars) > 1 or (chars[0].group().startswith("\\") and chars[0].group(1) is None):
+        return None             # the compiler's own value: of several characters, or a universal character
+    escape = chars[0].group(1)
+    if escape is None:
+        value = ord(chars[0].group())
+    elif escape in _ESCAPES:
+        value = _ESCAPES[escape]
+    else:
+        value = int(escape[1:], 16) if escape[0] == "x" else int(escape, 8)
+    return _Number(value, prefix in ("u", "U")) if value < 128 else None
 
 
 def _wrapped(value: int, unsigned: bool) -> _Number:
