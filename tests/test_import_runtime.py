@@ -517,3 +517,247 @@ def test_an_include_inside_a_block_the_import_cannot_keep_there_is_refused_at_it
     folder = _cudalike(tmp_path, edits)
     (folder / "part.inc").write_text("static int partHelper() { return 3; }\n")
     assert why in _refused_at(tmp_path, folder, name, needle)
+
+
+# ---------------------------------------------------------------- C++ the reader must take as the compiler does
+
+def test_a_raw_string_holding_a_quote_and_a_brace_is_one_literal(tmp_path):
+    """The mask knew no raw strings: the `"` inside one opened a literal the rest of the line, so its `}`
+    ended the body, and the functions after it were lost (or the import stopped with its own '(a bug)')."""
+    from deeplink_gen.commands.import_dipu.runtime.cxx import mask
+
+    assert mask('f(R"x(")})x", u8R"(a)")') == 'f(R"xxxxxxx", u8R"xxx")'
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, (
+        'void syncDevice() {\n  CUDALIKE_CHECK(cudaDeviceSynchronize());\n  const char* why = R"x(")}{)x";\n'
+        "  (void)why;\n}"))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    functions = _device_section(tmp_path)["functions"]
+    assert 'R"x(")}{)x"' in functions["syncDevice"]["custom"]
+    assert functions["getDriverVersion"] == "cudaDriverGetVersion({version})"     # defined after it
+    assert "unsupported" not in functions.values()
+
+
+def test_a_function_written_with_digraphs_is_read(tmp_path):
+    """`<% %>` were no braces to the reader: syncDevice was misread into the next definition's head."""
+    from deeplink_gen.commands.import_dipu.runtime.cxx import mask
+
+    assert mask("a<:1:> = std::vector<::x>(); %:define Q <%%>") == "a [1]  = std::vector<::x>(); # define Q  {} "
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [
+        (SYNC, "void syncDevice() <% CUDALIKE_CHECK(cudaDeviceSynchronize()); %>"),
+        ("#include <cuda_runtime.h>", "%:include <cuda_runtime.h>\n%:include <vector>")]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert device["functions"]["syncDevice"] == "cudaDeviceSynchronize()"
+    assert "vector" in device["includes"]
+
+
+# ---------------------------------------------------------------- macros and what the rendered file moves
+
+VERSION = "void getRuntimeVersion(int* out) { CUDALIKE_CHECK(cudaRuntimeGetVersion(out)); }"
+SCALED_VERSION = "void getRuntimeVersion(int* out) { CUDALIKE_CHECK(cudaRuntimeGetVersion(out)); *out *= SCALE; }"
+
+
+@pytest.mark.parametrize("edits, needle, why", [
+    ([(VERSION, "#define SCALE 1000\n" + SCALED_VERSION + "\n#undef SCALE\n#define SCALE 7")], "#define SCALE 7",
+     "SCALE is defined again here, otherwise than at line "),
+    ([(VERSION, "#define SCALE 1000\n" + SCALED_VERSION + "\n#undef SCALE")], "#undef SCALE",
+     "`#undef SCALE` here would reach getRuntimeVersion ("),
+    ([(VERSION, "constexpr int SCALE = 1;\n" + SCALED_VERSION + "\n#define SCALE 1000")], "#define SCALE 1000",
+     "this definition of SCALE would reach getRuntimeVersion ("),
+    ([(VERSION, VERSION + "\n#undef CUDALIKE_CHECK")], "#undef CUDALIKE_CHECK", "CUDALIKE_CHECK is a check macro"),
+    ([("#include <cuda_runtime.h>", "#define CUDALIKE_FEATURE 1\n#include <cuda_runtime.h>")],
+     "#include <cuda_runtime.h>", "#include <cuda_runtime.h> comes after `#define CUDALIKE_FEATURE` (line 2)"),
+], ids=["redefined-after-undef", "undefined-after-use", "defined-after-use", "check-macro-undefined",
+        "include-after-define"])
+def test_a_macro_change_the_rendered_file_would_move_before_a_use_is_refused_at_its_line(tmp_path, edits, needle, why):
+    """The rendered file writes the vendor's #define and #undef before all of DIPU's functions, and its
+    #includes above them: the #undef was dropped (the macro stayed defined), a function saw a definition
+    made after it, a header did not see one made before it."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": edits})
+    assert why in _refused_at(tmp_path, folder, "deviceimpl.cpp", needle)
+
+
+def test_an_undef_no_function_before_it_needs_is_carried_in_place(tmp_path):
+    """It was dropped, silently: its macro then stayed defined for the code after it."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, (
+        "#define STEP 3\nstatic int step() { return STEP; }\n#undef STEP\n#pragma GCC diagnostic push\n"
+        "#pragma GCC diagnostic pop\n" + SYNC))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    prelude = _device_section(tmp_path)["prelude"]
+    assert re.search(r"#define STEP 3\s+static int step\(\) \{ return STEP; \}\s+#undef STEP\s+"
+                     r"#pragma GCC diagnostic push\s+#pragma GCC diagnostic pop", prelude), prelude
+
+
+# ---------------------------------------------------------------- includes
+
+def test_a_quoted_include_of_a_header_on_the_include_path_is_kept(tmp_path):
+    """A quoted include the folder does not hold (an SDK's header, DIPU's) was dropped, silently."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [("#include <cuda_runtime.h>", (
+        '#include <cuda_runtime.h>\n#include "cuda_profiler_api.h"\n#include "csrc_dipu/runtime/core/DIPUStream.h"\n'
+        '#include "csrc_dipu/runtime/device/basedef.h"'))]})
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    includes = _device_section(tmp_path)["includes"]
+    assert "cuda_profiler_api.h" in includes and "csrc_dipu/runtime/core/DIPUStream.h" in includes
+    assert "csrc_dipu/runtime/device/basedef.h" not in includes      # deviceapis.h, which it includes anyway
+
+
+@pytest.mark.parametrize("how", ["by-dot-dot", "by-link", "from-a-header"])
+def test_a_header_outside_the_runtime_folder_is_refused_at_its_include(tmp_path, how):
+    """`#include "../x.h"` was read from outside the folder and pasted into the vendor file (and a file
+    such as ../../etc/os-release vanished); reached by a link, it was refused at the link, not the line."""
+    folder = _cudalike(tmp_path)
+    (tmp_path / "outside.h").write_text("static int outsideHelper() { return 1; }\n")
+    name = {"by-dot-dot": "../outside.h", "by-link": "linked.h", "from-a-header": "inner.h"}[how]
+    (folder / "linked.h").symlink_to(tmp_path / "outside.h")
+    (folder / "inner.h").write_text('#pragma once\n#include "../outside.h"\n')
+    edit_file = folder / "deviceimpl.cpp"
+    edit_file.write_text(edit_file.read_text().replace("#include <cuda_runtime.h>",
+                                                       f'#include <cuda_runtime.h>\n#include "{name}"'))
+    at, needle = ("inner.h", '"../outside.h"') if how == "from-a-header" else ("deviceimpl.cpp", f'"{name}"')
+    error = _refused_at(tmp_path, folder, at, needle)
+    assert f'includes "{"../outside.h" if how == "from-a-header" else name}" (' in error
+    assert "a file outside the runtime folder" in error
+
+
+def test_a_quoted_include_by_a_path_the_vendor_file_cannot_list_is_refused_at_its_line(tmp_path):
+    """It went into runtime.device.includes, and the import stopped with its own '(a bug)' error."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [("#include <cuda_runtime.h>",
+                                                       '#include <cuda_runtime.h>\n#include "../nowhere/x.h"')]})
+    error = _refused_at(tmp_path, folder, "deviceimpl.cpp", "nowhere")
+    assert 'names a header that is no file of the runtime folder, by a path the vendor file cannot list' in error
+
+
+def test_dipus_own_header_reached_by_dot_dot_is_included_by_its_path(tmp_path):
+    """In a DIPU checkout, ../../runtime/... is DIPU's header, on DIPU's include path: included as such."""
+    folder = tmp_path / "torch_dipu" / "csrc_dipu" / "vendor" / "cudalike"
+    shutil.copytree(CUDALIKE, folder)
+    core = tmp_path / "torch_dipu" / "csrc_dipu" / "runtime" / "core"
+    core.mkdir(parents=True)
+    (core / "DIPUStream.h").write_text("#pragma once\nnamespace dipu { int dipuStreamHelper(); }\n")
+    edit_file = folder / "deviceimpl.cpp"
+    edit_file.write_text(edit_file.read_text().replace(
+        "#include <cuda_runtime.h>", '#include <cuda_runtime.h>\n#include "../../runtime/core/DIPUStream.h"'))
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    device = _device_section(tmp_path)
+    assert "csrc_dipu/runtime/core/DIPUStream.h" in device["includes"]
+    assert "dipuStreamHelper" not in device.get("prelude", "")
+
+
+# ---------------------------------------------------------------- where the vendor's own code goes
+
+HELPERS = (
+    "template <typename T, int N = 2>\nstatic T scaled(T v) { return v * N / N; }\n"
+    "static bool operator<(const Version& a, const Version& b) { return a.major < b.major; }\n"
+    '#include "scale.inc"\n'
+    "void syncDevice() {\n  CUDALIKE_CHECK(cudaDeviceSynchronize());\n"
+    "  (void)scaledTwice(cudalikeCHelper());\n  (void)(Version{1, 0} < Version{0, 1});\n}")
+GLOBAL_HELPERS = ("static int cudalikeScale() { return 1000; }\nnamespace {\nstruct Version { int major; int minor; };\n}\n"
+                  'extern "C" int cudalikeCHelper(void);\n\nnamespace dipu {')
+
+
+def test_helpers_are_carried_in_the_order_the_compiler_reads_them_and_compile(tmp_path):
+    """A local header's code went before the code of the file including it (here, before `scaled`, which
+    it uses), and a header a header includes was not read at all (its #include dropped). A template with
+    a default argument and an operator overload are helpers; code of the global scope with internal or C
+    linkage means the same inside namespace dipu::devapis."""
+    from helpers import compile_runtime_objects
+
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, HELPERS), ("namespace dipu {", GLOBAL_HELPERS)]})
+    (folder / "scale.inc").write_text('#include "level.inc"\n'
+                                      "static int scaledTwice(int v) { return scaled(v) * cudalikeScale() + level(); }\n")
+    (folder / "level.inc").write_text("static int level() { return 1; }\n")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    prelude = _device_section(tmp_path)["prelude"]
+    assert prelude.index("static T scaled(T v)") < prelude.index("static int level()") \
+        < prelude.index("static int scaledTwice")
+    assert run_cli("render", "--all", cwd=tmp_path / "ws").exit_code == 0
+    generated = tmp_path / "ws" / "generated"
+    [(_, built)] = compile_runtime_objects(generated, "cudalike", tmp_path / "objects", ("deviceimpl.cpp",),
+                                           ["-Werror=return-type"]).items()
+    assert built.returncode == 0, built.stderr[-4000:]
+
+
+@pytest.mark.parametrize("written, needle, why", [
+    ("}  // namespace dipu\n\nint cudalikeHelper() { return 1; }", "int cudalikeHelper() {",
+     "cudalikeHelper is defined at the global scope, outside namespace dipu::devapis"),
+    ("}  // namespace dipu\n\nnamespace dipu {\nnamespace native {\nvoid copyInfo(void* p) { (void)p; }\n}\n}",
+     "void copyInfo", "copyInfo is defined in namespace dipu::native, outside namespace dipu::devapis"),
+    ("}  // namespace dipu\n\nint dipu::devapis::cudalikeHelper() { return 1; }", "int dipu::devapis::",
+     "dipu::devapis::cudalikeHelper is defined by its qualified name at the global scope"),
+    ("}  // namespace dipu\n\nint cudalikeCounter = 0;", "int cudalikeCounter",
+     "this declaration sits at the global scope"),
+], ids=["global-function", "other-namespace", "qualified-helper", "global-variable"])
+def test_code_outside_dipu_devapis_that_would_mean_otherwise_inside_it_is_refused_at_its_line(tmp_path, written,
+                                                                                             needle, why):
+    """The prelude is pasted inside namespace dipu::devapis: such code was carried there, as
+    dipu::devapis::dipu::native::copyInfo (so the function other files call stayed undefined), or as a
+    qualified definition that does not compile there."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [
+        ("}  // namespace dipu", written), (SYNC, "int cudalikeHelper();\n" + SYNC)]})
+    assert why in _refused_at(tmp_path, folder, "deviceimpl.cpp", needle)
+
+
+def test_reading_a_runtime_file_of_megabytes_takes_seconds():
+    """60,000 one-line helpers (3 MB): the reader scanned its text a character at a time in Python."""
+    import time
+
+    from deeplink_gen.commands.import_dipu.runtime.cxx import Config, read
+
+    text = "namespace dipu {\nnamespace devapis {\n" + "".join(
+        f"static int helper{i}(int x) {{ return x + {i}; }}  // {i}\n" for i in range(60_000)) + "}\n}\n"
+    start = time.process_time()
+    file = read("deviceimpl.cpp", text, Config())
+    took = time.process_time() - start
+    assert len(file.functions()) == 60_000 and file.functions()[-1].line == 60_002
+    assert took < 5, took
+
+
+FAST = "#ifdef USE_CUDALIKE_FAST\nstatic int pace() { return 2; }\n#else\nstatic int pace() { return 1; }\n#endif\n"
+
+
+def test_each_file_and_header_is_read_with_the_macros_defined_before_it(tmp_path):
+    """One configuration served every file, and headers were read after all the files: a #define of
+    another compiled file, or one after the #include, decided the #if of a file and of a header."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [(SYNC, (
+        '#include "fast.inc"\n#define USE_CUDALIKE_FAST 1\n'
+        "void syncDevice() {\n  CUDALIKE_CHECK(cudaDeviceSynchronize());\n  (void)pace();\n}\n"
+        "#undef USE_CUDALIKE_FAST\n#ifdef USE_CUDALIKE_HOST\nvoid syncDevice2() {}\n#endif"))],
+        "CudalikeCopyInplace.cpp": [("#include", "#define USE_CUDALIKE_HOST 1\n#include")]})
+    (folder / "fast.inc").write_text(FAST)
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    prelude = _device_section(tmp_path)["prelude"]
+    assert "return 1;" in prelude and "return 2;" not in prelude and "syncDevice2" not in prelude
+
+
+def test_a_header_two_files_read_otherwise_is_refused_at_the_second_include(tmp_path):
+    folder = _cudalike(tmp_path, {
+        "deviceimpl.cpp": [("#include <cuda_runtime.h>", '#include <cuda_runtime.h>\n#include "fast.inc"')],
+        "communicatorimpl.cpp": [("#include <nccl.h>", '#include <nccl.h>\n#define USE_CUDALIKE_FAST 1\n'
+                                                       '#include "fast.inc"')]})
+    (folder / "fast.inc").write_text(FAST)
+    first, second = ("communicatorimpl.cpp", "deviceimpl.cpp")
+    error = _refused_at(tmp_path, folder, second, '#include "fast.inc"')
+    assert f'includes "fast.inc", whose #if decide otherwise here than where {folder / first}:' in error
+
+
+def test_an_include_next_is_refused_at_its_line(tmp_path):
+    """It was carried into the prelude, inside namespace dipu::devapis, where it includes the header."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [("#include <cuda_runtime.h>",
+                                                       "#include <cuda_runtime.h>\n#include_next <vector>")]})
+    assert "#include_next includes a file where the import reads only #include" in \
+        _refused_at(tmp_path, folder, "deviceimpl.cpp", "#include_next")
+
+
+def test_an_include_of_a_compiled_source_is_refused_at_its_line(tmp_path):
+    """Its #include was dropped, silently, with the code it pasted there."""
+    folder = _cudalike(tmp_path, {"deviceimpl.cpp": [("#include <cuda_runtime.h>",
+                                                       '#include <cuda_runtime.h>\n#include "CudalikeCopyInplace.cpp"')]})
+    assert 'includes "CudalikeCopyInplace.cpp", a file DIPU\'s CMake also compiles on its own' in \
+        _refused_at(tmp_path, folder, "deviceimpl.cpp", "CudalikeCopyInplace.cpp")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from enum import Enum
@@ -29,46 +30,64 @@ _NOT_CALLS = frozenset((
 ))
 
 
+# What the mask looks at: a comment, a literal's opening (a raw string with its prefix), a digraph.
+_LEXEME = re.compile(r'//|/\*|(?<![\w])(?:u8|[uUL])?R"|["\']|<%|%>|<:|:>|%:')
+_LINE_COMMENT = re.compile(r"//(?:[^\n]*\\[ \t]*\n)*[^\n]*")    # a backslash ending its line continues it
+_QUOTED = {c: re.compile(rf"(?:[^{c}\\\n]|\\[\s\S])*") for c in "\"'"}
+_RAW_DELIMITER = re.compile(r'[^\s()\\"]{0,16}\(')
+# Each digraph as the punctuator it spells, padded to its length: an opening bracket last and a
+# closing one first, so the text between a pair holds neither digraph.
+_DIGRAPHS = {"<%": " {", "%>": "} ", "<:": " [", ":>": "] ", "%:": "# ", "%:%:": "##  "}
+_NOT_SPACE = re.compile(r"[^\n]")
+
+
 def mask(text: str) -> str:
-    """*text* with comments blanked (newlines kept) and the contents of string and
-    character literals replaced by 'x': same length, same lines."""
-    out = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            # a line ending in a backslash continues the comment onto the next (translation phase 2)
-            j = i
-            while True:
-                j = text.find("\n", j)
-                if j < 0:
-                    j = n
-                    break
-                k = j          # the line's last character but spaces and tabs, read back from its end
-                while k > i and text[k - 1] in " \t":
-                    k -= 1
-                if text[k - 1] != "\\":
-                    break
-                j += 1
-            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
-            i = j
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
-            i = j
-        elif c == "'" and _in_number(text, i):
-            i += 1              # a digit separator (1'000, 0xFF'FF), no character literal
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
+    """*text* with comments blanked (newlines kept), the contents of string and character literals
+    (raw strings too) replaced by 'x', and digraphs spelled as the punctuators they are (`<%` as ` {`):
+    same length, same lines."""
+    out: list[str] = []
+    done = at = 0
+    while (m := _LEXEME.search(text, at)) is not None:
+        start, lexeme = m.start(), m.group()
+        if lexeme == "//":
+            end = _LINE_COMMENT.match(text, start).end()
+            masked = _NOT_SPACE.sub(" ", text[start:end])
+        elif lexeme == "/*":
+            close = text.find("*/", start + 2)
+            end = len(text) if close < 0 else close + 2
+            masked = _NOT_SPACE.sub(" ", text[start:end])
+        elif lexeme.endswith('R"') and (raw := _raw_end(text, m.end())) is not None:
+            end, closed = raw
+            masked = lexeme + _NOT_SPACE.sub("x", text[m.end():end - closed]) + '"' * closed
+        elif lexeme in "\"'" or lexeme.endswith('"'):
+            quote = m.end() - 1
+            if lexeme == "'" and _in_number(text, start):
+                at = start + 1          # a digit separator (1'000, 0xFF'FF), no character literal
+                continue
+            close = _QUOTED[text[quote]].match(text, quote + 1).end()
             # a backslash-newline inside a literal continues it: its newline stays, so lines keep their numbers
-            out[i + 1:min(j, n)] = ["\n" if ch == "\n" else "x" for ch in text[i + 1:min(j, n)]]
-            i = j + 1
+            end = min(close + 1, len(text))
+            masked = text[start:quote + 1] + _NOT_SPACE.sub("x", text[quote + 1:close]) + text[close:end]
+        elif lexeme == "<:" and text.startswith("::", start + 1) and text[start + 3:start + 4] not in (":", ">"):
+            at = start + 1              # `<::` not followed by `:` or `>` is `<` then `::`
+            continue
         else:
-            i += 1
+            lexeme = "%:%:" if text.startswith("%:%:", start) else lexeme
+            end, masked = start + len(lexeme), _DIGRAPHS[lexeme]
+        out += [text[done:start], masked]
+        done = at = end
+    out.append(text[done:])
     return "".join(out)
+
+
+def _raw_end(text: str, body: int) -> tuple[int, bool] | None:
+    """The end of the raw string whose delimiter starts at *body* (after `R"`), and whether it is
+    closed (where not, it runs to the end); None where what follows is no raw string's delimiter."""
+    delimiter = _RAW_DELIMITER.match(text, body)
+    if delimiter is None:
+        return None
+    close = text.find(")" + delimiter.group()[:-1] + '"', delimiter.end())
+    return (len(text), False) if close < 0 else (close + len(delimiter.group()) + 1, True)
 
 
 def _in_number(text: str, i: int) -> bool:
@@ -81,32 +100,42 @@ def _in_number(text: str, i: int) -> bool:
     return bool(token) and token[0].isdigit() and (text[j] != "." or text[j + 1].isdigit())
 
 
+_PAIRS = {"(": (")", re.compile(r"[()]")), "{": ("}", re.compile(r"[{}]")), "[": ("]", re.compile(r"[\[\]]")),
+          "<": (">", re.compile(r"[<>]"))}
+
+
 def match_close(code: str, start: int) -> int:
     """The offset of the bracket closing the one at *start* in masked *code*; -1 when none."""
-    pairs = {"(": ")", "{": "}", "[": "]", "<": ">"}
-    opening, closing = code[start], pairs[code[start]]
-    depth = 0
-    for i in range(start, len(code)):
-        if code[i] == opening:
+    opening, depth = code[start], 0
+    closing, pattern = _PAIRS[opening]
+    close = code.find(closing, start + 1)
+    if close >= 0 and code.find(opening, start + 1, close) < 0:
+        return close                    # nothing nested: as most are
+    for m in pattern.finditer(code, start):
+        if m.group() == opening:
             depth += 1
-        elif code[i] == closing:
+        else:
             depth -= 1
             if depth == 0:
-                return i
+                return m.start()
     return -1
 
 
-def split_top(code: str, sep: str = ",") -> list[tuple[int, int]]:
-    """(start, end) of each part of masked *code* separated by *sep* outside brackets."""
+_COMMA_OR_BRACKET = re.compile(r"[()\[\]{}<>,]")
+
+
+def split_top(code: str) -> list[tuple[int, int]]:
+    """(start, end) of each part of masked *code* separated by commas outside brackets."""
     parts, depth, start = [], 0, 0
-    for i, c in enumerate(code):
+    for m in _COMMA_OR_BRACKET.finditer(code):
+        c = m.group()
         if c in "([{<":
             depth += 1
-        elif c in ")]}>":
+        elif c != ",":
             depth -= 1
-        elif c == sep and depth == 0:
-            parts.append((start, i))
-            start = i + 1
+        elif depth == 0:
+            parts.append((start, m.start()))
+            start = m.end()
     parts.append((start, len(code)))
     return [(s, e) for s, e in parts if code[s:e].strip()]
 
@@ -302,13 +331,16 @@ class Unreadable(Exception):
         self.line = line
 
 
-def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch]]:
+def resolve(text: str, code: str, config: Config, included: Callable[[int, str, bool], None] | None = None
+            ) -> tuple[str, str, list[Branch]]:
     """*text* and its mask with every #if/#ifdef/#ifndef chain resolved for
     *config*: the lines of branches not taken, and the directives themselves,
     blanked (so lines keep their numbers). A condition an SDK macro decides
     takes the first such branch, as for the newest SDK, and is returned as a
     Branch for the caller to warn about. #define and #undef in taken code
-    update *config*, so later conditions see them. Unreadable for a conditional the
+    update *config*, so later conditions see them; *included* is called with the
+    line, header and quotedness of each #include in taken code, where it stands (a
+    header it reads defines its macros there). Unreadable for a conditional the
     preprocessor would refuse (a condition it does not take, a group not closed or not opened)."""
     lines, masked = text.split("\n"), code.split("\n")
     # Each open chain: [active parent, a branch already taken, this branch active]
@@ -371,6 +403,9 @@ def resolve(text: str, code: str, config: Config) -> tuple[str, str, list[Branch
                 config.defined[name.group(0)] = body[name.end():].strip()
         elif m and m.group(1) == "undef":
             config.defined.pop(m.group(2).strip(), None)
+        elif m and m.group(1) == "include" and included is not None \
+                and (header := _INCLUDE.match(lines[i].lstrip())) is not None:
+            included(i + 1, header.group(2), header.group(1) == '"')
         i = end + 1
     if stack:
         raise Unreadable(opened[-1], "this #if has no #endif")
@@ -457,7 +492,7 @@ class SourceFile:
         return [i for i in self.items if i.kind is ItemKind.FUNCTION]
 
 
-_INCLUDE = re.compile(r'#\s*include\s*([<"])([^>"]+)[>"]')
+_INCLUDE = re.compile(r'(?:#|%:)\s*include\s*([<"])([^>"]+)[>"]')
 _DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
 # A block opened at the top level: a namespace (C++17 `a::inline b` too) or a linkage block; its
 # literal is masked, `"x"` for "C".
@@ -477,6 +512,7 @@ _TRY = re.compile(r"\btry\s*$")
 _HANDLER = re.compile(r"\s*catch\s*\(")
 _OPEN_BRACE = re.compile(r"\s*\{")
 _DECLARATION_END = re.compile(r"[;{}#]")
+_READ_STOP = re.compile(r"[#{};(\[]")      # what the reader acts on
 
 
 def newlines(text: str) -> list[int]:
@@ -500,11 +536,14 @@ def splices(code: str) -> list[int]:
     return out
 
 
+_PARAM_NAME = re.compile(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?$")
+
+
 def _params(text: str, code: str) -> tuple[Param, ...]:
     out = []
     for s, e in split_top(code):
         part = code[s:e].split("=")[0].rstrip()
-        m = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?$", part)
+        m = _PARAM_NAME.search(part)
         if m is None or part.strip() == "void":
             continue
         type_ = " ".join(text[s:s + m.start()].split())
@@ -516,9 +555,14 @@ def _params(text: str, code: str) -> tuple[Param, ...]:
     return tuple(out)
 
 
+_CODE_RUN = re.compile(r"\S+")
+
+
 def uncommented(text: str, code: str) -> str:
     """*text* on one line, what its mask blanks (comments) left out."""
-    return " ".join("".join(t if k != " " else " " for t, k in zip(text, code)).split())
+    if text == code:
+        return " ".join(text.split())
+    return " ".join(text[m.start():m.end()] for m in _CODE_RUN.finditer(code))
 
 
 def _namespace_blocks(opened: str) -> tuple[str, ...]:
@@ -548,17 +592,23 @@ def _match_open(code: str, close: int, lo: int) -> int:
     return -1
 
 
+_ARROW_OR_BRACKET = re.compile(r"->|[()\[\]{}]")
+
+
 def _top_level_arrow(code: str, s: int, e: int) -> int | None:
     """The offset of the first `->` of code[s:e] outside brackets (a trailing return type's)."""
+    if code.find("->", s, e) < 0:
+        return None
     depth = 0
-    for j in range(s, e - 1):
-        c = code[j]
-        if c in "([{":
+    for m in _ARROW_OR_BRACKET.finditer(code, s, e):
+        c = m.group()
+        if c == "->":
+            if depth == 0:
+                return m.start()
+        elif c in "([{":
             depth += 1
-        elif c in ")]}":
+        else:
             depth -= 1
-        elif depth == 0 and code.startswith("->", j):
-            return j
     return None
 
 
@@ -585,7 +635,7 @@ def _declarator(code: str, s: int, e: int) -> _Declarator | None:
             open_ = _match_open(code, k - 1, s)
             if open_ < 0:
                 return None
-            word = _SPECIFIER_CALL.search(code, s, open_)
+            word = _SPECIFIER_CALL.search(code, s, open_) if _ends_with_word(code, s, open_, _CALLED) else None
             if word is None:
                 break
             j = word.start()
@@ -594,10 +644,33 @@ def _declarator(code: str, s: int, e: int) -> _Declarator | None:
         if word is None:
             return None
         j = word.start()
+    if "=" in code[s:open_]:
+        return None
+    plain = _plain_name(code, s, open_)
+    if plain is not None:
+        return _Declarator(plain, code[plain:open_].rstrip(), (open_ + 1, k - 1), arrow)
     name = _QUALIFIED_NAME_END.search(code, s, open_)
-    if name is None or "=" in code[s:open_]:
+    if name is None:
         return None
     return _Declarator(name.start(1), name.group(1), (open_ + 1, k - 1), arrow)
+
+
+_CALLED = ("noexcept", "throw")
+_PLAIN_NAME_END = re.compile(r"(?<![\w~])[A-Za-z_]\w*(?=\s*$)")
+
+
+def _ends_with_word(code: str, s: int, e: int, words: tuple[str, ...]) -> bool:
+    """Whether code[s:e] ends with one of *words*, spaces aside (a quick test before a regex's)."""
+    return code[s:e].rstrip().endswith(words)
+
+
+def _plain_name(code: str, s: int, e: int) -> int | None:
+    """Where the name code[s:e] ends with starts, where it is a plain name, not qualified (after `::`) nor a
+    destructor's (after `~`); None otherwise, and for no name."""
+    name = _PLAIN_NAME_END.search(code, s, e)
+    if name is None or code[s:name.start()].rstrip().endswith((":", "~")):
+        return None
+    return name.start()
 
 
 def _handlers_end(code: str, at: int) -> int:
@@ -621,15 +694,16 @@ class _Reader:
         self.breaks = newlines(text)
         self.items: list[Item] = []
         self.open: list[tuple[str, ...]] = [(b,) for b in blocks]   # the blocks each open `{` opened
+        self._blocks: tuple[list[tuple[str, ...]], tuple[str, ...]] = ([], ())
         self.outside = len(blocks)       # those opened before this file (by the namespace of its #include)
         self.start = 0                   # where the item being read starts
 
     def read(self) -> tuple[Item, ...]:
         code, i = self.code, 0
-        while i < len(code):
-            c = code[i]
-            if c == "#" and code[code.rfind("\n", 0, i) + 1:i].strip() == "":
-                i = self._directive(i)
+        while (m := _READ_STOP.search(code, i)) is not None:
+            i, c = m.start(), m.group()
+            if c == "#":
+                i = self._directive(i) if code[code.rfind("\n", 0, i) + 1:i].strip() == "" else i + 1
             elif c == "}":
                 self._flush(i)
                 if len(self.open) > self.outside:
@@ -645,14 +719,17 @@ class _Reader:
                 # what a parenthesis holds (a macro's arguments) ends nothing; one never closed holds the rest
                 close = match_close(code, i)
                 i = close + 1 if close > 0 else len(code)
-            else:
-                i += 1
         self._flush(len(code))
         return tuple(self.items)
 
     def _add(self, kind: ItemKind, start: int, end: int, **fields) -> None:
-        blocks = tuple(b for opened in self.open for b in opened)
-        self.items.append(Item(kind, start, end, bisect.bisect_left(self.breaks, start) + 1, blocks, **fields))
+        self.items.append(Item(kind, start, end, bisect.bisect_left(self.breaks, start) + 1, self.blocks(), **fields))
+
+    def blocks(self) -> tuple[str, ...]:
+        """The blocks open where the reader stands, outermost first."""
+        if self.open != self._blocks[0]:       # a block opened or closed since: most items share theirs
+            self._blocks = (list(self.open), tuple(b for opened in self.open for b in opened))
+        return self._blocks[1]
 
     def _first(self, end: int) -> int:
         """Where the item being read begins: its first character that is no space or comment."""
@@ -689,7 +766,8 @@ class _Reader:
     def _brace(self, i: int) -> int:
         """Read what the `{` at *i* opens; the offset to go on from."""
         head = self.code[self.start:i]
-        namespace, extern = _NAMESPACE_OPEN.search(head), _EXTERN_OPEN.search(head)
+        namespace = _NAMESPACE_OPEN.search(head) if "namespace" in head else None
+        extern = _EXTERN_OPEN.search(head) if "extern" in head else None
         if namespace or extern:
             at = self.start + (namespace or extern).start()
             self._flush(at)
@@ -707,7 +785,7 @@ class _Reader:
         code, text = self.code, self.text
         close = match_close(code, i)
         close = len(code) - 1 if close < 0 else close
-        tried = _TRY.search(code, s, i)
+        tried = _TRY.search(code, s, i) if _ends_with_word(code, s, i, ("try",)) else None
         head_end = i if tried is None else tried.start()
         found = _declarator(code, s, head_end)
         if found is None:
@@ -740,4 +818,9 @@ def read(path: str, raw: str, config: Config, blocks: tuple[str, ...] = ()) -> S
     """The items of one file, its conditionals resolved for *config*; *blocks* are those its
     #include sits in (a file included inside a namespace declares its names there)."""
     text, code, branches = resolve(raw, mask(raw), config)
+    return source_file(path, text, code, branches, blocks)
+
+
+def source_file(path: str, text: str, code: str, branches: list[Branch], blocks: tuple[str, ...] = ()) -> SourceFile:
+    """The items of a file whose conditionals are resolved (*text* and its mask *code*), read in *blocks*."""
     return SourceFile(path, text, code, _Reader(text, code, blocks).read(), tuple(branches))

@@ -20,9 +20,10 @@ from deeplink_gen.commands.import_dipu.runtime import defects
 from deeplink_gen.commands.import_dipu.runtime.bodies import Tables, Translated, end_statements, translate
 from deeplink_gen.commands.import_dipu.runtime.checkers import Macro, checker_name, read_macro
 from deeplink_gen.commands.import_dipu.runtime.cxx import Item, ItemKind, SourceFile, uncommented
-from deeplink_gen.commands.import_dipu.runtime.reading import Reading, is_contract, read_folder, shown
+from deeplink_gen.commands.import_dipu.runtime.reading import (Placed, Reading, dipu_header, is_contract,
+                                                               read_folder, shown)
 from deeplink_gen.commands.import_dipu.runtime.tables import SIZES, Table, find_tables, size_clashes
-from deeplink_gen.errors import Diagnostic, Loc, UserError
+from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.input_paths import MAX_HAND_WRITTEN
 from deeplink_gen.load.vendor import SOURCES_README
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS, FUNCTIONS
@@ -49,14 +50,16 @@ class RuntimeImport:
 
 # The blocks the rendered runtime files paste their vendor code into.
 _DEVAPIS = ("namespace dipu", "namespace devapis")
+_PRAGMA_ONCE = re.compile(r"\s*(?:#|%:)\s*pragma\s+once\b")
+_OTHER_INCLUDE = re.compile(r"\s*(?:#|%:)\s*(include_next|import|embed)\b")
 
 
-def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macros: set[str] = frozenset()) -> str:
+def _namespaced(placed: list[tuple[SourceFile, Item]], base: tuple[str, ...], macros: set[str] = frozenset()) -> str:
     """The items' text in order, wrapped in the blocks (namespaces, extern "C") they sit in below
     *base*, each invocation of *macros* ended with `;`."""
     out: list[str] = []
     open_: tuple[str, ...] = ()
-    for item in [*items, None]:          # None: the end, where every block closes
+    for file, item in [*placed, (None, None)]:          # None: the end, where every block closes
         blocks = () if item is None else (
             item.blocks[len(base):] if item.blocks[:len(base)] == base else item.blocks)
         while open_ and blocks[:len(open_)] != open_:
@@ -69,6 +72,18 @@ def _namespaced(file: SourceFile, items: list[Item], base: tuple[str, ...], macr
             open_ += (block,)
         out.append(end_statements(file.slice(item), file.code[item.start:item.end], set(macros)).rstrip())
     return "\n\n".join(out).strip() + "\n" if out else ""
+
+
+def _carried_code(f: SourceFile, item: Item) -> bool:
+    """Whether the rendered file carries *item* where it stands: all but its #includes, which go to the top of
+    the file, and `#pragma once`, which means nothing there. An error at a directive that includes a file
+    otherwise than #include, which would include it inside the block the code is pasted into."""
+    if item.kind is ItemKind.DIRECTIVE and (other := _OTHER_INCLUDE.match(f.code, item.start)) is not None:
+        raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
+            f"#{other.group(1)} includes a file where the import reads only #include, whose headers the rendered "
+            f"file includes at its top; write #include"))])
+    return item.kind is not ItemKind.INCLUDE and not (
+        item.kind is ItemKind.DIRECTIVE and _PRAGMA_ONCE.match(f.code, item.start))
 
 
 def import_runtime(vendor: str, folder: Path, *, torch_code: int, variant: str | None = None) -> RuntimeImport:
@@ -169,14 +184,15 @@ def _refuse_redefined_macros(files: list[SourceFile]) -> None:
         for item in f.items:
             if item.kind is not ItemKind.DEFINE:
                 continue
-            # backslashes aside, which only continue its lines (or escape in a literal)
-            written = " ".join(uncommented(f.slice(item), f.code[item.start:item.end]).replace("\\", " ").split())
+            written = _definition(f, item)
             other, at, was = first.setdefault(item.name, (f, item, written))
             if was != written:
+                where = f"line {at.line}" if other is f else f"{display_path(other.path)}:{at.line}"
                 raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
-                    f"{item.name} is defined again here, otherwise than at {other.path}:{at.line}: the preprocessor "
-                    "takes each definition for the code after it, and the import reads one definition of each "
-                    "macro; keep one"))])
+                    f"{item.name} is defined again here, otherwise than at {where}: the preprocessor takes each "
+                    "definition for the code after it, but the rendered runtime writes the vendor's macros before "
+                    "all of DIPU's functions (and a check macro as one checker), where every function would see "
+                    "one definition; give the two macros different names"))])
 
 
 def _api_sections(reading: Reading, checkers: dict[str, dict], macro_checker: dict[str, str],
@@ -184,7 +200,8 @@ def _api_sections(reading: Reading, checkers: dict[str, dict], macro_checker: di
     """headers, types, checkers and vendorapi: what vendorapi.h says."""
     api = reading.api
     items = api.items if api else ()
-    sdk_headers = [i.name for i in items if i.kind is ItemKind.INCLUDE and not i.local and not i.name.startswith(_NOT_SDK)]
+    sdk_headers = [_header(api, i, i.name) for i in items
+                   if i.kind is ItemKind.INCLUDE and not i.local and not i.name.startswith(_NOT_SDK)]
     runtime: dict = {"headers": sdk_headers}
     types, default_stream, rest = _api(api, macro_checker, notes) if api else ({}, None, [])
     missing = [name for name, key in _TYPES.items() if key in _REQUIRED_TYPES and key not in types]
@@ -200,9 +217,9 @@ def _api_sections(reading: Reading, checkers: dict[str, dict], macro_checker: di
     if checkers:
         runtime["checkers"] = checkers
     # what vendorapi.h includes besides the SDK and what the rendered one includes anyway
-    includes = [i.name for i in items if i.kind is ItemKind.INCLUDE and i.name not in sdk_headers
+    includes = [_header(api, i, i.name) for i in items if i.kind is ItemKind.INCLUDE and i.name not in sdk_headers
                 and not i.name.startswith("csrc_dipu/") and i.name != "c10/util/Exception.h"]
-    code = _namespaced(api, rest, ()) if api and rest else ""
+    code = _namespaced([(api, i) for i in rest], ()) if api and rest else ""
     if includes or code:
         runtime["vendorapi"] = {**({"includes": includes} if includes else {}), **({"code": code} if code else {})}
     return runtime
@@ -217,37 +234,35 @@ def _section(reading: Reading, section: str, fns: tuple[DipuFunction, ...], tran
             counts[t.checker] = counts.get(t.checker, 0) + 1
     checker = max(sorted(counts), key=lambda c: counts[c]) if counts else None
     body: dict = {"checker": checker} if checker else {}
-    keys = {x.key for x in fns}
-    files = list(dict.fromkeys(g for f in reading.runtime_files if any(
-        translated[k][0] is f for k in translated if k in keys) for g in reading.with_headers(f)))
+    defining = {id(item) for k, (_, item, _) in translated.items() if FUNCTIONS[k].section == section}
+    units = _units(reading, {id(f) for k, (f, _, _) in translated.items() if FUNCTIONS[k].section == section})
+    pasted = [(p.file, p.item) for unit in units for p in unit if p.pasted]
+    _refuse_moved_macros(units, defining, set(macro_checker))
+    _refuse_includes_after_macros(reading, units)
     # what still names a table: custom bodies and the macros that stay C++
     users = " ".join([str(t.entry) for _, _, t in translated.values() if t.kind == "custom"]
-                     + [f.slice(i) for f in files for i in f.items
-                        if i.kind is ItemKind.DEFINE and i.name not in macro_checker])
+                     + [f.slice(i) for f, i in pasted if i.kind is ItemKind.DEFINE and i.name not in macro_checker])
     prelude: list[tuple[SourceFile, Item]] = []
     includes: list[str] = []
     unique = None
-    for f in files:
-        for item in f.items:
-            text = f.slice(item)
-            if is_contract(item) or item.kind is ItemKind.DIRECTIVE or item.name in macro_checker:
-                continue
-            if item.kind is ItemKind.INCLUDE:
-                if not item.local and not item.name.startswith("csrc_dipu/runtime/device/"):
-                    includes.append(item.name)
-                elif item.local and (h := reading.local(item.name, reading.path_of(f))) in reading.shared:
-                    includes.append(h.relative_to(reading.folder.resolve()).as_posix())
-            elif item.kind is ItemKind.DECLARATION and "DICL_UNIQUE_ID_BYTES_SIZE" in text:
-                m = re.search(r"=\s*([\w:]+)\s*;", text)
-                unique = m.group(1) if m else unique
-            elif not any(t.file is f and t.line == f.line_of(item.start) and t.name not in users for t in tables):
-                prelude.append((f, item))
+    for f, item in pasted:
+        text = f.slice(item)
+        if is_contract(item) or (item.kind is ItemKind.DEFINE and item.name in macro_checker):
+            continue
+        if item.kind is ItemKind.INCLUDE:
+            includes += _included(reading, f, item)
+        elif item.kind is ItemKind.DECLARATION and "DICL_UNIQUE_ID_BYTES_SIZE" in text:
+            m = re.search(r"=\s*([\w:]+)\s*;", text)
+            unique = m.group(1) if m else unique
+        elif _carried_code(f, item) and not any(t.file is f and t.line == f.line_of(item.start) and t.name not in users
+                                                 for t in tables):
+            _refuse_outside(f, item, ("dipu", "devapis"))
+            prelude.append((f, item))
     if includes:
         body["includes"] = list(dict.fromkeys(includes))
     if section == "comm":
         body.update(_comm_tables(reading, unique, tables, notes))
-    text = "\n\n".join(_namespaced(f, [i for g, i in prelude if g is f], _DEVAPIS, set(macro_checker)).rstrip()
-                        for f in dict.fromkeys(g for g, _ in prelude))
+    text = _namespaced(prelude, _DEVAPIS, set(macro_checker))
     if text.strip():
         body["prelude"] = text.strip() + "\n"
     entries = {}
@@ -258,6 +273,204 @@ def _section(reading: Reading, section: str, fns: tuple[DipuFunction, ...], tran
             entries[fn.key] = "unsupported"
     body["functions"] = entries
     return body
+
+
+def _units(reading: Reading, defining: set[int]) -> list[list[Placed]]:
+    """The files defining the section's functions (in the files of *defining*, by id) as the compiler reads
+    them, their headers in place: each compiled runtime file, and each runtime header no such file includes."""
+    compiled = [f for f in reading.runtime_files if f in reading.files.values()]
+    covered = {id(h) for f in compiled for h in reading.included(f)}
+    roots = compiled + [f for f in reading.runtime_files if f not in compiled and id(f) not in covered]
+    pasted: set[int] = set()
+    return [reading.unit(f, pasted) for f in roots
+            if any(id(g) in defining for g in [f, *reading.included(f)])]
+
+
+def _included(reading: Reading, f: SourceFile, item: Item) -> list[str]:
+    """What the rendered section includes for the #include *item* of *f*: an SDK header (quoted or not, found
+    on the include path), DIPU's own header, or a local header that stays a file; nothing for a header the
+    rendered file includes anyway or reads as part of it."""
+    name = item.name
+    if item.local and (h := reading.local(item.name, reading.path_of(f))) is not None:
+        if h in reading.shared:
+            return [h.relative_to(reading.folder.resolve()).as_posix()]
+        if h in reading.headers or h == (reading.folder / "vendorapi.h").resolve():
+            return []
+        name = dipu_header(h, reading.folder)
+        if name is None:
+            raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
+                f"includes \"{item.name}\", a file DIPU's CMake also compiles on its own: the import reads each "
+                "compiled file once, as a file of its own; include a header instead"))])
+    return [] if name.startswith("csrc_dipu/runtime/device/") else [_header(f, item, name)]
+
+
+# A header as the vendor file's include lists take it (vendor.schema.json's runtime_header).
+_HEADER = re.compile(r"(?!.*\.\.)[A-Za-z0-9_][A-Za-z0-9_./+-]*")
+
+
+def _header(f: SourceFile, item: Item, name: str) -> str:
+    """*name*, which the #include *item* of *f* includes, as the vendor file lists it; an error at the
+    #include where the list cannot hold it."""
+    if not _HEADER.fullmatch(name):
+        written = f'"{item.name}"' if item.local else f"<{item.name}>"
+        raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
+            f"#include {written} names a header {'that is no file of the runtime folder, ' if item.local else ''}"
+            "by a path the vendor file cannot list (it includes headers by their path on the include path: "
+            "letters, digits and _ . / + -, without ..); include it by such a path"))])
+    return name
+
+
+# What gives a declaration at namespace scope internal linkage, or declares a type or alias: what moving
+# it into an inner namespace keeps meaning the same to the code of its own file.
+_FILE_LOCAL = re.compile(r"(?:\[\[.*?\]\]\s*)*(?:static|inline|constexpr|const|typedef|using|struct|class|union|enum|"
+                         r"template|static_assert|namespace)\b")
+
+
+def _refuse_outside(f: SourceFile, item: Item, base: tuple[str, ...]) -> None:
+    """An error at code the rendered file pastes inside namespace *base* that sits elsewhere and would mean
+    something else there: a definition by a qualified name, code in another named namespace, or a function
+    or variable that other files may name (external C++ linkage). Code in *base* or a namespace enclosing it
+    that only this file names (internal linkage, a type, an alias), code of an anonymous namespace and code
+    with C linkage mean the same there."""
+    namespace = item.namespace
+    if item.kind not in (ItemKind.FUNCTION, ItemKind.DECLARATION, ItemKind.INVOCATION) \
+            or namespace[:len(base)] == base and (not item.qualifier or item.scope[:len(base)] == base):
+        return
+    text = uncommented(f.slice(item), f.code[item.start:item.end])
+    c_linkage = any(b.startswith('extern "') and b != 'extern "C++"' for b in item.blocks) \
+        or re.match(r'extern\s*"C"', text) is not None
+    if not item.qualifier and (c_linkage or "" in namespace or (
+            base[:len(namespace)] == namespace and _FILE_LOCAL.match(text))):
+        return
+    where = f"in namespace {'::'.join(namespace)}" if namespace else "at the global scope"
+    if item.qualifier:
+        what = f"{'::'.join(item.qualifier + (item.name,))} is defined by its qualified name {where}"
+        meaning = "a definition by a name qualified so does not compile"
+    elif item.kind is ItemKind.FUNCTION:
+        what = f"{item.name} is defined {where}"
+        meaning = (f"it would be {'::'.join(base + namespace + (item.name,))}, another function than the one "
+                   "other files call (or the SDK's headers declare)")
+    else:
+        what = f"this {'macro use' if item.kind is ItemKind.INVOCATION else 'declaration'} sits {where}"
+        meaning = "what it declares would be another entity than the one other files (or the SDK's headers) name"
+    raise UserError([Diagnostic(Loc(f.path, item.line, 1), "--runtime", (
+        f"{what}, outside namespace {'::'.join(base)}: the rendered file pastes the runtime files' own code "
+        f"inside namespace {'::'.join(base)}, where {meaning}; move it into a hand-written source file of the "
+        f"folder (which the import carries as it is), or, where only this file uses it, into namespace "
+        f"{'::'.join(base)} by its own name"))])
+
+
+_UNDEF = re.compile(r"\s*(?:#|%:)\s*undef\s+([A-Za-z_]\w*)")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_UNTOUCHED = "(as the SDK leaves it)"     # a macro no runtime file has defined or undefined yet
+
+
+def _definition(f: SourceFile, item: Item) -> str:
+    """A #define as the preprocessor compares two: its tokens, comments and line-continuing backslashes aside."""
+    return " ".join(uncommented(f.slice(item), f.code[item.start:item.end]).replace("\\", " ").split())
+
+
+def _macro_change(p: Placed) -> tuple[str, str | None] | None:
+    """The macro *p* defines or undefines, with its definition (None: undefined); None for other items."""
+    if p.item.kind is ItemKind.DEFINE:
+        return p.item.name, _definition(p.file, p.item)
+    m = _UNDEF.match(p.file.code, p.item.start) if p.item.kind is ItemKind.DIRECTIVE else None
+    return (m.group(1), None) if m else None
+
+
+def _refuse_moved_macros(units: list[list[Placed]], defining: set[int], checker_macros: set[str]) -> None:
+    """An error at a #define or #undef the rendered file would move before code that uses its macro and sees
+    another definition of it (or none) where it stands: the rendered file writes the runtime files' own code,
+    their macros and #undef with it, before all of DIPU's functions (the items of *defining*, by id), and
+    the files of a section one after another."""
+    changes = [(p, change) for unit in units for p in unit if (change := _macro_change(p)) is not None]
+    for p, (name, definition) in changes:
+        if definition is None and name in checker_macros:
+            raise UserError([Diagnostic(Loc(p.file.path, p.item.line, 1), "--runtime", (
+                f"{name} is a check macro, which the import turns into a checker that the rendered vendorapi.h "
+                "defines for the whole runtime: `#undef` of it would undefine it for every function after the "
+                "vendor's code; remove the #undef"))])
+    names = {name for _, (name, _) in changes} - checker_macros
+    if not names:
+        return
+    expands: dict[str, set[str]] = {}        # a macro -> the names of *names* its definitions use
+    for p, (name, definition) in changes:
+        if definition is not None:
+            expands.setdefault(name, set()).update(set(_IDENT.findall(definition)) & names)
+    merged: dict[str, tuple[Placed, str | None]] = {}    # what the rendered file has seen so far
+    functions: list[tuple[Placed, dict[str, str | None]]] = []
+    for unit in units:
+        own: dict[str, str | None] = {}                # what the file has seen so far
+        for p in unit:
+            change = _macro_change(p)
+            if change is not None and change[0] in names:
+                own[change[0]] = change[1]
+                if p.pasted:
+                    merged[change[0]] = (p, change[1])
+                continue
+            if not p.pasted or p.item.kind not in (ItemKind.FUNCTION, ItemKind.DECLARATION, ItemKind.INVOCATION) \
+                    or (is_contract(p.item) and id(p.item) not in defining):
+                continue
+            used = {n: own.get(n, _UNTOUCHED) for n in _uses(p.file.code[p.item.start:p.item.end], names, expands)}
+            if id(p.item) in defining:
+                functions.append((p, used))       # it comes after all of the vendor's code
+                continue
+            for name, saw in used.items():
+                if name in merged and merged[name][1] != saw:      # an earlier file's macro
+                    raise _moved(name, merged[name][0], p, saw)
+    for p, used in functions:
+        for name, saw in used.items():
+            if merged[name][1] != saw:
+                raise _moved(name, merged[name][0], p, saw)
+
+
+def _refuse_includes_after_macros(reading: Reading, units: list[list[Placed]]) -> None:
+    """An error at an #include the rendered file writes at its top that stands after a #define or #undef of
+    its file: the header would not see the macro as it does in DIPU's build."""
+    for unit in units:
+        change: Placed | None = None
+        for p in unit:
+            if change is None and _macro_change(p) is not None:
+                change = p
+            elif change is not None and p.pasted and p.item.kind is ItemKind.INCLUDE \
+                    and _included(reading, p.file, p.item):
+                written = f'"{p.item.name}"' if p.item.local else f"<{p.item.name}>"
+                name, definition = _macro_change(change)
+                where = (f"line {change.item.line}" if change.file is p.file
+                         else f"{display_path(change.file.path)}:{change.item.line}")
+                raise UserError([Diagnostic(Loc(p.file.path, p.item.line, 1), "--runtime", (
+                    f"#include {written} comes after `#{'define' if definition is not None else 'undef'} {name}` "
+                    f"({where}), and the rendered runtime includes its headers at the top of its file, before the "
+                    f"vendor's code, where the header would not see that; move the #include above it"))])
+
+
+def _uses(code: str, names: set[str], expands: dict[str, set[str]]) -> set[str]:
+    """The macros of *names* masked *code* uses, itself or through the macros it uses."""
+    found = set(_IDENT.findall(code)) & names
+    todo = list(found)
+    while todo:
+        for name in expands.get(todo.pop(), ()):
+            if name not in found:
+                found.add(name)
+                todo.append(name)
+    return found
+
+
+def _moved(name: str, at: Placed, user: Placed, saw: str | None) -> UserError:
+    """The error at the #define or #undef *at* of *name* that would reach *user*, which saw *saw* of it."""
+    item = user.item
+    who = (f"{item.name} ({display_path(user.file.path)}:{item.line})" if item.kind is ItemKind.FUNCTION
+           else f"the code at {display_path(user.file.path)}:{item.line}")
+    where = ("it is undefined" if saw is None else "no runtime file has defined it yet" if saw is _UNTOUCHED
+             else f"it is `{saw}`")
+    here, advice = ((f"`#undef {name}` here", "remove the #undef, or give the macros different names")
+                    if _macro_change(at)[1] is None else
+                    (f"this definition of {name}", f"define {name} before all code using the name, or give the "
+                                                    "macros different names"))
+    return UserError([Diagnostic(Loc(at.file.path, at.item.line, 1), "--runtime", (
+        f"{here} would reach {who}, which uses {name} where {where}: the rendered runtime writes the runtime "
+        "files' own code, their #define and #undef with it, before all of DIPU's functions (and the files of one "
+        f"section one after another), so what the preprocessor makes of {name} there would change; {advice}"))])
 
 
 def _comm_tables(reading: Reading, unique: str | None, tables: list[Table], notes: list[Diagnostic]) -> dict:
@@ -392,7 +605,7 @@ def _api(api: SourceFile, macro_checker: dict[str, str], notes: list[Diagnostic]
     rest: list[Item] = []
     for item in api.items:
         text = api.slice(item)
-        if item.kind is ItemKind.INCLUDE or item.kind is ItemKind.DIRECTIVE:
+        if not _carried_code(api, item):
             continue
         if item.kind is ItemKind.DEFINE and item.name == "deviceDefaultStreamLiteral":
             # the value as the preprocessor reads it: lines joined where a backslash ends them
@@ -430,11 +643,13 @@ def _converter_type(files: list[SourceFile], param: str) -> str | None:
 
 
 def _generator(file: SourceFile, macros: set[str]) -> dict:
-    includes = [i.name for i in file.items if i.kind is ItemKind.INCLUDE
+    includes = [_header(file, i, i.name) for i in file.items if i.kind is ItemKind.INCLUDE
                 and i.name != "csrc_dipu/runtime/core/DIPUGeneratorImpl.h"]
-    body = [i for i in file.items if i.kind not in (ItemKind.INCLUDE, ItemKind.DIRECTIVE)]
+    body = [(file, i) for i in file.items if _carried_code(file, i)]
+    for f, item in body:
+        _refuse_outside(f, item, ("dipu",))
     entry: dict = {"kind": "custom"}
     if includes:
         entry["includes"] = includes
-    entry["code"] = _namespaced(file, body, ("namespace dipu",), macros)
+    entry["code"] = _namespaced(body, ("namespace dipu",), macros)
     return entry

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,8 +17,8 @@ from pathlib import Path
 from deeplink_gen import cpplex, inputfile
 from deeplink_gen.commands.import_dipu.read import warning
 from deeplink_gen.commands.import_dipu.runtime import build as cmake
-from deeplink_gen.commands.import_dipu.runtime.cxx import (Config, Item, ItemKind, SourceFile, Unreadable,
-                                                           invocations, read, splices)
+from deeplink_gen.commands.import_dipu.runtime.cxx import (Branch, Config, Item, ItemKind, SourceFile, Unreadable,
+                                                           invocations, mask, resolve, source_file, splices)
 from deeplink_gen.cpptext import refuse_bidi
 from deeplink_gen.errors import Diagnostic, Loc, UserError, display_path
 from deeplink_gen.interfaces.dipu import COMM_FUNCTIONS, DEVICE_FUNCTIONS
@@ -83,6 +84,15 @@ def contract_problem(item: Item) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Placed:
+    """An item where the compiler reads it: in its file, or where a header read as part of a file is included."""
+
+    file: SourceFile
+    item: Item
+    pasted: bool = True          # False: in a header pasted before (include guards make it empty to the compiler)
+
+
 @dataclass
 class Reading:
     vendor: str
@@ -106,12 +116,58 @@ class Reading:
     def local(self, name: str, including: Path) -> Path | None:
         return local(name, including, self.folder, self.vendor)
 
+    @cached_property
+    def _read_as_part(self) -> dict[tuple[int, int], SourceFile]:
+        """(file, offset) of each #include of a header read as part of the file including it -> the header."""
+        out = {}
+        for f in [*self.files.values(), *self.headers.values()]:
+            for item in f.items:
+                if item.kind is ItemKind.INCLUDE and item.local:
+                    h = self.local(item.name, self.path_of(f))
+                    if h in self.headers and h not in self.shared:
+                        out[id(f), item.start] = self.headers[h]
+        return out
+
+    def header_at(self, f: SourceFile, item: Item) -> SourceFile | None:
+        """The header read as part of *f* that the #include *item* of it includes; None where it is no such header."""
+        return self._read_as_part.get((id(f), item.start))
+
+    def unit(self, root: SourceFile, pasted: set[int]) -> list[Placed]:
+        """*root*'s items as the compiler reads them, each header read as part of it in place of its #include;
+        a header already in *pasted* (by id, which this adds to) comes again as not pasted, as its include
+        guard leaves it, and one that includes itself is not read again."""
+        out: list[Placed] = []
+        pasted.add(id(root))
+        stack = [(root, iter(root.items), True)]
+        while stack:
+            f, items, first = stack[-1]
+            item = next(items, None)
+            if item is None:
+                stack.pop()
+                continue
+            out.append(Placed(f, item, first))
+            h = self.header_at(f, item) if item.kind is ItemKind.INCLUDE else None
+            if h is not None and all(h is not g for g, _, _ in stack):
+                stack.append((h, iter(h.items), first and id(h) not in pasted))
+                pasted.add(id(h))
+        return out
+
+    def included(self, f: SourceFile) -> list[SourceFile]:
+        """The local headers read as part of *f*: those it includes, and those they include."""
+        out: list[SourceFile] = []
+        todo = [f]
+        while todo:
+            g = todo.pop(0)
+            for item in g.items:
+                h = self.header_at(g, item) if item.kind is ItemKind.INCLUDE else None
+                if h is not None and h is not f and h not in out:
+                    out.append(h)
+                    todo.append(h)
+        return out
+
     def with_headers(self, f: SourceFile) -> list[SourceFile]:
-        """*f* after the local headers it includes that are read as part of it."""
-        own = [self.headers[h] for i in f.items if i.kind is ItemKind.INCLUDE and i.local
-               if (h := self.local(i.name, self.path_of(f))) in self.headers
-               and self.headers[h] not in self.runtime_files and h not in self.shared]
-        return own + [f]
+        """*f* after the local headers read as part of it, runtime files aside."""
+        return [h for h in self.included(f) if h not in self.runtime_files] + [f]
 
     def runtime_sources(self) -> list[SourceFile]:
         """Every runtime file with the headers read as part of it, once each."""
@@ -134,6 +190,17 @@ def local(name: str, including: Path, folder: Path, vendor: str) -> Path | None:
     return None
 
 
+def dipu_header(path: Path, folder: Path) -> str | None:
+    """How DIPU's include path names *path* (csrc_dipu/...), where it is one of DIPU's own headers beside
+    the vendor folders of the DIPU checkout *folder* sits in (csrc_dipu/vendor/<name>); None otherwise."""
+    vendors = folder.resolve().parent
+    csrc = vendors.parent
+    if vendors.name != "vendor" or csrc.name != "csrc_dipu" or not path.is_relative_to(csrc) \
+            or path.is_relative_to(vendors):
+        return None
+    return "csrc_dipu/" + path.relative_to(csrc).as_posix()
+
+
 def config_of(vendor: str, torch_code: int) -> Config:
     defined = {f"DIPU_VENDOR_NAME_{vendor.upper()}": "1", "DIPU_TORCH_VERSION": str(torch_code),
                "__cplusplus": "201703"}
@@ -141,8 +208,23 @@ def config_of(vendor: str, torch_code: int) -> Config:
     return Config(defined, ("USE_", "DIPU_VENDOR_NAME_"))
 
 
-def _read(path: Path, config: Config, notes: list[Diagnostic], blocks: tuple[str, ...] = ()) -> SourceFile:
+@dataclass(frozen=True)
+class _Text:
+    """A file's text, its conditionals resolved, and the warnings reading it gave."""
+
+    path: str                                # as messages name it
+    text: str
+    code: str                                # its mask
+    branches: tuple[Branch, ...]
+    notes: tuple[Diagnostic, ...]
+
+    def source(self, blocks: tuple[str, ...] = ()) -> SourceFile:
+        return source_file(self.path, self.text, self.code, list(self.branches), blocks)
+
+
+def _resolved(path: Path, config: Config, included: Callable[[int, str, bool], None] | None = None) -> _Text:
     raw = inputfile.read(path, key="--runtime")
+    notes = []
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:      # a comment in another encoding, as often as not
@@ -154,14 +236,90 @@ def _read(path: Path, config: Config, notes: list[Diagnostic], blocks: tuple[str
     text = text.replace("\r\n", "\n").replace("\r", "\n")     # a CR ends a line for the compiler too
     refuse_bidi(text, shown(path), "--runtime")     # the vendor file it would go into refuses it
     try:
-        file = read(shown(path), text, config, blocks)
+        text, code, branches = resolve(text, mask(text), config, included)
     except Unreadable as exc:
         raise UserError([Diagnostic(Loc(shown(path), exc.line, 1), "--runtime", f"{exc}: the compiler refuses it")]) \
             from None
-    for b in file.branches:
-        notes.append(warning(file.path, b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
-                                                "imported as if it holds (the newest SDK); edit the result for an older one"))
-    return file
+    notes += [warning(shown(path), b.line, f"`{b.condition.rstrip(chr(92)).strip()}` depends on the SDK: "
+                                           "imported as if it holds (the newest SDK); edit the result for an older one")
+              for b in branches]
+    return _Text(shown(path), text, code, tuple(branches), tuple(notes))
+
+
+def _read(path: Path, config: Config, notes: list[Diagnostic]) -> SourceFile:
+    text = _resolved(path, config)
+    notes += text.notes
+    return text.source()
+
+
+# How deep #includes may nest (GCC's limit).
+_MAX_INCLUDE_DEPTH = 200
+
+
+@dataclass(frozen=True)
+class _ReadOtherwise:
+    """An #include of a header whose conditionals the including file decides otherwise than the first."""
+
+    at: Loc
+    name: str
+    first: str                               # where the header is first included
+
+
+def _read_sources(paths: list[Path], base: Config, folder: Path, roots: tuple[Path, ...], vendor: str,
+                  notes: list[Diagnostic]) -> tuple[dict[Path, SourceFile], dict[Path, _Text],
+                                                    dict[Path, _ReadOtherwise]]:
+    """The compiled files *paths*, each read as the compiler reads it: from the configuration *base* (the
+    macros of one file unseen by another), each local header it includes resolved where it is included (the
+    header's #define seen by what follows), once; the text of each such header as first read; and where one
+    reads otherwise. An error at the #include of a file outside the *roots* (the folders DIPU compiles the
+    runtime from)."""
+    skipped = {(folder / "vendorapi.h").resolve()} | {p.resolve() for p in paths}
+    headers: dict[Path, _Text] = {}
+    first_at: dict[Path, str] = {}
+    otherwise: dict[Path, _ReadOtherwise] = {}
+
+    def resolved(path: Path, config: Config, seen: set[Path], depth: int) -> _Text:
+        def included(line: int, name: str, quoted: bool) -> None:
+            h = local(name, path, folder, vendor) if quoted else None
+            if h is None or h in skipped or h in seen or dipu_header(h, folder) is not None:
+                return
+            at = Loc(shown(path), line, 1)
+            if not any(h.is_relative_to(root) for root in roots):
+                raise UserError([Diagnostic(at, "--runtime", (
+                    f"includes \"{name}\" ({display_path(str(h))}), a file outside the runtime folder "
+                    f"{display_path(shown(folder))}: the import reads and carries only the folder's own files (and "
+                    "those DIPU compiles from another folder); copy the header into the folder"))])
+            if depth == _MAX_INCLUDE_DEPTH:
+                raise UserError([Diagnostic(at, "--runtime", (
+                    f"includes \"{name}\" inside {_MAX_INCLUDE_DEPTH} nested headers, deeper than the compiler "
+                    "nests #include; include fewer headers in one another"))])
+            seen.add(h)
+            text = resolved(h, config, seen, depth + 1)
+            first = headers.setdefault(h, text)
+            if first is text:
+                first_at[h] = f"{display_path(shown(path))}:{line}"
+                notes.extend(text.notes)
+            elif first.text != text.text:
+                otherwise.setdefault(h, _ReadOtherwise(at, name, first_at[h]))
+        return _resolved(path, config, included)
+
+    files = {}
+    for p in paths:
+        text = resolved(p, Config(dict(base.defined), base.build_prefixes), set(), 0)
+        notes.extend(text.notes)
+        files[p] = text.source()
+    return files, headers, otherwise
+
+
+def _refuse_headers_read_otherwise(otherwise: dict[Path, _ReadOtherwise], shared: set[Path]) -> None:
+    """An error at the #include of a header the runtime reads as part of its files that one file reads
+    otherwise than another (which stays a file, included where DIPU includes it, is read by each)."""
+    for h, found in otherwise.items():
+        if h not in shared:
+            raise UserError([Diagnostic(found.at, "--runtime", (
+                f"includes \"{found.name}\", whose #if decide otherwise here than where {found.first} includes "
+                "it (after the macros each file defines before it): the import pastes the header's code once, "
+                "into the vendor file; make it read the same for both"))])
 
 
 def _refuse_unreadable_code(file: SourceFile) -> None:
@@ -194,8 +352,10 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
     config = config_of(vendor, torch_code)
     api_path = folder / "vendorapi.h"
     api = _read(api_path, config, notes) if api_path.is_file() else None
-    files = {p: _read(p, config, notes) for p in srcs.files + srcs.conditional}
-    headers = _read_headers(files, folder, vendor, config, notes)
+    compiled = list(srcs.files + srcs.conditional)
+    roots = (folder.resolve(), *{p.resolve().parent for p in compiled})
+    files, texts, otherwise = _read_sources(compiled, config, folder, roots, vendor, notes)
+    headers = _read_headers(files, texts, folder, vendor)
     for f in ([api] if api else []) + list(files.values()) + list(headers.values()):
         _refuse_splices(f)
     _refuse_macro_definitions(([api] if api else []) + list(files.values()) + list(headers.values()))
@@ -216,7 +376,8 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
     for p, text in users:
         for m in re.finditer(r'#\s*include\s*"([^"]+)"', text):
             h = local(m.group(1), p, folder, vendor)
-            if h is None or h == p.resolve() or h in runtime_paths:
+            if h is None or h == p.resolve() or h in runtime_paths \
+                    or (p != api_path and dipu_header(h, folder) is not None):   # carried where DIPU has it
                 continue
             if not h.is_relative_to(folder.resolve()):
                 # it stays a file beside the rendered runtime, and only the folder's files are carried there
@@ -225,6 +386,7 @@ def read_folder(vendor: str, folder: Path, variant: str | None, torch_code: int,
                     f"{shown(folder)}: the import carries only the folder's files, so the rendered runtime would "
                     "not find it; move the header into the folder"))])
             shared.add(h)
+    _refuse_headers_read_otherwise(otherwise, shared)
     reading = Reading(vendor, folder, srcs, api, files, headers, runtime_files, defined, generator, shared)
     for f in reading.runtime_sources():
         _refuse_unreadable_code(f)
@@ -242,22 +404,24 @@ def _place(blocks: tuple[str, ...]) -> str:
     return f"inside `{' { '.join(blocks)} {{`" if blocks else "at the top level"
 
 
-def _read_headers(files: dict[Path, SourceFile], folder: Path, vendor: str, config: Config,
-                  notes: list[Diagnostic]) -> dict[Path, SourceFile]:
-    """The local headers *files* include (vendorapi.h and the compiled files aside), each read in the
-    blocks its #include sits in, which declare its names; an error where two #includes of one header
-    sit in different blocks."""
-    skipped = {(folder / "vendorapi.h").resolve()} | {p.resolve() for p in files}
+def _read_headers(files: dict[Path, SourceFile], texts: dict[Path, _Text], folder: Path,
+                  vendor: str) -> dict[Path, SourceFile]:
+    """The local headers *files* include, and those these include, of *texts* (the headers read as part of
+    the files), each read in the blocks its #include sits in, which declare its names; an error where two
+    #includes of one header sit in different blocks."""
     headers: dict[Path, SourceFile] = {}
     first: dict[Path, tuple[SourceFile, Item]] = {}
-    for p, f in files.items():
+    todo = list(files.items())
+    while todo:
+        p, f = todo.pop(0)
         for inc in (i for i in f.items if i.kind is ItemKind.INCLUDE and i.local):
             h = local(inc.name, p, folder, vendor)
-            if h is None or h in skipped:
+            if h not in texts:
                 continue
             if h not in headers:
-                headers[h] = _read(h, config, notes, inc.blocks)
+                headers[h] = texts[h].source(inc.blocks)
                 first[h] = (f, inc)
+                todo.append((h, headers[h]))
             elif first[h][1].blocks != inc.blocks:
                 other, at = first[h]
                 raise _error(f, inc.line, (
@@ -340,11 +504,14 @@ def _refuse_macro_definitions(files: list[SourceFile]) -> None:
     """An error at a macro used at the top level that may define one of DIPU's functions: its arguments
     or its definition name one. The import would not see the function, and write it a second time."""
     naming = _macros_naming(files, CONTRACT_NAMES)
+    watched = CONTRACT_NAMES | set(naming)
     for f in files:
         for item in f.items:
             if item.kind in (ItemKind.INCLUDE, ItemKind.DEFINE, ItemKind.DIRECTIVE):
                 continue
             code = _top_level_code(f, item)
+            if watched.isdisjoint(_IDENT.findall(code)):
+                continue
             uses = [(f"the macro use `{name}(...)` at the top level names", min(named))
                     for name, s, e in invocations(code) if (named := CONTRACT_NAMES & set(_IDENT.findall(code[s:e])))]
             uses += [(f"the macro {word}, used here at the top level, expands to code naming", naming[word])
