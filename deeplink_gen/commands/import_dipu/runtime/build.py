@@ -45,7 +45,6 @@ _SWITCHES = frozenset({"add_definitions", "add_compile_definitions"})
 # list() subcommands that only read (into a variable the import then knows nothing of, which is
 # refused where the sources or libraries use it), or change no list's items, only their order or repeats.
 _LIST_READS = frozenset({"LENGTH", "GET", "FIND", "JOIN", "SUBLIST", "SORT", "REMOVE_DUPLICATES"})
-_SOURCE_ITEM = re.compile(r"\.(?:cpp|cc|cxx)(?:;|$)")
 _LIBRARY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")       # build.toolkit.libraries holds these
 # The text one file's arguments and values come to, four times the largest file read: a list
 # appended to itself over and over grows with the square of the commands (in CMake too); past
@@ -269,7 +268,9 @@ class _Run:
         self.folder, self.chosen, self.shown = folder, chosen, os.path.normpath(folder / "CMakeLists.txt")
         self.local = _Scope({"CMAKE_CURRENT_SOURCE_DIR": str(folder), "CMAKE_CURRENT_LIST_DIR": str(folder)})
         self.parent = _Scope()                # set(... PARENT_SCOPE): what DIPU's CMake sees
-        self.conditional: set[str] = set()
+        # each item a list holds -> whether it came in under an if() (the first time it came in)
+        self.introduced: dict[str, bool] = {}
+        self.library_writes: list[tuple[int, int]] = []       # (line, if() depth) of each write of the libraries
         self.written: dict[str, int] = {}     # an item naming something (`$`) -> the line that first wrote it
         self.spent = 0
         self.variant: str | None = None
@@ -384,8 +385,8 @@ class _Run:
             rest = rest[:rest.index("CACHE")]
         value = ";".join(rest) if rest else None        # set(X) unsets X
         self.assign(scope, name, value, unresolved, command.line)
-        if depth and value and _SOURCE_ITEM.search(value):
-            self.conditional.add(name)
+        self.introduce(elements(value or ""), depth)
+        self.write_libraries(name, command.line, depth)
 
     def append(self, command: Command, args: list[str], unresolved: str | None, depth: int) -> None:
         """list(APPEND X a b); a variable not set yet is empty, as list() takes it."""
@@ -393,8 +394,28 @@ class _Run:
         before = self.local.values.get(name, "")
         value = ";".join(([before] if before else []) + args[2:])
         self.assign(self.local, name, value, self.local.unknown.get(name) or unresolved, command.line)
-        if depth and _SOURCE_ITEM.search(value):
-            self.conditional.add(name)
+        self.introduce(elements(";".join(args[2:])), depth)
+        self.write_libraries(name, command.line, depth)
+
+    def introduce(self, items: list[str], depth: int, found: bool = False) -> None:
+        """Note whether each of *items* comes in under an if(): the first time it comes in, or as a
+        file a glob outside any if() found (a list copied into another keeps what its items were)."""
+        for item in items:
+            if item not in self.introduced or (found and not depth):
+                self.introduced[item] = bool(depth)
+
+    def write_libraries(self, name: str, line: int, depth: int) -> None:
+        """An error where DIPU_VENDOR_LIB is written again and one of its writes is under an if():
+        which one DIPU links is the build's choice, which the import cannot make (one write under
+        an if(), as topsrider's under if(TOPSRT_FOUND), is the SDK's found libraries)."""
+        if name != "DIPU_VENDOR_LIB":
+            return
+        self.library_writes.append((line, depth))
+        if len(self.library_writes) > 1 and any(d for _, d in self.library_writes):
+            first = self.library_writes[0][0]
+            raise _refusal(self.shown, line, (
+                f"DIPU_VENDOR_LIB is written here and at line {first}, under an if() the import cannot decide, so "
+                "it cannot tell which libraries DIPU links: write them in one set() outside the if()"))
 
     def glob(self, command: Command, args: list[str], depth: int) -> None:
         name, rest, found = args[1], args[2:], []
@@ -413,8 +434,7 @@ class _Run:
         # relative path is not joined to them twice
         shown = [p.relative_to(self.folder) if p.is_relative_to(self.folder) else p for p in found]
         self.assign(self.local, name, ";".join(str(p) for p in shown), None, command.line)
-        if depth:
-            self.conditional.add(name)
+        self.introduce([str(p) for p in shown], depth, found=True)
 
     def matches(self, pattern: str, line: int) -> list[Path]:
         base = Path(pattern) if Path(pattern).is_absolute() else self.folder / pattern
@@ -524,6 +544,13 @@ class _Run:
         return [item for item in items if item.endswith(_SOURCE_SUFFIXES) and not _REFERENCE.search(item)]
 
     def refuse_source(self, item: str, line: int) -> None:
+        if not _REFERENCE.search(item) and "$<" not in item:
+            place = os.path.abspath(item if os.path.isabs(item) else self.folder / item)
+            if not Path(place).is_relative_to(os.path.abspath(self.folder)):
+                raise _refusal(self.shown, line, (
+                    f"VENDOR_FILES names `{item}`, outside the runtime folder: the import carries the folder's own "
+                    "files as the vendor's hand-written sources (two outside files of one name would be one); copy "
+                    "it into the folder and name it there"))
         if "$<" in item:
             raise _refusal(self.shown, line, (
                 f"VENDOR_FILES holds the generator expression `{item}`, which CMake evaluates only when it writes the "
@@ -545,8 +572,8 @@ class _Run:
 
     def followed(self) -> _Followed:
         compiled = list(dict.fromkeys(self.folder / item for item in self.compiled()))
-        conditional = [self.folder / item for name in self.conditional if name not in self.local.unknown
-                       for item in elements(self.local.values.get(name, "")) if item.endswith(_SOURCE_SUFFIXES)]
+        conditional = [self.folder / item for item, under_if in self.introduced.items()
+                       if under_if and item.endswith(_SOURCE_SUFFIXES) and not _REFERENCE.search(item)]
         libraries = self.output("DIPU_VENDOR_LIB")
         return _Followed(
             Sources(tuple(p for p in compiled if p not in conditional), tuple(conditional), self.variant,
