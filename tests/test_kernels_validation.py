@@ -476,6 +476,14 @@ def test_locals_may_not_name_what_the_wrapper_declares(tmp_path: Path, name: str
     ("beginning", "int n = 1, *ctx = nullptr;", "ctx", "the pointer to its DIOPI context"),
     ("before_call", "::diopiTensorHandle_t outDiopiTensorHandle{};", "outDiopiTensorHandle",
      "the converted form of 'out', which the call passes"),
+    ("beginning", "auto [context, x] = std::make_pair(1, 2);", "context", "its DIOPI context"),
+    ("beginning", "int __attribute__((unused)) ret = 0;", "ret", "the status of its DIOPI call"),
+    ("before_call", "decltype(self) guard = self;", "guard", "its device guard"),
+    ("beginning", "alignas(8) int (*ctx)(int) = nullptr;", "ctx", "the pointer to its DIOPI context"),
+    ("beginning", "struct { int a; } ret;", "ret", "the status of its DIOPI call"),
+    ("beginning", "int checkTensorDevice = 0;", "checkTensorDevice",
+     "a function its wrapper calls unqualified after the code"),
+    ("before_call", "int diopiAbs = 0;", "diopiAbs", "the DIOPI function its wrapper calls after the code"),
 ])
 def test_custom_code_may_not_declare_what_the_wrapper_declares(tmp_path: Path, hook: str, code: str, name: str,
                                                                what: str):
@@ -546,6 +554,52 @@ def test_custom_code_may_use_and_shadow_what_the_wrapper_declares(tmp_path: Path
     """)
     result = run_cli("validate", cwd=ws)
     assert result.exit_code == 0, result.output
+
+
+def test_custom_code_may_not_declare_a_converted_form_the_call_names_in_an_expression(tmp_path: Path):
+    ws = make(tmp_path, """\
+      add.out:
+        call: diopiAdd(ctx, out, self, other, &alphaDiopiScalar)
+        code:
+          beginning: |
+            ::diopiScalar_t alphaDiopiScalar = dipu::diopi_helper::toDiopiScalar(alpha);
+    """)
+    (err,) = render_errors(ws)
+    assert f"ops.yaml:{line_of(ws, '::diopiScalar_t')}:" in err
+    assert ("ops[add.out].code.beginning: the code declares 'alphaDiopiScalar' at line 1 column 17, which the "
+            "generated code declares in the same scope (the converted form of 'alpha', which the call passes)") in err
+
+
+def test_code_may_declare_guard_where_the_entry_has_no_device_guard(tmp_path: Path):
+    ws = make(tmp_path, """\
+      add.out:
+        call: diopiAdd(ctx, out, self, other, alpha)
+        device_guard: false
+        code:
+          beginning: |
+            int guard = 0;
+            (void)guard;
+          before_return: |
+            int checkTensorDevice = 0;
+            (void)checkTensorDevice;
+    """)
+    result = run_cli("validate", cwd=ws)
+    assert result.exit_code == 0, result.output
+
+
+def test_autograd_code_may_not_hide_the_wrapper_it_calls(tmp_path: Path):
+    ws = tmp_path / "ws"
+    shutil.copytree(FEATURES, ws)
+    ops = ws / "catalog" / "ops.yaml"
+    text = ops.read_text(encoding="utf-8")
+    assert "        auto grad_output = grad_outputs.at(0);\n" in text
+    ops.write_text(text.replace("        auto grad_output = grad_outputs.at(0);\n",
+                                "        auto grad_output = grad_outputs.at(0);\n"
+                                "        int dipu_convolution_transpose_backward = 0;\n"))
+    (err,) = render_errors(ws)
+    assert re.search(r"ops\.yaml:\d+:\d+: error: \S*autograd\.grad_code: the code declares "
+                     r"'dipu_convolution_transpose_backward' at line 2 column 5, which the generated code declares in "
+                     r"the same scope \(the wrapper its autograd backward calls after the code\)", err), err
 
 
 def test_a_converted_form_the_call_does_not_pass_may_be_a_local(tmp_path: Path):
