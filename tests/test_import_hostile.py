@@ -635,3 +635,40 @@ def test_an_included_cmake_file_that_changes_the_sources_is_an_error_at_the_incl
     else:
         [line] = error_lines(result)
         assert line.startswith(f"{folder / 'CMakeLists.txt'}:3:1: error: --runtime: {error}"), line
+
+
+def test_a_source_appended_under_an_if_is_the_only_conditional_one(tmp_path: Path):
+    """One list(APPEND) under if() made every item of the list conditional: CudalikeCopyInplace.cpp,
+    which DIPU always compiles, was carried but not built."""
+    from test_import_runtime import _cudalike, _import_folder, _runtime
+
+    folder = _cudalike(tmp_path, cmake=(
+        _FIND_CUDA + "file(GLOB SRC_FILES *.cpp)\nif (CUDALIKE_PATCH)\n"
+        "  list(APPEND SRC_FILES ${CMAKE_CURRENT_SOURCE_DIR}/patch/Patch.cpp)\nendif()\n"
+        "set(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n"))
+    (folder / "patch").mkdir()
+    (folder / "patch" / "Patch.cpp").write_text("int cudalikePatch() { return 1; }\n")
+    result = _import_folder(tmp_path, folder)
+    assert result.exit_code == 0, result.output
+    build = _runtime(tmp_path)["build"]
+    assert "CudalikeCopyInplace.cpp" in build["sources"] and "patch/Patch.cpp" not in build["sources"]
+    assert "patch/Patch.cpp" in build["hand_written"]
+
+
+@pytest.mark.parametrize("cmake, line, message", [
+    ("if (CUDA_FOUND)\n  set(DIPU_VENDOR_LIB nccl cudart PARENT_SCOPE)\nelse()\n"
+     "  set(DIPU_VENDOR_LIB cudart_stub PARENT_SCOPE)\nendif()\n"
+     "file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 5,
+     "DIPU_VENDOR_LIB is written here and at line 3, under an if() the import cannot decide"),
+    ("file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} ${CMAKE_CURRENT_SOURCE_DIR}/../shared/x.cpp "
+     "PARENT_SCOPE)\n", 3, "VENDOR_FILES names `{folder}/../shared/x.cpp`, outside the runtime folder"),
+], ids=["libraries-in-two-branches", "source-outside"])
+def test_what_the_build_decides_otherwise_than_the_import_can_is_an_error_at_its_line(tmp_path: Path, cmake, line,
+                                                                                       message):
+    """The last branch's libraries were taken silently; sources outside the folder of one name became one file."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "x.cpp").write_text("int sharedX() { return 1; }\n")
+    result, cmake_file = _cudalike_cmake(tmp_path, _FIND_CUDA + cmake)
+    [error] = error_lines(result)
+    message = message.format(folder=cmake_file.parent)
+    assert error.startswith(f"{cmake_file}:{line}:1: error: --runtime: {message}"), error
