@@ -661,13 +661,20 @@ def test_a_source_appended_under_an_if_is_the_only_conditional_one(tmp_path: Pat
      "file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} PARENT_SCOPE)\n", 5,
      "DIPU_VENDOR_LIB is written here and at line 3, under an if() the import cannot decide"),
     ("file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} ${CMAKE_CURRENT_SOURCE_DIR}/../shared/x.cpp "
-     "PARENT_SCOPE)\n", 3, "VENDOR_FILES names `{folder}/../shared/x.cpp`, outside the runtime folder"),
-], ids=["libraries-in-two-branches", "source-outside"])
+     "${CMAKE_CURRENT_SOURCE_DIR}/../other/x.cpp PARENT_SCOPE)\n", 3,
+     "VENDOR_FILES names `{folder}/../other/x.cpp`, outside the runtime folder, which the import carries into the "
+     "vendor's folder as x.cpp, the name of `{folder}/../shared/x.cpp` too"),
+    ("file(GLOB SRC_FILES *.cpp)\nset(VENDOR_FILES ${SRC_FILES} ${CMAKE_CURRENT_SOURCE_DIR}/../shared/deviceimpl.cpp "
+     "PARENT_SCOPE)\n", 3,
+     "VENDOR_FILES names `{folder}/../shared/deviceimpl.cpp`, outside the runtime folder, which the import carries "
+     "into the vendor's folder as deviceimpl.cpp, the name of `deviceimpl.cpp` too"),
+], ids=["libraries-in-two-branches", "outside-sources-of-one-name", "outside-source-named-like-the-folders"])
 def test_what_the_build_decides_otherwise_than_the_import_can_is_an_error_at_its_line(tmp_path: Path, cmake, line,
                                                                                        message):
     """The last branch's libraries were taken silently; sources outside the folder of one name became one file."""
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "x.cpp").write_text("int sharedX() { return 1; }\n")
+    for name in ("shared/x.cpp", "other/x.cpp", "shared/deviceimpl.cpp"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("int sharedX() { return 1; }\n")
     result, cmake_file = _cudalike_cmake(tmp_path, _FIND_CUDA + cmake)
     [error] = error_lines(result)
     message = message.format(folder=cmake_file.parent)

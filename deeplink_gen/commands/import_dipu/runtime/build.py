@@ -539,18 +539,30 @@ class _Run:
             return [item for name, value in self.local.values.items() if name not in self.local.unknown
                     for item in elements(value) if item.endswith(_SOURCE_SUFFIXES)]
         items, line = listed
+        carried: dict[str, str] = {}        # the name an outside source is carried under -> that source
         for item in items:
             self.refuse_source(item, self.written.get(item, line))
+            self.refuse_same_name(item, self.written.get(item, line), carried)
         return [item for item in items if item.endswith(_SOURCE_SUFFIXES) and not _REFERENCE.search(item)]
 
+    def refuse_same_name(self, item: str, line: int, carried: dict[str, str]) -> None:
+        """An error at a source outside the folder (muxi's are cuda's) whose name another source
+        carried into the vendor's folder has too: the import carries it there under its name, so
+        one would replace the other."""
+        if _REFERENCE.search(item) or "$<" in item or not item.endswith(_SOURCE_SUFFIXES):
+            return
+        place = Path(os.path.abspath(item if os.path.isabs(item) else self.folder / item))
+        if place.is_relative_to(os.path.abspath(self.folder)):
+            return
+        other = carried.get(place.name) or (place.name if (self.folder / place.name).exists() else None)
+        if other is not None and other != item:
+            raise _refusal(self.shown, line, (
+                f"VENDOR_FILES names `{item}`, outside the runtime folder, which the import carries into the "
+                f"vendor's folder as {place.name}, the name of `{other}` too, so one would replace the other: "
+                "rename one of them"))
+        carried[place.name] = item
+
     def refuse_source(self, item: str, line: int) -> None:
-        if not _REFERENCE.search(item) and "$<" not in item:
-            place = os.path.abspath(item if os.path.isabs(item) else self.folder / item)
-            if not Path(place).is_relative_to(os.path.abspath(self.folder)):
-                raise _refusal(self.shown, line, (
-                    f"VENDOR_FILES names `{item}`, outside the runtime folder: the import carries the folder's own "
-                    "files as the vendor's hand-written sources (two outside files of one name would be one); copy "
-                    "it into the folder and name it there"))
         if "$<" in item:
             raise _refusal(self.shown, line, (
                 f"VENDOR_FILES holds the generator expression `{item}`, which CMake evaluates only when it writes the "
