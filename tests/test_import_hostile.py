@@ -370,7 +370,7 @@ def test_a_runtime_file_with_cr_line_ends_imports_as_with_lf(tmp_path: Path):
     ("#endif\n", "#endif without an #if before it"),
     ("#else\n", "#else without an #if before it"),
     ("#if (X >=\n#endif\n", "the condition of #if ends where an operand belongs"),
-    ("#ifdef 1\n#endif\n", "the condition of #ifdef is not one macro name"),
+    ("#ifdef 1\n#endif\n", "the condition of #ifdef does not start with a macro name"),
     ("#if GPL_NEW_SDK\n", "this #if has no #endif"),
 ])
 def test_a_runtime_conditional_the_compiler_refuses_is_an_error_at_its_line(tmp_path: Path, inserted: str, why: str):
