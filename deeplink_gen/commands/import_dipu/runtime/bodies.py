@@ -38,6 +38,7 @@ class Statement:
 
 _INVOCATION = re.compile(r"(?:::)?([A-Za-z_]\w*)\s*\(")
 _SPACE_THEN_SEMICOLON = re.compile(r"\s*;")
+_NAME_AFTER = re.compile(r"\s*[A-Za-z_]")
 
 
 def statements(code: str, macros: set[str]) -> list[Statement] | None:
@@ -68,6 +69,8 @@ def statements(code: str, macros: set[str]) -> list[Statement] | None:
                 depth += 1
             elif c in ")]":
                 depth -= 1
+                if depth == 0 and _NAME_AFTER.match(code, j + 1):
+                    return None     # `M(x) return y;`: a macro's use without its `;`, then another statement
             elif c in "{}" and depth == 0:
                 return None
             elif c == ";" and depth == 0:
