@@ -72,16 +72,12 @@ def _runs_this(dist: metadata.Distribution, info: dict) -> bool:
     return here == Path(dist.locate_file("")).resolve()
 
 
-def _from_folder(folder: Path, pinned: str) -> ToolSource:
-    return ToolSource(pinned, folder=folder)
-
-
 def installed_source() -> ToolSource:
     pinned = f"{DIST}=={__version__}"
     dist = _distribution()
     info = _direct_url(dist) if dist is not None else {}
     if dist is None or not _runs_this(dist, info):       # a source folder on the path
-        return _from_folder(Path(__file__).resolve().parents[2], pinned)
+        return ToolSource(pinned, folder=Path(__file__).resolve().parents[2])
     url = str(info.get("url", ""))
     vcs = info.get("vcs_info")
     if isinstance(vcs, dict) and vcs.get("commit_id"):
@@ -90,7 +86,7 @@ def installed_source() -> ToolSource:
         path = _folder(url)
         if "archive_info" in info and path.suffix == ".whl" and path.is_file():
             return ToolSource(f"./tools/{path.name}", wheel=path)
-        return _from_folder(path, pinned)
+        return ToolSource(pinned, folder=path)
     if url:
         return ToolSource(f"{DIST} @ {url}")
     return ToolSource(pinned)
